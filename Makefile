@@ -1,0 +1,67 @@
+# libprofsql — a SQLite loadable extension that turns profiler captures into SQL.
+#
+#   make            build ./libprofsql.so
+#   make test       C unit tests, SQL transcripts, Python API test, corpus tests, sanitizer runs
+#   make demo       load the example capture and run a few telling queries
+#   make bench      generate 1M/5M-event traces and time libprofsql against json_each
+#   make clean
+
+VERSION   := $(shell cat VERSION)
+CC        ?= cc
+CFLAGS    ?= -O2 -g
+WARN      := -Wall -Wextra
+DEFS      := -DPROFSQL_VERSION='"$(VERSION)"'
+LDLIBS    := -lz
+SQLITE3   ?= sqlite3
+PYTHON    ?= /usr/bin/python3
+
+EXT_SRC   := ext/ps_util.c ext/source.c ext/json.c ext/capture.c ext/chrome.c ext/formats.c
+VTAB_SRC  := vtab/loader.c vtab/profile_events.c vtab/profile_metadata.c vtab/profsql.c
+EXT_HDR   := $(wildcard ext/*.h)
+VTAB_HDR  := $(wildcard vtab/*.h)
+
+BUILD     := build
+
+.PHONY: all test demo bench clean check-c asan
+
+all: libprofsql.so
+
+libprofsql.so: $(EXT_SRC) $(VTAB_SRC) $(EXT_HDR) $(VTAB_HDR) VERSION
+	$(CC) $(CFLAGS) $(WARN) $(DEFS) -fPIC -shared -o $@ $(EXT_SRC) $(VTAB_SRC) $(LDLIBS)
+
+# ---- C tests: the parsers alone (no SQLite), and the extension driven through the SQLite C API
+$(BUILD)/test_parser: tests/c/test_parser.c tests/c/testlib.h $(EXT_SRC) $(EXT_HDR)
+	@mkdir -p $(BUILD)
+	$(CC) $(CFLAGS) $(WARN) $(DEFS) -Iext -o $@ tests/c/test_parser.c $(EXT_SRC) $(LDLIBS)
+
+$(BUILD)/test_sql: tests/c/test_sql.c tests/c/testlib.h $(EXT_SRC) $(VTAB_SRC) $(EXT_HDR) $(VTAB_HDR)
+	@mkdir -p $(BUILD)
+	$(CC) $(CFLAGS) $(WARN) $(DEFS) -DSQLITE_CORE -Iext -Ivtab -o $@ tests/c/test_sql.c \
+	  $(EXT_SRC) $(VTAB_SRC) -lsqlite3 $(LDLIBS)
+
+# The same tests under AddressSanitizer + UndefinedBehaviorSanitizer (clang).
+SAN := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+$(BUILD)/test_parser.asan: tests/c/test_parser.c tests/c/testlib.h $(EXT_SRC) $(EXT_HDR)
+	@mkdir -p $(BUILD)
+	clang $(SAN) $(WARN) $(DEFS) -Iext -o $@ tests/c/test_parser.c $(EXT_SRC) $(LDLIBS)
+
+$(BUILD)/test_sql.asan: tests/c/test_sql.c tests/c/testlib.h $(EXT_SRC) $(VTAB_SRC) $(EXT_HDR) $(VTAB_HDR)
+	@mkdir -p $(BUILD)
+	clang $(SAN) $(WARN) $(DEFS) -DSQLITE_CORE -Iext -Ivtab -o $@ tests/c/test_sql.c \
+	  $(EXT_SRC) $(VTAB_SRC) -lsqlite3 $(LDLIBS)
+
+$(BUILD)/gen_trace: bench/gen_trace.c
+	@mkdir -p $(BUILD)
+	$(CC) -O2 $(WARN) -o $@ $<
+
+test: libprofsql.so $(BUILD)/test_parser $(BUILD)/test_sql $(BUILD)/test_parser.asan $(BUILD)/test_sql.asan
+	@SQLITE3=$(SQLITE3) PYTHON=$(PYTHON) sh tests/run.sh
+
+demo: libprofsql.so
+	@sh examples/demo.sh
+
+bench: libprofsql.so $(BUILD)/gen_trace
+	@SQLITE3=$(SQLITE3) PYTHON=$(PYTHON) sh bench/bench.sh
+
+clean:
+	rm -rf $(BUILD) libprofsql.so

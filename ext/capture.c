@@ -1,0 +1,454 @@
+/*
+** capture.c — the columnar capture model shared by every format: string pool, event columns,
+** threads, tracks, metadata/diagnostic rows, and the format-independent passes (compaction,
+** nesting by containment, the parent -> children index). See capture.h.
+*/
+#include "capture.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ================================================================ string pool */
+
+int ps_pool_init(PsPool *p){
+  memset(p, 0, sizeof(*p));
+  ps_arena_init(&p->arena);
+  p->nHash = 1024;
+  p->aHash = calloc(p->nHash, sizeof(uint32_t));
+  p->nAlloc = 256;
+  p->a = malloc(p->nAlloc * sizeof(PsStr));
+  if( p->aHash==0 || p->a==0 ){ ps_pool_free(p); return PS_NOMEM; }
+  p->a[0].z = 0; p->a[0].n = 0;
+  p->n = 1;
+  return PS_OK;
+}
+
+void ps_pool_free(PsPool *p){
+  ps_arena_free(&p->arena);
+  free(p->a); free(p->aHash);
+  memset(p, 0, sizeof(*p));
+}
+
+static int pool_rehash(PsPool *p){
+  size_t nNew = p->nHash*2;
+  uint32_t *aNew = calloc(nNew, sizeof(uint32_t));
+  if( aNew==0 ) return -1;
+  for(size_t id=1; id<p->n; id++){
+    size_t h = (size_t)ps_hash(p->a[id].z, p->a[id].n) & (nNew-1);
+    while( aNew[h] ) h = (h+1) & (nNew-1);
+    aNew[h] = (uint32_t)id;
+  }
+  free(p->aHash);
+  p->aHash = aNew; p->nHash = nNew;
+  return 0;
+}
+
+uint32_t ps_pool_intern(PsPool *p, const char *z, size_t n, int *pbNew){
+  if( n > UINT32_MAX ) return 0;
+  size_t mask = p->nHash-1;
+  size_t h = (size_t)ps_hash(z, n) & mask;
+  uint32_t id;
+  if( pbNew ) *pbNew = 0;
+  while( (id = p->aHash[h])!=0 ){
+    if( p->a[id].n==n && memcmp(p->a[id].z, z, n)==0 ) return id;
+    h = (h+1) & mask;
+  }
+  if( p->n >= UINT32_MAX-1 ) return 0;
+  if( ps_grow((void**)&p->a, sizeof(PsStr), &p->nAlloc, p->n+1) ) return 0;
+  char *c = ps_arena_strdup(&p->arena, z, n);
+  if( c==0 ) return 0;
+  id = (uint32_t)p->n++;
+  p->a[id].z = c; p->a[id].n = (uint32_t)n;
+  p->aHash[h] = id;
+  if( p->n*2 > p->nHash && pool_rehash(p) ){ return 0; }
+  if( pbNew ) *pbNew = 1;
+  return id;
+}
+
+/* ================================================================ capture */
+
+PsCapture *ps_capture_new(void){
+  PsCapture *cap = calloc(1, sizeof(*cap));
+  if( cap==0 ) return 0;
+  ps_arena_init(&cap->arena);
+  if( ps_pool_init(&cap->pool) ){ free(cap); return 0; }
+  return cap;
+}
+
+void ps_capture_free(PsCapture *cap){
+  if( cap==0 ) return;
+  PsEvents *e = &cap->ev;
+  free(e->aTs); free(e->aDur); free(e->aOff); free(e->aEndOff); free(e->aName); free(e->aCat);
+  free(e->aThread); free(e->aTrack); free(e->aParent); free(e->aDepth); free(e->aPh);
+  free(e->aFlags);
+  free(cap->aThread); free(cap->aTrack); free(cap->aMeta); free(cap->aLink);
+  free(cap->aChildStart); free(cap->aChildList); free(cap->aRoots);
+  ps_pool_free(&cap->pool);
+  ps_arena_free(&cap->arena);
+  ps_source_close(&cap->src);
+  free(cap->aThreadHash);
+  free(cap);
+}
+
+size_t ps_capture_memory(const PsCapture *cap){
+  const PsEvents *e = &cap->ev;
+  size_t perRow = 3*8 + 6*4 + 2 + (e->aEndOff ? 8 : 0);
+  return e->nAlloc*perRow + cap->pool.arena.nTotal + cap->arena.nTotal
+       + cap->pool.nAlloc*sizeof(PsStr) + cap->pool.nHash*4
+       + cap->nThreadAlloc*sizeof(PsThread) + cap->nTrackAlloc*sizeof(PsTrack)
+       + cap->nMetaAlloc*sizeof(PsMeta) + cap->nLinkAlloc*sizeof(PsLink)
+       + (cap->aChildStart ? (e->n*2+1)*4 : 0);
+}
+
+int ps_events_reserve(PsCapture *cap, size_t need){
+  PsEvents *e = &cap->ev;
+  if( need <= e->nAlloc ) return PS_OK;
+  size_t n = e->nAlloc ? e->nAlloc : 64;
+  while( n < need ) n += n/2 + 64;
+  if( n > INT32_MAX ) n = INT32_MAX;
+  if( need > n ) return PS_NOMEM;
+#define GROW(a) do{ void *p_ = realloc(e->a, n*sizeof(*e->a)); if(!p_) return PS_NOMEM; e->a = p_; }while(0)
+  GROW(aTs); GROW(aDur); GROW(aOff); GROW(aName); GROW(aCat); GROW(aThread);
+  GROW(aTrack); GROW(aParent); GROW(aDepth); GROW(aPh); GROW(aFlags);
+  if( e->aEndOff ){
+    GROW(aEndOff);
+    memset(e->aEndOff + e->nAlloc, 0, (n - e->nAlloc)*sizeof(uint64_t));
+  }
+#undef GROW
+  e->nAlloc = n;
+  return PS_OK;
+}
+
+int64_t ps_events_add(PsCapture *cap){
+  PsEvents *e = &cap->ev;
+  if( e->n >= e->nAlloc && ps_events_reserve(cap, e->n+1) ) return -1;
+  size_t i = e->n++;
+  e->aTs[i] = 0; e->aDur[i] = PS_NULL64; e->aOff[i] = 0;
+  e->aName[i] = 0; e->aCat[i] = 0; e->aThread[i] = 0; e->aTrack[i] = 0;
+  e->aParent[i] = -1; e->aDepth[i] = -1; e->aPh[i] = 0; e->aFlags[i] = 0;
+  return (int64_t)i;
+}
+
+int ps_events_want_endoff(PsCapture *cap){
+  PsEvents *e = &cap->ev;
+  if( e->aEndOff ) return PS_OK;
+  e->aEndOff = calloc(e->nAlloc ? e->nAlloc : 1, sizeof(uint64_t));
+  return e->aEndOff ? PS_OK : PS_NOMEM;
+}
+
+/* ---------------------------------------------------------------- threads, tracks */
+
+static int value_eq(const PsValue *a, const PsValue *b){
+  if( a->type!=b->type ) return 0;
+  if( a->type==PS_VAL_INT ) return a->i==b->i;
+  if( a->type==PS_VAL_TEXT ) return a->s==b->s;
+  return 1;
+}
+
+int64_t ps_track_add(PsCapture *cap, int kind, uint32_t thread, uint32_t name){
+  if( ps_grow((void**)&cap->aTrack, sizeof(PsTrack), &cap->nTrackAlloc, cap->nTrack+1) ) return -1;
+  PsTrack *t = &cap->aTrack[cap->nTrack];
+  t->kind = (uint8_t)kind; t->thread = thread; t->name = name;
+  return (int64_t)cap->nTrack++;
+}
+
+static uint64_t thread_hash(const PsValue *pid, const PsValue *tid){
+  uint64_t k[6] = { pid->type, (uint64_t)pid->i, pid->s, tid->type, (uint64_t)tid->i, tid->s };
+  return ps_hash(k, sizeof(k));
+}
+
+static int thread_rehash(PsCapture *cap){
+  size_t nNew = cap->nThreadHash ? cap->nThreadHash*2 : 64;
+  uint32_t *a = calloc(nNew, sizeof(uint32_t));
+  if( a==0 ) return -1;
+  for(size_t k=0; k<cap->nThread; k++){
+    size_t h = (size_t)thread_hash(&cap->aThread[k].pid, &cap->aThread[k].tid) & (nNew-1);
+    while( a[h] ) h = (h+1) & (nNew-1);
+    a[h] = (uint32_t)k+1;
+  }
+  free(cap->aThreadHash);
+  cap->aThreadHash = a; cap->nThreadHash = nNew;
+  return 0;
+}
+
+int64_t ps_thread_get(PsCapture *cap, const PsValue *pid, const PsValue *tid){
+  size_t h = 0;
+  if( cap->nThreadHash ){
+    size_t mask = cap->nThreadHash-1;
+    h = (size_t)thread_hash(pid, tid) & mask;
+    uint32_t k;
+    while( (k = cap->aThreadHash[h])!=0 ){
+      PsThread *t = &cap->aThread[k-1];
+      if( value_eq(&t->pid, pid) && value_eq(&t->tid, tid) ) return (int64_t)(k-1);
+      h = (h+1) & mask;
+    }
+  }
+  if( ps_grow((void**)&cap->aThread, sizeof(PsThread), &cap->nThreadAlloc, cap->nThread+1) ) return -1;
+  PsThread *t = &cap->aThread[cap->nThread];
+  memset(t, 0, sizeof(*t));
+  t->pid = *pid; t->tid = *tid;
+  int64_t tr = ps_track_add(cap, PS_TRACK_THREAD, (uint32_t)cap->nThread, 0);
+  if( tr<0 ) return -1;
+  t->track = (uint32_t)tr;
+  cap->nThread++;
+  if( cap->nThread*2 > cap->nThreadHash ){
+    if( thread_rehash(cap) ) return -1;
+  }else{
+    cap->aThreadHash[h] = (uint32_t)cap->nThread;
+  }
+  return (int64_t)cap->nThread-1;
+}
+
+const char *ps_value_text(const PsCapture *cap, const PsValue *v, char *buf, size_t nBuf){
+  if( v->type==PS_VAL_INT ){ snprintf(buf, nBuf, "%lld", (long long)v->i); }
+  else if( v->type==PS_VAL_TEXT ){
+    PsStr s = ps_pool_get(&cap->pool, v->s);
+    snprintf(buf, nBuf, "'%.*s'", (int)(s.n > 200 ? 200 : s.n), s.z);
+  }else snprintf(buf, nBuf, "NULL");
+  return buf;
+}
+
+/* ---------------------------------------------------------------- metadata */
+
+static PsMeta *meta_add(PsCapture *cap, const char *zScope, const char *zKey, int64_t off){
+  if( ps_grow((void**)&cap->aMeta, sizeof(PsMeta), &cap->nMetaAlloc, cap->nMeta+1) ) return 0;
+  PsMeta *m = &cap->aMeta[cap->nMeta];
+  memset(m, 0, sizeof(*m));
+  m->scope = ps_pool_intern(&cap->pool, zScope, strlen(zScope), 0);
+  m->key = ps_pool_intern(&cap->pool, zKey, strlen(zKey), 0);
+  if( m->scope==0 || m->key==0 ) return 0;
+  m->off = off;
+  cap->nMeta++;
+  return m;
+}
+
+int ps_meta_int(PsCapture *cap, const char *zScope, const char *zKey, int64_t v, int64_t off){
+  PsMeta *m = meta_add(cap, zScope, zKey, off);
+  if( m==0 ) return PS_NOMEM;
+  m->type = PS_META_INT; m->i = v;
+  return PS_OK;
+}
+
+int ps_meta_text(PsCapture *cap, const char *zScope, const char *zKey, const char *z, size_t n,
+                 int type, int64_t off){
+  PsMeta *m = meta_add(cap, zScope, zKey, off);
+  if( m==0 ) return PS_NOMEM;
+  m->type = (uint8_t)type; m->z = z; m->n = n;
+  return PS_OK;
+}
+
+static int meta_vprintf(PsCapture *cap, const char *zScope, const char *zKey, int64_t off,
+                        const char *fmt, va_list ap){
+  char buf[512];
+  int k = vsnprintf(buf, sizeof(buf), fmt, ap);
+  if( k<0 ) k = 0;
+  if( (size_t)k >= sizeof(buf) ) k = sizeof(buf)-1;
+  char *z = ps_arena_strdup(&cap->arena, buf, (size_t)k);
+  if( z==0 ) return PS_NOMEM;
+  return ps_meta_text(cap, zScope, zKey, z, (size_t)k, PS_META_TEXT, off);
+}
+
+int ps_meta_printf(PsCapture *cap, const char *zScope, const char *zKey, int64_t off,
+                   const char *fmt, ...){
+  va_list ap; va_start(ap, fmt);
+  int rc = meta_vprintf(cap, zScope, zKey, off, fmt, ap);
+  va_end(ap);
+  return rc;
+}
+
+const char *const ps_diag_names[PS_DIAG_N] = {
+  "unmatched_end", "unclosed_begin", "overlap", "missing_ph", "empty_event", "other"
+};
+
+int ps_diag(PsCapture *cap, int kind, int64_t off, const char *fmt, ...){
+  if( cap->nDiag[kind]++ >= PS_DIAG_ROWS ) return PS_OK;
+  va_list ap; va_start(ap, fmt);
+  int rc = meta_vprintf(cap, "diagnostic", ps_diag_names[kind], off, fmt, ap);
+  va_end(ap);
+  return rc;
+}
+
+int ps_diag_finish(PsCapture *cap){
+  for(int k=0; k<PS_DIAG_N; k++){
+    if( cap->nDiag[k]==0 ) continue;
+    char key[64];
+    snprintf(key, sizeof(key), "%s_count", ps_diag_names[k]);
+    if( ps_meta_int(cap, "diagnostic", key, (int64_t)cap->nDiag[k], -1) ) return PS_NOMEM;
+  }
+  return PS_OK;
+}
+
+/* ================================================================ passes */
+
+int ps_capture_compact(PsCapture *cap){
+  PsEvents *e = &cap->ev;
+  size_t n = e->n, j = 0;
+  int32_t *aMap = malloc((n ? n : 1)*sizeof(int32_t));
+  if( aMap==0 ) return PS_NOMEM;
+  for(size_t i=0; i<n; i++){
+    if( e->aFlags[i] & PS_EV_DEAD ){ aMap[i] = -1; continue; }
+    aMap[i] = (int32_t)j;
+    if( j!=i ){
+      e->aTs[j] = e->aTs[i]; e->aDur[j] = e->aDur[i]; e->aOff[j] = e->aOff[i];
+      if( e->aEndOff ) e->aEndOff[j] = e->aEndOff[i];
+      e->aName[j] = e->aName[i]; e->aCat[j] = e->aCat[i]; e->aThread[j] = e->aThread[i];
+      e->aTrack[j] = e->aTrack[i]; e->aParent[j] = e->aParent[i]; e->aDepth[j] = e->aDepth[i];
+      e->aPh[j] = e->aPh[i]; e->aFlags[j] = e->aFlags[i];
+    }
+    j++;
+  }
+  e->n = j;
+  for(size_t i=0; i<j; i++){
+    if( e->aParent[i]>=0 ) e->aParent[i] = aMap[e->aParent[i]];
+  }
+  size_t k = 0;
+  for(size_t i=0; i<cap->nLink; i++){
+    int32_t r = aMap[cap->aLink[i].row], t = cap->aLink[i].target>=0 ? aMap[cap->aLink[i].target] : -1;
+    if( r>=0 ){ cap->aLink[k].row = r; cap->aLink[k].target = t; k++; }
+  }
+  cap->nLink = k;
+  free(aMap);
+  return PS_OK;
+}
+
+typedef struct NestKey { int64_t ts, end; int32_t row; } NestKey;
+
+static int nestkey_cmp(const void *a, const void *b){
+  const NestKey *x = a, *y = b;
+  if( x->ts!=y->ts ) return x->ts < y->ts ? -1 : 1;
+  if( x->end!=y->end ) return x->end > y->end ? -1 : 1;    /* longer first */
+  return x->row < y->row ? -1 : (x->row > y->row);
+}
+
+static inline int64_t row_end(const PsEvents *e, size_t r){
+  if( !(e->aFlags[r] & PS_EV_SLICE) ) return e->aTs[r];
+  if( e->aDur[r]==PS_NULL64 ) return INT64_MAX;
+  int64_t d = e->aDur[r] < 0 ? 0 : e->aDur[r];
+  return e->aTs[r] > INT64_MAX - d ? INT64_MAX : e->aTs[r] + d;
+}
+
+int ps_capture_nest(PsCapture *cap, PsErr *err){
+  PsEvents *e = &cap->ev;
+  size_t n = e->n, nT = cap->nTrack, m = 0;
+  int rc = PS_NOMEM;
+  size_t *aStart = calloc(nT+1, sizeof(size_t));
+  int32_t *aOrder = 0, *aStack = 0;
+  NestKey *aKey = 0;
+  size_t nStack = 0, nStackAlloc = 0;
+  if( aStart==0 ) goto out;
+  for(size_t i=0; i<n; i++){
+    if( e->aFlags[i] & (PS_EV_SLICE|PS_EV_POINT) ){ aStart[e->aTrack[i]+1]++; m++; }
+  }
+  if( m==0 ){ rc = PS_OK; goto out; }
+  for(size_t t=0; t<nT; t++) aStart[t+1] += aStart[t];
+  aOrder = malloc(m*sizeof(int32_t));
+  if( aOrder==0 ) goto out;
+  {
+    size_t *aFill = malloc((nT+1)*sizeof(size_t));
+    if( aFill==0 ) goto out;
+    memcpy(aFill, aStart, (nT+1)*sizeof(size_t));
+    for(size_t i=0; i<n; i++){
+      if( e->aFlags[i] & (PS_EV_SLICE|PS_EV_POINT) ) aOrder[aFill[e->aTrack[i]]++] = (int32_t)i;
+    }
+    free(aFill);
+  }
+  for(size_t t=0; t<nT; t++){
+    size_t a = aStart[t], b = aStart[t+1];
+    /* already in (ts, longer first, row) order? (the common case: sorted writers) */
+    int sorted = 1;
+    for(size_t k=a+1; k<b && sorted; k++){
+      int32_t p = aOrder[k-1], q = aOrder[k];
+      if( e->aTs[p] > e->aTs[q] ) sorted = 0;
+      else if( e->aTs[p]==e->aTs[q] && row_end(e, (size_t)p) < row_end(e, (size_t)q) ) sorted = 0;
+    }
+    if( !sorted ){
+      NestKey *pk = realloc(aKey, (b-a)*sizeof(NestKey));
+      if( pk==0 ) goto out;
+      aKey = pk;
+      for(size_t k=a; k<b; k++){
+        int32_t r = aOrder[k];
+        aKey[k-a].ts = e->aTs[r]; aKey[k-a].end = row_end(e, (size_t)r); aKey[k-a].row = r;
+      }
+      qsort(aKey, b-a, sizeof(NestKey), nestkey_cmp);
+      for(size_t k=a; k<b; k++) aOrder[k] = aKey[k-a].row;
+    }
+    nStack = 0;
+    for(size_t k=a; k<b; k++){
+      int32_t r = aOrder[k];
+      int64_t ts = e->aTs[r], end = row_end(e, (size_t)r);
+      while( nStack>0 && row_end(e, (size_t)aStack[nStack-1]) <= ts ) nStack--;
+      if( nStack>0 ){
+        int32_t p = aStack[nStack-1];
+        e->aParent[r] = p;
+        e->aDepth[r] = e->aDepth[p] + 1;
+        if( (e->aFlags[r] & PS_EV_SLICE) && end > row_end(e, (size_t)p) ){
+          PsStr s = ps_pool_get(&cap->pool, e->aName[r]), ps = ps_pool_get(&cap->pool, e->aName[p]);
+          if( ps_diag(cap, PS_DIAG_OVERLAP, (int64_t)e->aOff[r],
+                      "slice '%.*s' ends after its parent '%.*s' (parent at byte %llu); kept as its child",
+                      (int)(s.n>80?80:s.n), s.z ? s.z : "", (int)(ps.n>80?80:ps.n), ps.z ? ps.z : "",
+                      (unsigned long long)e->aOff[p]) ) goto out;
+        }
+      }else{
+        e->aParent[r] = -1;
+        e->aDepth[r] = 0;
+      }
+      if( e->aFlags[r] & PS_EV_SLICE ){
+        if( nStack>=nStackAlloc ){
+          if( ps_grow((void**)&aStack, sizeof(int32_t), &nStackAlloc, nStack+1) ) goto out;
+        }
+        aStack[nStack++] = r;
+      }
+    }
+  }
+  rc = PS_OK;
+out:
+  if( rc==PS_NOMEM ) ps_nomem(err);
+  free(aStart); free(aOrder); free(aStack); free(aKey);
+  return rc;
+}
+
+int ps_capture_children(PsCapture *cap){
+  PsEvents *e = &cap->ev;
+  size_t n = e->n;
+  if( cap->aChildStart ) return PS_OK;
+  int32_t *aStart = calloc(n+2, sizeof(int32_t));
+  int32_t *aList = malloc((n ? n : 1)*sizeof(int32_t));
+  size_t nRoot = 0;
+  if( aStart==0 || aList==0 ){ free(aStart); free(aList); return PS_NOMEM; }
+  for(size_t i=0; i<n; i++){
+    if( e->aParent[i]>=0 ) aStart[e->aParent[i]+2]++; else nRoot++;
+  }
+  for(size_t i=0; i<n; i++) aStart[i+2] += aStart[i+1];
+  for(size_t i=0; i<n; i++){
+    if( e->aParent[i]>=0 ) aList[aStart[e->aParent[i]+1]++] = (int32_t)i;
+  }
+  /* aStart[p]..aStart[p+1] now spans p's children */
+  int32_t *aRoots = malloc((nRoot ? nRoot : 1)*sizeof(int32_t));
+  if( aRoots==0 ){ free(aStart); free(aList); return PS_NOMEM; }
+  size_t k = 0;
+  for(size_t i=0; i<n; i++) if( e->aParent[i]<0 ) aRoots[k++] = (int32_t)i;
+  cap->aChildStart = aStart; cap->aChildList = aList;
+  cap->aRoots = aRoots; cap->nRoots = nRoot;
+  return PS_OK;
+}
+
+static int link_cmp(const void *a, const void *b){
+  const PsLink *x = a, *y = b;
+  return x->row < y->row ? -1 : (x->row > y->row);
+}
+
+void ps_capture_sort_links(PsCapture *cap){
+  if( cap->nLink>1 ) qsort(cap->aLink, cap->nLink, sizeof(PsLink), link_cmp);
+}
+
+int32_t ps_capture_link(const PsCapture *cap, int32_t row){
+  size_t lo = 0, hi = cap->nLink;
+  while( lo<hi ){
+    size_t mid = (lo+hi)/2;
+    if( cap->aLink[mid].row < row ) lo = mid+1; else hi = mid;
+  }
+  if( lo<cap->nLink && cap->aLink[lo].row==row ) return cap->aLink[lo].target;
+  return -1;
+}

@@ -1,0 +1,219 @@
+/*
+** capture.h — the in-memory columnar capture: what every format parser produces and every
+** virtual table reads. One PsCapture per loaded capture file or BLOB.
+**
+**   bytes (PsSource) -> format parser -> PsCapture -> vtab cursors -> SQL
+**
+** Model
+**   events    one row per event/slice, columnar arrays indexed by row id (0-based, file order of
+**             the event that starts the row). Times are integer nanoseconds.
+**   threads   distinct (pid, tid) pairs; pid/tid are INTEGER or TEXT values as in the file.
+**   tracks    timelines that rows nest on: a thread, an async (category, id) group, a counter.
+**   meta      (scope, key, value, offset) rows: file-level keys, metadata events, counts and
+**             import diagnostics (with the byte offset they refer to).
+**   strings   interned in a pool: equal strings share one id, so names cost 4 bytes a row.
+** Columns that are rarely read (args, thread time, ids) are not stored: the format's
+** xColumn hook re-reads them from the source bytes at aOff[row] on demand.
+**
+** Nothing here includes SQLite.
+*/
+#ifndef PS_CAPTURE_H
+#define PS_CAPTURE_H
+
+#include "ps_util.h"
+#include "source.h"
+#include <stdint.h>
+
+#define PS_NULL64 INT64_MIN        /* "no value" in int64 columns (dur, tts, ...) */
+
+/* ---------------------------------------------------------------- string pool */
+typedef struct PsStr { const char *z; uint32_t n; } PsStr;
+typedef struct PsPool {
+  PsArena arena;          /* string bytes */
+  PsStr *a;               /* a[id]; id 0 is the NULL string */
+  size_t n, nAlloc;
+  uint32_t *aHash;        /* open addressing table of ids (0 = empty) */
+  size_t nHash;           /* power of two */
+} PsPool;
+
+int  ps_pool_init(PsPool *p);
+void ps_pool_free(PsPool *p);
+/* Interns z[0..n); returns its id (>=1), or 0 when out of memory. *pbNew = 1 when added. */
+uint32_t ps_pool_intern(PsPool *p, const char *z, size_t n, int *pbNew);
+static inline PsStr ps_pool_get(const PsPool *p, uint32_t id){ return p->a[id]; }
+
+/* ---------------------------------------------------------------- values */
+#define PS_VAL_NULL 0
+#define PS_VAL_INT  1
+#define PS_VAL_TEXT 2
+typedef struct PsValue {
+  int64_t i;              /* PS_VAL_INT */
+  uint32_t s;             /* PS_VAL_TEXT: pool id */
+  uint8_t type;
+} PsValue;
+
+typedef struct PsThread {
+  PsValue pid, tid;
+  uint32_t processName;   /* pool id or 0 */
+  uint32_t threadName;    /* pool id or 0 */
+  uint32_t track;         /* the thread's own track */
+} PsThread;
+
+#define PS_TRACK_THREAD  1
+#define PS_TRACK_ASYNC   2
+#define PS_TRACK_COUNTER 3
+typedef struct PsTrack {
+  uint8_t kind;           /* PS_TRACK_* */
+  uint32_t thread;        /* thread of the first event on it */
+  uint32_t name;          /* pool id of a description ("async cat=x id=0x1"), or 0 */
+} PsTrack;
+
+/* ---------------------------------------------------------------- metadata */
+#define PS_META_INT  1
+#define PS_META_REAL 2
+#define PS_META_TEXT 3
+#define PS_META_JSON 4    /* text that is a JSON value */
+typedef struct PsMeta {
+  uint32_t scope, key;    /* pool ids */
+  uint8_t type;
+  int64_t i; double r;    /* INT / REAL */
+  const char *z; size_t n;/* TEXT/JSON: into the source bytes or the capture arena */
+  int64_t off;            /* byte offset it refers to, or -1 */
+} PsMeta;
+
+/* ---------------------------------------------------------------- events */
+/* aFlags bits */
+#define PS_EV_SLICE   0x01   /* has an extent [ts, ts+dur): nests and can be a parent */
+#define PS_EV_POINT   0x02   /* an instant on its track: gets a parent, is never one */
+#define PS_EV_DEAD    0x04   /* merged into another row; removed by ps_capture_compact */
+#define PS_EV_FMT1    0x10   /* format-specific bits */
+#define PS_EV_FMT2    0x20
+#define PS_EV_FMT3    0x40
+#define PS_EV_FMT4    0x80
+
+typedef struct PsEvents {
+  size_t n, nAlloc;
+  int64_t  *aTs;          /* start, ns */
+  int64_t  *aDur;         /* duration, ns, PS_NULL64 when unknown */
+  uint64_t *aOff;         /* byte offset of the event in the source bytes */
+  uint64_t *aEndOff;      /* offset of the event that ended this row (0 = none); NULL if unused */
+  uint32_t *aName;        /* pool id */
+  uint32_t *aCat;         /* pool id */
+  uint32_t *aThread;      /* index into threads */
+  uint32_t *aTrack;       /* index into tracks */
+  int32_t  *aParent;      /* parent row id, -1 for none */
+  int32_t  *aDepth;       /* nesting depth on the track, -1 for NULL */
+  uint8_t  *aPh;          /* phase character ('X', 'B', ...) or 0 */
+  uint8_t  *aFlags;       /* PS_EV_* */
+} PsEvents;
+
+/* A (row -> row) link, e.g. the slice a flow event binds to. Sorted by row after parsing. */
+typedef struct PsLink { int32_t row, target; } PsLink;
+
+/* ---------------------------------------------------------------- format hooks */
+/* A value produced by a format's lazy column hook; the vtab turns it into an SQL result. */
+typedef struct PsOut {
+  int type;               /* PS_META_* or 0 for NULL */
+  int64_t i; double r;
+  const char *z; size_t n;
+  char *zFree;            /* if set, z was malloc'ed and the receiver frees it */
+} PsOut;
+
+typedef struct PsCapture PsCapture;
+typedef struct PsFormat {
+  const char *zName;                                /* 'chrome', ... */
+  int (*xProbe)(const char *z, size_t n);           /* >0 when the bytes look like this format */
+  int (*xParse)(PsCapture *cap, PsErr *err);        /* fills cap from cap->src */
+  /* Lazy columns: fills *pOut for column iCol (PS_COL_*) of row; PS_OK or PS_NOMEM. */
+  int (*xColumn)(const PsCapture *cap, size_t row, int iCol, PsOut *pOut);
+} PsFormat;
+
+/* Lazy column ids understood by xColumn */
+#define PS_COL_ARGS      1
+#define PS_COL_TTS       2
+#define PS_COL_TDUR      3
+#define PS_COL_ASYNC_ID  4
+#define PS_COL_SCOPE     5
+#define PS_COL_FLOW_ID   6
+#define PS_COL_FLOW_IN   7
+#define PS_COL_FLOW_OUT  8
+
+struct PsCapture {
+  const PsFormat *pFormat;
+  PsSource src;           /* the bytes; strings and offsets point into src.z */
+  PsArena arena;          /* other strings owned by the capture */
+  PsPool pool;
+  PsEvents ev;
+  PsThread *aThread; size_t nThread, nThreadAlloc;
+  uint32_t *aThreadHash; size_t nThreadHash;     /* (pid, tid) -> thread index + 1 */
+  PsTrack *aTrack;   size_t nTrack, nTrackAlloc;
+  PsMeta *aMeta;     size_t nMeta, nMetaAlloc;
+  PsLink *aLink;     size_t nLink, nLinkAlloc;    /* flow binding: event row -> slice row */
+  /* built on first use by ps_capture_children() */
+  int32_t *aChildStart;   /* n+1 offsets into aChildList */
+  int32_t *aChildList;    /* row ids grouped by parent, in row order */
+  int32_t *aRoots;        /* rows without a parent */
+  size_t nRoots;
+  size_t nDiag[8];        /* diagnostics per kind, for capping the rows written */
+};
+
+PsCapture *ps_capture_new(void);
+void ps_capture_free(PsCapture *cap);
+/* Approximate bytes of memory held (not counting the source bytes). */
+size_t ps_capture_memory(const PsCapture *cap);
+
+/* Appends a zeroed event row (parent -1, depth -1, dur NULL); returns its index or -1 (nomem). */
+int64_t ps_events_add(PsCapture *cap);
+/* Reserves room for at least n rows in total. */
+int ps_events_reserve(PsCapture *cap, size_t n);
+/* Allocates ev.aEndOff (zeroed) if not yet. */
+int ps_events_want_endoff(PsCapture *cap);
+
+/* Finds or adds the thread (pid, tid); returns its index or -1 when out of memory.
+** A new thread also gets a PS_TRACK_THREAD track. */
+int64_t ps_thread_get(PsCapture *cap, const PsValue *pid, const PsValue *tid);
+int64_t ps_track_add(PsCapture *cap, int kind, uint32_t thread, uint32_t name);
+
+/* Metadata rows. zScope/zKey are interned. Return PS_OK or PS_NOMEM. */
+int ps_meta_int(PsCapture *cap, const char *zScope, const char *zKey, int64_t v, int64_t off);
+int ps_meta_text(PsCapture *cap, const char *zScope, const char *zKey, const char *z, size_t n,
+                 int type, int64_t off);
+/* Formats a TEXT value into the arena. */
+int ps_meta_printf(PsCapture *cap, const char *zScope, const char *zKey, int64_t off,
+                   const char *fmt, ...)
+#if defined(__GNUC__)
+  __attribute__((format(printf, 5, 6)))
+#endif
+  ;
+/* Diagnostic kinds: each is counted; at most PS_DIAG_ROWS rows per kind are kept, and a final
+** ('diagnostic', '<kind>_count', N) row gives the total. */
+#define PS_DIAG_ROWS 1000
+enum { PS_DIAG_UNMATCHED_END, PS_DIAG_UNCLOSED, PS_DIAG_OVERLAP, PS_DIAG_NO_PH,
+       PS_DIAG_EMPTY, PS_DIAG_OTHER, PS_DIAG_N };
+int ps_diag(PsCapture *cap, int kind, int64_t off, const char *fmt, ...)
+#if defined(__GNUC__)
+  __attribute__((format(printf, 4, 5)))
+#endif
+  ;
+/* Writes the *_count rows for the diagnostics (call once, after parsing). */
+int ps_diag_finish(PsCapture *cap);
+extern const char *const ps_diag_names[PS_DIAG_N];
+
+/* Removes rows flagged PS_EV_DEAD and renumbers parents/links. */
+int ps_capture_compact(PsCapture *cap);
+/* Computes aDepth/aParent by containment per track for PS_EV_SLICE/PS_EV_POINT rows:
+** rows sorted by (ts, longer first, row id); a slice is the child of the innermost open slice
+** it starts in. A child that ends after its parent is kept and reported as 'overlap'.
+** Slices with unknown dur extend to the end of the track. */
+int ps_capture_nest(PsCapture *cap, PsErr *err);
+/* Builds the parent -> children index (idempotent). */
+int ps_capture_children(PsCapture *cap);
+/* Returns the target of row's link or -1. */
+int32_t ps_capture_link(const PsCapture *cap, int32_t row);
+/* Sorts links by row (call after adding them). */
+void ps_capture_sort_links(PsCapture *cap);
+
+/* Formats a PsValue as text into buf (for descriptions). */
+const char *ps_value_text(const PsCapture *cap, const PsValue *v, char *buf, size_t nBuf);
+
+#endif

@@ -1,0 +1,926 @@
+/*
+** chrome.c — parser for the Chrome/Catapult Trace Event Format (JSON).
+**
+** Spec: "Trace Event Format" (Google, docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h6I0nSsKchNAySU),
+** with the behaviour of real writers and readers recorded in shared/corpus/README.md.
+**
+** Input forms
+**   [ {event}, ... ]                 array form; the closing ']' may be missing, with or without a
+**                                    trailing comma and whitespace (the spec allows it)
+**   { "traceEvents": [...], ... }    object form; every other top-level key becomes a
+**                                    profile_metadata row ('trace', key, JSON text)
+**   {}                               empty events (TensorBoard appends one) are skipped and counted
+**
+** What each event becomes (one row per event unless merged):
+**   ts, dur        µs in the file -> integer ns, rounded to nearest (ties away from zero), exact
+**                  for decimal input (no binary floating point: 1.1 -> 1100)
+**   B/E            matched per thread (E closes the innermost open B of the same name; an E with
+**                  no name closes the innermost B) into one row ph='B' with dur; a B never ended
+**                  keeps dur NULL ('unclosed_begin'); an E that closes nothing is kept as its own
+**                  row ('unmatched_end')
+**   b/e, S/F       the same, per async track: category + id (id2.local ids scoped to the pid,
+**                  id2.global and plain ids global, plus the optional 'scope' string)
+**   n, T, p        async instants/steps on their async track
+**   X              a complete slice (an X without dur is an instant-like row with dur NULL)
+**   i/I/R          instants; thread-scoped ones (s absent or 't') nest in the thread's slices
+**   s/t/f          flow events: nest on the thread; linked to the slice they bind to
+**                  (s and t: the enclosing slice; f: the next slice to begin, or the enclosing
+**                  one with "bp":"e")
+**   C              counters, on a track per (pid, name, id); every series stays in args
+**   M              metadata events: process_name/thread_name name the threads; also rows in
+**                  profile_metadata
+**   others         (P, O/N/D, V/v, c, '(' ')', unknown) rows with their ph
+** Rows are numbered in file order of their first event. depth/parent_id come from containment
+** per track (capture.c: ps_capture_nest).
+*/
+#include "formats.h"
+#include "json.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* aFlags format bits */
+#define CH_BP_E    PS_EV_FMT1      /* flow 'f' with "bp":"e" binds to the enclosing slice */
+
+/* ------------------------------------------------------------------ parser state */
+
+typedef struct ChEvent {
+  size_t off;                 /* offset of '{' */
+  int nKey;
+  uint8_t ph, s, bp;
+  uint8_t hasTs, hasDur;
+  int64_t ts, dur;
+  uint32_t name, cat;
+  PsValue pid, tid;
+  uint8_t hasId, idLocal;     /* id present; id came from id2.local */
+  PsBuf id;                   /* the id as text (decoded string or number literal) */
+  PsBuf scope;                /* the optional "scope" string */
+  size_t argsOff;             /* offset of the args value, 0 if none */
+} ChEvent;
+
+typedef struct ProcName { PsValue pid; uint32_t name; } ProcName;
+
+typedef struct Chrome {
+  const char *z; size_t n;
+  PsCapture *cap;
+  PsErr *err;
+  PsBuf scratch;              /* decoded strings */
+  PsBuf key;                  /* composite track keys */
+  ChEvent ev;
+  int64_t lastThread;         /* cache of the last (pid, tid) lookup */
+  PsValue lastPid, lastTid;
+  uint32_t *aKeyTrack; size_t nKeyTrack;   /* pool id of a track key -> track + 1 */
+  ProcName *aProc; size_t nProc, nProcAlloc;
+  size_t nEmpty;
+  size_t aPhCount[256];
+  int bTopArray;
+} Chrome;
+
+static int ch_err(Chrome *p, size_t off, const char *zExpected){
+  if( off>=p->n ) return ps_err_at(p->err, (int64_t)off, "unexpected end of input, %s", zExpected);
+  return ps_err_at(p->err, (int64_t)off, "%s", zExpected);
+}
+
+static inline size_t ws(Chrome *p, size_t i){ return ps_json_ws(p->z, p->n, i); }
+
+/* Interns a decoded string, validating UTF-8 the first time it is seen. */
+static int ch_intern(Chrome *p, const char *z, size_t n, size_t off, const char *zWhat, uint32_t *pId){
+  int bNew = 0;
+  uint32_t id = ps_pool_intern(&p->cap->pool, z, n, &bNew);
+  if( id==0 ) return ps_nomem(p->err);
+  if( bNew ){
+    size_t bad;
+    if( !ps_utf8_valid((const unsigned char*)z, n, &bad) ){
+      return ps_err_at(p->err, (int64_t)off, "invalid UTF-8 in %s", zWhat);
+    }
+  }
+  *pId = id;
+  return PS_OK;
+}
+
+/* Reads a string value at i (must be '"'); interns it. */
+static int ch_string_id(Chrome *p, size_t *pi, const char *zWhat, uint32_t *pId){
+  const char *z; size_t n; size_t i0 = *pi;
+  if( *pi>=p->n || p->z[*pi]!='"' ){
+    char buf[80]; snprintf(buf, sizeof(buf), "expected a string for '%s'", zWhat);
+    return ch_err(p, *pi, buf);
+  }
+  if( ps_json_string(p->z, p->n, pi, &p->scratch, &z, &n, p->err) ) return PS_ERROR;
+  return ch_intern(p, z, n, i0, zWhat, pId);
+}
+
+/* Reads a number (or a string holding a number) in µs and converts it to ns. */
+static int ch_time(Chrome *p, size_t *pi, const char *zWhat, int64_t *pNs, uint8_t *pHas){
+  size_t i0 = *pi;
+  PsDec d;
+  char c = i0<p->n ? p->z[i0] : 0;
+  if( c=='"' ){
+    const char *z; size_t n;
+    if( ps_json_string(p->z, p->n, pi, &p->scratch, &z, &n, p->err) ) return PS_ERROR;
+    if( ps_dec_parse(z, n, &d) ){
+      return ps_err_at(p->err, (int64_t)i0, "expected a number for '%s', found the string \"%.*s\"",
+                       zWhat, (int)(n>40?40:n), z);
+    }
+  }else if( c=='n' && i0+4<=p->n && memcmp(p->z+i0, "null", 4)==0 ){
+    *pi += 4; *pHas = 0;
+    return PS_OK;
+  }else if( c=='-' || (c>='0' && c<='9') ){
+    if( ps_json_number(p->z, p->n, pi, &d, p->err) ) return PS_ERROR;
+  }else{
+    char buf[80]; snprintf(buf, sizeof(buf), "expected a number for '%s'", zWhat);
+    return ch_err(p, i0, buf);
+  }
+  if( ps_dec_scale(&d, 3, pNs) ){
+    return ps_err_at(p->err, (int64_t)i0, "'%s' %.*s is out of range (more than 2^63 ns)", zWhat,
+                     (int)((*pi-i0)>40?40:(*pi-i0)), p->z+i0);
+  }
+  *pHas = 1;
+  return PS_OK;
+}
+
+/* pid/tid: INTEGER when an integer literal fitting int64, else TEXT (strings, and number
+** literals kept exactly as written). */
+static int ch_pidtid(Chrome *p, size_t *pi, const char *zWhat, PsValue *v){
+  size_t i0 = *pi;
+  char c = i0<p->n ? p->z[i0] : 0;
+  memset(v, 0, sizeof(*v));
+  if( c=='"' ){
+    const char *z; size_t n;
+    if( ps_json_string(p->z, p->n, pi, &p->scratch, &z, &n, p->err) ) return PS_ERROR;
+    v->type = PS_VAL_TEXT;
+    return ch_intern(p, z, n, i0, zWhat, &v->s);
+  }
+  if( c=='n' && i0+4<=p->n && memcmp(p->z+i0, "null", 4)==0 ){ *pi += 4; return PS_OK; }
+  if( c=='-' || (c>='0' && c<='9') ){
+    PsDec d;
+    if( ps_json_number(p->z, p->n, pi, &d, p->err) ) return PS_ERROR;
+    if( ps_dec_int64(&d, &v->i)==0 ){ v->type = PS_VAL_INT; return PS_OK; }
+    v->type = PS_VAL_TEXT;
+    return ch_intern(p, p->z+i0, *pi-i0, i0, zWhat, &v->s);
+  }
+  char buf[80]; snprintf(buf, sizeof(buf), "expected a number or a string for '%s'", zWhat);
+  return ch_err(p, i0, buf);
+}
+
+/* id / id2 / bind_id value as text into b: strings decoded, numbers as written. */
+static int ch_id_text(Chrome *p, size_t *pi, PsBuf *b, const char *zWhat){
+  size_t i0 = *pi;
+  char c = i0<p->n ? p->z[i0] : 0;
+  b->n = 0;
+  if( c=='"' ){
+    const char *z; size_t n;
+    if( ps_json_string(p->z, p->n, pi, &p->scratch, &z, &n, p->err) ) return PS_ERROR;
+    if( ps_buf_append(b, z, n) ) return ps_nomem(p->err);
+    return PS_OK;
+  }
+  if( c=='-' || (c>='0' && c<='9') ){
+    PsDec d;
+    if( ps_json_number(p->z, p->n, pi, &d, p->err) ) return PS_ERROR;
+    if( ps_buf_append(b, p->z+i0, *pi-i0) ) return ps_nomem(p->err);
+    return PS_OK;
+  }
+  char buf[80]; snprintf(buf, sizeof(buf), "expected a number or a string for '%s'", zWhat);
+  return ch_err(p, i0, buf);
+}
+
+/* One-character string ("ph", "s", "bp"). */
+static int ch_char(Chrome *p, size_t *pi, const char *zWhat, uint8_t *pc){
+  const char *z; size_t n; size_t i0 = *pi;
+  if( i0>=p->n || p->z[i0]!='"' ){
+    char buf[80]; snprintf(buf, sizeof(buf), "expected a one-character string for '%s'", zWhat);
+    return ch_err(p, i0, buf);
+  }
+  if( ps_json_string(p->z, p->n, pi, &p->scratch, &z, &n, p->err) ) return PS_ERROR;
+  if( n!=1 || (unsigned char)z[0]>=0x80 ){
+    return ps_err_at(p->err, (int64_t)i0, "expected a one-character string for '%s', found \"%.*s\"",
+                     zWhat, (int)(n>20?20:n), z);
+  }
+  *pc = (uint8_t)z[0];
+  return PS_OK;
+}
+
+/* id2: {"local": x} or {"global": x} */
+static int ch_id2(Chrome *p, size_t *pi){
+  size_t i = *pi;
+  if( i>=p->n || p->z[i]!='{' ) return ch_err(p, i, "expected an object for 'id2'");
+  i = ws(p, i+1);
+  while( i<p->n && p->z[i]!='}' ){
+    const char *k; size_t kn;
+    if( p->z[i]!='"' ) return ch_err(p, i, "expected a string key in 'id2'");
+    if( ps_json_string(p->z, p->n, &i, &p->scratch, &k, &kn, p->err) ) return PS_ERROR;
+    int isLocal = kn==5 && memcmp(k, "local", 5)==0;
+    int isGlobal = kn==6 && memcmp(k, "global", 6)==0;
+    i = ws(p, i);
+    if( i>=p->n || p->z[i]!=':' ) return ch_err(p, i, "expected ':' in 'id2'");
+    i = ws(p, i+1);
+    if( isLocal || isGlobal ){
+      if( ch_id_text(p, &i, &p->ev.id, "id2") ) return PS_ERROR;
+      p->ev.hasId = 1; p->ev.idLocal = (uint8_t)isLocal;
+    }else if( ps_json_skip(p->z, p->n, &i, p->err) ){
+      return PS_ERROR;
+    }
+    i = ws(p, i);
+    if( i<p->n && p->z[i]==',' ){ i = ws(p, i+1); continue; }
+    if( i>=p->n || p->z[i]!='}' ) return ch_err(p, i, "expected ',' or '}' in 'id2'");
+  }
+  if( i>=p->n ) return ch_err(p, i, "expected '}' closing 'id2'");
+  *pi = i+1;
+  return PS_OK;
+}
+
+/* ------------------------------------------------------------------ tracks */
+
+static int64_t ch_thread(Chrome *p, const PsValue *pid, const PsValue *tid){
+  if( p->lastThread>=0
+   && p->lastPid.type==pid->type && p->lastPid.i==pid->i && p->lastPid.s==pid->s
+   && p->lastTid.type==tid->type && p->lastTid.i==tid->i && p->lastTid.s==tid->s ){
+    return p->lastThread;
+  }
+  int64_t t = ps_thread_get(p->cap, pid, tid);
+  if( t>=0 ){ p->lastThread = t; p->lastPid = *pid; p->lastTid = *tid; }
+  return t;
+}
+
+static int key_add(Chrome *p, const char *z, size_t n){
+  if( ps_buf_append(&p->key, z, n) || ps_buf_append(&p->key, "\x1f", 1) ) return -1;
+  return 0;
+}
+
+static int key_value(Chrome *p, const PsValue *v){
+  char buf[32];
+  if( v->type==PS_VAL_INT ){
+    int k = snprintf(buf, sizeof(buf), "i%lld", (long long)v->i);
+    return key_add(p, buf, (size_t)k);
+  }
+  if( v->type==PS_VAL_TEXT ){
+    PsStr s = ps_pool_get(&p->cap->pool, v->s);
+    if( ps_buf_append(&p->key, "s", 1) ) return -1;
+    return key_add(p, s.z, s.n);
+  }
+  return key_add(p, "n", 1);
+}
+
+/* Finds or creates the track for the composite key in p->key; zDesc describes a new one. */
+static int64_t ch_keyed_track(Chrome *p, int kind, uint32_t thread){
+  uint32_t id = ps_pool_intern(&p->cap->pool, p->key.z, p->key.n, 0);
+  if( id==0 ) return -1;
+  if( id >= p->nKeyTrack ){
+    size_t nNew = p->nKeyTrack ? p->nKeyTrack : 64;
+    while( nNew <= id ) nNew *= 2;
+    uint32_t *a = realloc(p->aKeyTrack, nNew*sizeof(uint32_t));
+    if( a==0 ) return -1;
+    memset(a + p->nKeyTrack, 0, (nNew - p->nKeyTrack)*sizeof(uint32_t));
+    p->aKeyTrack = a; p->nKeyTrack = nNew;
+  }
+  if( p->aKeyTrack[id] ) return (int64_t)p->aKeyTrack[id]-1;
+  int64_t t = ps_track_add(p->cap, kind, thread, id);
+  if( t<0 ) return -1;
+  p->aKeyTrack[id] = (uint32_t)t+1;
+  return t;
+}
+
+/* ------------------------------------------------------------------ one event */
+
+static int ch_phase_flags(uint8_t ph, uint8_t s){
+  switch( ph ){
+    case 'X': case 'B': case 'b': case 'S': return PS_EV_SLICE;
+    case 'i': case 'I': case 'R': return (s==0 || s=='t') ? PS_EV_POINT : 0;
+    case 's': case 't': case 'f': case 'n': case 'T': case 'p': case 'P': return PS_EV_POINT;
+    default: return 0;
+  }
+}
+
+static int is_async(uint8_t ph){
+  return ph=='b' || ph=='e' || ph=='n' || ph=='S' || ph=='T' || ph=='p' || ph=='F';
+}
+
+static int ch_m_event(Chrome *p, int64_t thread);
+
+/* Parses the object at p->z[i]=='{'; *pi ends past '}'. */
+static int ch_event(Chrome *p, size_t *pi){
+  const char *z = p->z;
+  size_t n = p->n, i = *pi;
+  ChEvent *e = &p->ev;
+  e->off = i; e->nKey = 0; e->ph = 0; e->s = 0; e->bp = 0; e->hasTs = 0; e->hasDur = 0;
+  e->ts = 0; e->dur = 0; e->name = 0; e->cat = 0;
+  e->pid.type = PS_VAL_NULL; e->tid.type = PS_VAL_NULL;
+  e->pid.i = e->tid.i = 0; e->pid.s = e->tid.s = 0;
+  e->hasId = 0; e->idLocal = 0; e->scope.n = 0; e->argsOff = 0;
+
+  i = ws(p, i+1);
+  if( i<n && z[i]=='}' ){
+    *pi = i+1;
+    p->nEmpty++;
+    return PS_OK;
+  }
+  for(;;){
+    /* key */
+    if( i>=n || z[i]!='"' ) return ch_err(p, i, "expected a string key in an event object");
+    const char *k; size_t kn;
+    {
+      size_t j = i+1;
+      while( j<n && z[j]!='"' && z[j]!='\\' && (unsigned char)z[j]>=0x20 ) j++;
+      if( j<n && z[j]=='"' ){ k = z+i+1; kn = j-i-1; i = j+1; }
+      else if( ps_json_string(z, n, &i, &p->scratch, &k, &kn, p->err) ) return PS_ERROR;
+    }
+    i = ws(p, i);
+    if( i>=n || z[i]!=':' ) return ch_err(p, i, "expected ':' after a key in an event object");
+    i = ws(p, i+1);
+    e->nKey++;
+    int rc = -1;   /* -1: not a key we read: skip its value */
+    switch( kn ){
+      case 1:
+        if( k[0]=='s' ) rc = ch_char(p, &i, "s", &e->s);
+        break;
+      case 2:
+        if( k[0]=='p' && k[1]=='h' ) rc = ch_char(p, &i, "ph", &e->ph);
+        else if( k[0]=='t' && k[1]=='s' ) rc = ch_time(p, &i, "ts", &e->ts, &e->hasTs);
+        else if( k[0]=='i' && k[1]=='d' ){
+          rc = ch_id_text(p, &i, &e->id, "id");
+          if( rc==PS_OK ){ e->hasId = 1; e->idLocal = 0; }
+        }
+        else if( k[0]=='b' && k[1]=='p' ) rc = ch_char(p, &i, "bp", &e->bp);
+        break;
+      case 3:
+        if( memcmp(k, "pid", 3)==0 ) rc = ch_pidtid(p, &i, "pid", &e->pid);
+        else if( memcmp(k, "tid", 3)==0 ) rc = ch_pidtid(p, &i, "tid", &e->tid);
+        else if( memcmp(k, "cat", 3)==0 ) rc = ch_string_id(p, &i, "cat", &e->cat);
+        else if( memcmp(k, "dur", 3)==0 ) rc = ch_time(p, &i, "dur", &e->dur, &e->hasDur);
+        else if( memcmp(k, "id2", 3)==0 ) rc = ch_id2(p, &i);
+        break;
+      case 4:
+        if( memcmp(k, "name", 4)==0 ){
+          if( i<n && z[i]=='n' && i+4<=n && memcmp(z+i, "null", 4)==0 ){ i += 4; e->name = 0; rc = 0; }
+          else rc = ch_string_id(p, &i, "name", &e->name);
+        }else if( memcmp(k, "args", 4)==0 ){
+          e->argsOff = i;
+          rc = ps_json_skip(z, n, &i, p->err);
+        }
+        break;
+      case 5:
+        if( memcmp(k, "scope", 5)==0 ){
+          const char *sz; size_t sn;
+          if( i>=n || z[i]!='"' ){ rc = ch_err(p, i, "expected a string for 'scope'"); break; }
+          rc = ps_json_string(z, n, &i, &p->scratch, &sz, &sn, p->err);
+          if( rc==PS_OK ){ e->scope.n = 0; if( ps_buf_append(&e->scope, sz, sn) ) rc = ps_nomem(p->err); }
+        }
+        break;
+    }
+    if( rc==-1 ) rc = ps_json_skip(z, n, &i, p->err);
+    if( rc ) return rc;
+    i = ws(p, i);
+    if( i<n && z[i]==',' ){ i = ws(p, i+1); continue; }
+    if( i<n && z[i]=='}' ){ i++; break; }
+    return ch_err(p, i, "expected ',' or '}' in an event object");
+  }
+  *pi = i;
+
+  /* ---- the row */
+  PsCapture *cap = p->cap;
+  int64_t thread = ch_thread(p, &e->pid, &e->tid);
+  if( thread<0 ) return ps_nomem(p->err);
+  int64_t r = ps_events_add(cap);
+  if( r<0 ) return ps_nomem(p->err);
+  PsEvents *ev = &cap->ev;
+  uint8_t ph = e->ph;
+  p->aPhCount[ph]++;
+  ev->aTs[r] = e->hasTs ? e->ts : 0;
+  if( !e->hasTs && ph!='M' && ph!=0 ){
+    /* M events have no ts by spec; elsewhere a missing ts is worth a note */
+    if( ps_diag(cap, PS_DIAG_OTHER, (int64_t)e->off, "'%c' event without 'ts'; ts taken as 0", ph) )
+      return ps_nomem(p->err);
+  }
+  if( e->hasDur && (ph=='X' || ph=='i' || ph=='I' || ph=='R' || ph==0 || !is_async(ph)) ) ev->aDur[r] = e->dur;
+  if( ph=='i' || ph=='I' || ph=='R' || ph=='n' ){ if( !e->hasDur ) ev->aDur[r] = 0; }
+  ev->aOff[r] = e->off;
+  ev->aName[r] = e->name;
+  ev->aCat[r] = e->cat;
+  ev->aThread[r] = (uint32_t)thread;
+  ev->aPh[r] = ph;
+  uint8_t fl = (uint8_t)ch_phase_flags(ph, e->s);
+  if( ph=='X' && !e->hasDur ) fl = PS_EV_POINT;
+  if( ph=='f' && e->bp=='e' ) fl |= CH_BP_E;
+  ev->aFlags[r] = fl;
+  uint32_t track = cap->aThread[thread].track;
+  if( ph==0 ){
+    if( ps_diag(cap, PS_DIAG_NO_PH, (int64_t)e->off, "event without 'ph'; kept with ph NULL") )
+      return ps_nomem(p->err);
+  }else if( is_async(ph) ){
+    /* async track key: category, scope, pid when local, id */
+    p->key.n = 0;
+    PsStr c = ps_pool_get(&cap->pool, e->cat);
+    if( ps_buf_append(&p->key, "A\x1f", 2) || key_add(p, c.z ? c.z : "", c.n)
+     || key_add(p, e->scope.z ? e->scope.z : "", e->scope.n) ) return ps_nomem(p->err);
+    if( e->idLocal ){ if( key_value(p, &e->pid) ) return ps_nomem(p->err); }
+    else if( key_add(p, "g", 1) ) return ps_nomem(p->err);
+    if( e->hasId ){ if( key_add(p, e->id.z, e->id.n) ) return ps_nomem(p->err); }
+    else if( key_add(p, "", 0) ) return ps_nomem(p->err);
+    int64_t t = ch_keyed_track(p, PS_TRACK_ASYNC, (uint32_t)thread);
+    if( t<0 ) return ps_nomem(p->err);
+    track = (uint32_t)t;
+  }else if( ph=='C' ){
+    p->key.n = 0;
+    PsStr nm = ps_pool_get(&cap->pool, e->name);
+    if( ps_buf_append(&p->key, "C\x1f", 2) || key_value(p, &e->pid) || key_add(p, nm.z ? nm.z : "", nm.n)
+     || key_add(p, e->hasId ? e->id.z : "", e->hasId ? e->id.n : 0) ) return ps_nomem(p->err);
+    int64_t t = ch_keyed_track(p, PS_TRACK_COUNTER, (uint32_t)thread);
+    if( t<0 ) return ps_nomem(p->err);
+    track = (uint32_t)t;
+  }else if( ph=='M' ){
+    if( ch_m_event(p, thread) ) return PS_ERROR;
+  }
+  ev->aTrack[r] = track;
+  return PS_OK;
+}
+
+/* M events: name threads/processes and record a metadata row. */
+static int ch_m_event(Chrome *p, int64_t thread){
+  ChEvent *e = &p->ev;
+  PsCapture *cap = p->cap;
+  PsStr nm = ps_pool_get(&cap->pool, e->name);
+  char scope[160], b1[64], b2[64];
+  int isProc = nm.n>=8 && memcmp(nm.z, "process_", 8)==0;
+  if( isProc ) snprintf(scope, sizeof(scope), "process:%s", ps_value_text(cap, &e->pid, b1, sizeof(b1)));
+  else snprintf(scope, sizeof(scope), "thread:%s:%s", ps_value_text(cap, &e->pid, b1, sizeof(b1)),
+                ps_value_text(cap, &e->tid, b2, sizeof(b2)));
+  char key[128];
+  snprintf(key, sizeof(key), "%.*s", (int)(nm.n>120?120:nm.n), nm.z ? nm.z : "");
+  if( e->argsOff==0 ){
+    return ps_meta_text(cap, scope, key, 0, 0, 0, (int64_t)e->off) ? ps_nomem(p->err) : PS_OK;
+  }
+  size_t v;
+  int f = ps_json_find_key(p->z, p->n, e->argsOff, "name", &v);
+  if( f==1 && p->z[v]=='"' ){
+    const char *s; size_t sn; size_t iv = v;
+    if( ps_json_string(p->z, p->n, &iv, &p->scratch, &s, &sn, p->err) ) return PS_ERROR;
+    uint32_t id;
+    if( ch_intern(p, s, sn, v, "args.name of a metadata event", &id) ) return PS_ERROR;
+    if( nm.n==12 && memcmp(nm.z, "process_name", 12)==0 ){
+      if( ps_grow((void**)&p->aProc, sizeof(ProcName), &p->nProcAlloc, p->nProc+1) ) return ps_nomem(p->err);
+      p->aProc[p->nProc].pid = e->pid; p->aProc[p->nProc].name = id; p->nProc++;
+    }else if( nm.n==11 && memcmp(nm.z, "thread_name", 11)==0 ){
+      cap->aThread[thread].threadName = id;
+    }
+    PsStr sv = ps_pool_get(&cap->pool, id);
+    return ps_meta_text(cap, scope, key, sv.z, sv.n, PS_META_TEXT, (int64_t)e->off) ? ps_nomem(p->err) : PS_OK;
+  }
+  size_t ia = e->argsOff;
+  if( ps_json_skip(p->z, p->n, &ia, p->err) ) return PS_ERROR;
+  return ps_meta_text(cap, scope, key, p->z + e->argsOff, ia - e->argsOff, PS_META_JSON, (int64_t)e->off)
+         ? ps_nomem(p->err) : PS_OK;
+}
+
+/* ------------------------------------------------------------------ the event array */
+
+/* Parses the array at p->z[*pi]=='['. bTop: the array is the whole file (may be unterminated). */
+static int ch_events(Chrome *p, size_t *pi, int bTop){
+  const char *z = p->z;
+  size_t n = p->n, i = ws(p, *pi+1);
+  if( i<n && z[i]==']' ){ *pi = i+1; return PS_OK; }
+  for(;;){
+    if( i>=n ){
+      if( bTop ){ *pi = i; return PS_OK; }   /* unterminated array (allowed) */
+      return ch_err(p, i, "expected an event or ']' in traceEvents");
+    }
+    if( z[i]!='{' ) return ch_err(p, i, "expected '{' (an event object) in traceEvents");
+    int rc = ch_event(p, &i);
+    if( rc ) return rc;
+    i = ws(p, i);
+    if( i<n && z[i]==',' ){ i = ws(p, i+1); continue; }
+    if( i<n && z[i]==']' ){ *pi = i+1; return PS_OK; }
+    if( i>=n && bTop ){ *pi = i; return PS_OK; }
+    return ch_err(p, i, "expected ',' or ']' in traceEvents");
+  }
+}
+
+/* ------------------------------------------------------------------ post-processing */
+
+typedef struct MatchKey { int64_t ts; int32_t row; } MatchKey;
+static int matchkey_cmp(const void *a, const void *b){
+  const MatchKey *x = a, *y = b;
+  if( x->ts!=y->ts ) return x->ts < y->ts ? -1 : 1;
+  return x->row < y->row ? -1 : (x->row > y->row);
+}
+
+static int begin_kind(uint8_t ph){ return ph=='B' ? 1 : ph=='b' ? 2 : ph=='S' ? 3 : 0; }
+static int end_kind(uint8_t ph){ return ph=='E' ? 1 : ph=='e' ? 2 : ph=='F' ? 3 : 0; }
+
+static const char *val_txt(const PsCapture *cap, const PsValue *v, char *b, size_t nb){
+  return ps_value_text(cap, v, b, nb);
+}
+
+/* Matches begin/end pairs per track: B/E on threads, b/e and S/F on async tracks. */
+static int ch_match(Chrome *p){
+  PsCapture *cap = p->cap;
+  PsEvents *e = &cap->ev;
+  size_t n = e->n, nT = cap->nTrack, m = 0;
+  int rc = PS_NOMEM;
+  size_t *aStart = calloc(nT+2, sizeof(size_t));
+  MatchKey *aKey = 0;
+  int32_t *aStack = 0; size_t nStack = 0, nStackAlloc = 0;
+  if( aStart==0 ) return ps_nomem(p->err);
+  for(size_t r=0; r<n; r++){
+    if( begin_kind(e->aPh[r]) || end_kind(e->aPh[r]) ){ aStart[e->aTrack[r]+2]++; m++; }
+  }
+  if( m==0 ){ free(aStart); return PS_OK; }
+  if( ps_events_want_endoff(cap) ) goto out;
+  for(size_t t=0; t<nT; t++) aStart[t+2] += aStart[t+1];
+  aKey = malloc(m*sizeof(MatchKey));
+  if( aKey==0 ) goto out;
+  for(size_t r=0; r<n; r++){
+    if( begin_kind(e->aPh[r]) || end_kind(e->aPh[r]) ){
+      MatchKey *k = &aKey[aStart[e->aTrack[r]+1]++];
+      k->ts = e->aTs[r]; k->row = (int32_t)r;
+    }
+  }
+  /* aStart[t]..aStart[t+1] is track t's range */
+  for(size_t t=0; t<nT; t++){
+    size_t a = aStart[t], b = aStart[t+1];
+    int sorted = 1;
+    for(size_t k=a+1; k<b; k++) if( aKey[k-1].ts > aKey[k].ts ){ sorted = 0; break; }
+    if( !sorted ) qsort(aKey+a, b-a, sizeof(MatchKey), matchkey_cmp);
+    nStack = 0;
+    for(size_t k=a; k<b; k++){
+      int32_t r = aKey[k].row;
+      uint8_t ph = e->aPh[r];
+      if( begin_kind(ph) ){
+        if( ps_grow((void**)&aStack, sizeof(int32_t), &nStackAlloc, nStack+1) ) goto out;
+        aStack[nStack++] = r;
+        continue;
+      }
+      int kind = end_kind(ph);
+      int64_t found = -1;
+      for(size_t s=nStack; s>0; s--){
+        int32_t b0 = aStack[s-1];
+        if( begin_kind(e->aPh[b0])!=kind ) continue;
+        if( e->aName[r]==0 || e->aName[r]==e->aName[b0] ){ found = (int64_t)(s-1); break; }
+      }
+      if( found<0 ){
+        char b1[64], b2[64];
+        PsThread *th = &cap->aThread[e->aThread[r]];
+        PsStr s = ps_pool_get(&cap->pool, e->aName[r]);
+        if( ps_diag(cap, PS_DIAG_UNMATCHED_END, (int64_t)e->aOff[r],
+                    "'%c' event '%.*s' on pid %s tid %s closes no open '%c'; kept as its own row",
+                    ph, (int)(s.n>80?80:s.n), s.z ? s.z : "", val_txt(cap, &th->pid, b1, sizeof(b1)),
+                    val_txt(cap, &th->tid, b2, sizeof(b2)), kind==1 ? 'B' : kind==2 ? 'b' : 'S') ) goto out;
+        continue;
+      }
+      int32_t b0 = aStack[found];
+      memmove(aStack+found, aStack+found+1, (nStack-(size_t)found-1)*sizeof(int32_t));
+      nStack--;
+      e->aDur[b0] = e->aTs[r] - e->aTs[b0];
+      e->aEndOff[b0] = e->aOff[r];
+      if( e->aName[b0]==0 ) e->aName[b0] = e->aName[r];
+      e->aFlags[r] |= PS_EV_DEAD;
+    }
+    for(size_t s=0; s<nStack; s++){
+      int32_t b0 = aStack[s];
+      PsStr nm = ps_pool_get(&cap->pool, e->aName[b0]);
+      if( ps_diag(cap, PS_DIAG_UNCLOSED, (int64_t)e->aOff[b0],
+                  "'%c' event '%.*s' is never ended; dur is NULL", e->aPh[b0],
+                  (int)(nm.n>80?80:nm.n), nm.z ? nm.z : "") ) goto out;
+    }
+  }
+  rc = PS_OK;
+out:
+  free(aStart); free(aKey); free(aStack);
+  if( rc ) ps_nomem(p->err);
+  return rc;
+}
+
+typedef struct SliceKey { uint32_t track; int64_t ts; int32_t row; } SliceKey;
+static int slicekey_cmp(const void *a, const void *b){
+  const SliceKey *x = a, *y = b;
+  if( x->track!=y->track ) return x->track < y->track ? -1 : 1;
+  if( x->ts!=y->ts ) return x->ts < y->ts ? -1 : 1;
+  return x->row < y->row ? -1 : (x->row > y->row);
+}
+
+/* Flow events s/t/f: link each to the slice it binds to. */
+static int ch_bind_flows(Chrome *p){
+  PsCapture *cap = p->cap;
+  PsEvents *e = &cap->ev;
+  size_t n = e->n, nF = 0, nNext = 0, nS = 0;
+  for(size_t r=0; r<n; r++){
+    uint8_t ph = e->aPh[r];
+    if( ph=='s' || ph=='t' || ph=='f' ){
+      nF++;
+      if( ph=='f' && !(e->aFlags[r] & CH_BP_E) ) nNext++;
+    }
+  }
+  if( nF==0 ) return PS_OK;
+  SliceKey *aS = 0;
+  if( nNext ){
+    for(size_t r=0; r<n; r++) if( e->aFlags[r] & PS_EV_SLICE ) nS++;
+    aS = malloc((nS ? nS : 1)*sizeof(SliceKey));
+    if( aS==0 ) return ps_nomem(p->err);
+    size_t k = 0;
+    for(size_t r=0; r<n; r++) if( e->aFlags[r] & PS_EV_SLICE ){
+      aS[k].track = e->aTrack[r]; aS[k].ts = e->aTs[r]; aS[k].row = (int32_t)r; k++;
+    }
+    qsort(aS, nS, sizeof(SliceKey), slicekey_cmp);
+  }
+  for(size_t r=0; r<n; r++){
+    uint8_t ph = e->aPh[r];
+    if( ph!='s' && ph!='t' && ph!='f' ) continue;
+    int32_t target = e->aParent[r];
+    if( ph=='f' && !(e->aFlags[r] & CH_BP_E) ){
+      /* first slice on the same track with ts >= the flow's ts */
+      size_t lo = 0, hi = nS;
+      uint32_t tr = e->aTrack[r]; int64_t ts = e->aTs[r];
+      while( lo<hi ){
+        size_t mid = (lo+hi)/2;
+        if( aS[mid].track < tr || (aS[mid].track==tr && aS[mid].ts < ts) ) lo = mid+1; else hi = mid;
+      }
+      target = (lo<nS && aS[lo].track==tr) ? aS[lo].row : -1;
+    }
+    if( ps_grow((void**)&cap->aLink, sizeof(PsLink), &cap->nLinkAlloc, cap->nLink+1) ){
+      free(aS); return ps_nomem(p->err);
+    }
+    cap->aLink[cap->nLink].row = (int32_t)r;
+    cap->aLink[cap->nLink].target = target;
+    cap->nLink++;
+  }
+  free(aS);
+  ps_capture_sort_links(cap);   /* rows were visited in order: already sorted */
+  return PS_OK;
+}
+
+static int ch_finish(Chrome *p){
+  PsCapture *cap = p->cap;
+  /* process names apply to every thread of the pid, whenever the thread appeared */
+  for(size_t k=0; k<p->nProc; k++){
+    for(size_t t=0; t<cap->nThread; t++){
+      PsValue *v = &cap->aThread[t].pid, *w = &p->aProc[k].pid;
+      if( v->type==w->type && v->i==w->i && v->s==w->s ) cap->aThread[t].processName = p->aProc[k].name;
+    }
+  }
+  if( ch_match(p) ) return PS_ERROR;
+  if( ps_capture_compact(cap) ) return ps_nomem(p->err);
+  if( ps_capture_nest(cap, p->err) ) return PS_NOMEM;
+  if( ch_bind_flows(p) ) return PS_ERROR;
+  /* counts */
+  if( ps_meta_int(cap, "capture", "events", (int64_t)cap->ev.n, -1) ) return PS_NOMEM;
+  if( ps_meta_int(cap, "capture", "threads", (int64_t)cap->nThread, -1) ) return PS_NOMEM;
+  if( ps_meta_int(cap, "capture", "tracks", (int64_t)cap->nTrack, -1) ) return PS_NOMEM;
+  if( p->nEmpty && ps_meta_int(cap, "capture", "empty_events_skipped", (int64_t)p->nEmpty, -1) ) return PS_NOMEM;
+  for(int c=0; c<256; c++){
+    if( p->aPhCount[c]==0 ) continue;
+    char key[8];
+    if( c==0 ) snprintf(key, sizeof(key), "NULL"); else snprintf(key, sizeof(key), "%c", c);
+    if( ps_meta_int(cap, "ph", key, (int64_t)p->aPhCount[c], -1) ) return PS_NOMEM;
+  }
+  for(size_t t=0; t<cap->nTrack; t++){
+    PsTrack *tr = &cap->aTrack[t];
+    PsThread *th = &cap->aThread[tr->thread];
+    char key[24], b1[64], b2[64];
+    snprintf(key, sizeof(key), "%zu", t);
+    int rc;
+    if( tr->kind==PS_TRACK_THREAD ){
+      rc = ps_meta_printf(cap, "track", key, -1, "thread pid=%s tid=%s", val_txt(cap, &th->pid, b1, sizeof(b1)),
+                          val_txt(cap, &th->tid, b2, sizeof(b2)));
+    }else{
+      /* key layout: kind \x1f field \x1f field ... */
+      PsStr s = ps_pool_get(&cap->pool, tr->name);
+      char desc[300]; size_t k = 0;
+      for(size_t j=2; j<s.n && k+2<sizeof(desc); j++){
+        char c = s.z[j];
+        desc[k++] = c=='\x1f' ? ' ' : c;
+      }
+      while( k>0 && desc[k-1]==' ' ) k--;
+      desc[k] = 0;
+      rc = ps_meta_printf(cap, "track", key, -1, "%s %s", tr->kind==PS_TRACK_ASYNC ? "async" : "counter", desc);
+    }
+    if( rc ) return PS_NOMEM;
+  }
+  return PS_OK;
+}
+
+/* ------------------------------------------------------------------ entry points */
+
+static int ch_parse(PsCapture *cap, PsErr *err){
+  Chrome p;
+  memset(&p, 0, sizeof(p));
+  p.z = cap->src.z; p.n = cap->src.n; p.cap = cap; p.err = err; p.lastThread = -1;
+  int rc = PS_OK;
+  size_t i = 0, n = p.n;
+  const char *z = p.z;
+  if( n>=3 && (unsigned char)z[0]==0xEF && (unsigned char)z[1]==0xBB && (unsigned char)z[2]==0xBF ) i = 3;
+  i = ws(&p, i);
+  /* a rough row estimate avoids repeated reallocation on big files */
+  if( ps_events_reserve(cap, n/160 + 16) ){ rc = ps_nomem(err); goto out; }
+  if( ps_meta_text(cap, "capture", "format", "chrome", 6, PS_META_TEXT, -1) ){ rc = ps_nomem(err); goto out; }
+  if( i>=n ){ rc = ps_err(err, "empty input: expected a Trace Event Format JSON array or object"); goto out; }
+  if( z[i]=='[' ){
+    p.bTopArray = 1;
+    if( ps_meta_text(cap, "capture", "form", "array", 5, PS_META_TEXT, -1) ){ rc = ps_nomem(err); goto out; }
+    rc = ch_events(&p, &i, 1);
+    if( rc ) goto out;
+  }else if( z[i]=='{' ){
+    if( ps_meta_text(cap, "capture", "form", "object", 6, PS_META_TEXT, -1) ){ rc = ps_nomem(err); goto out; }
+    int bEvents = 0;
+    i = ws(&p, i+1);
+    if( i<n && z[i]=='}' ){ i++; }
+    else for(;;){
+      const char *k; size_t kn;
+      if( i>=n || z[i]!='"' ){ rc = ch_err(&p, i, "expected a string key in the top-level object"); goto out; }
+      if( ps_json_string(z, n, &i, &p.scratch, &k, &kn, err) ){ rc = PS_ERROR; goto out; }
+      char key[128];
+      snprintf(key, sizeof(key), "%.*s", (int)(kn>120?120:kn), k);
+      i = ws(&p, i);
+      if( i>=n || z[i]!=':' ){ rc = ch_err(&p, i, "expected ':' after a top-level key"); goto out; }
+      i = ws(&p, i+1);
+      if( strcmp(key, "traceEvents")==0 && kn==11 ){
+        if( i>=n || z[i]!='[' ){ rc = ch_err(&p, i, "expected '[' for traceEvents"); goto out; }
+        rc = ch_events(&p, &i, 0);
+        if( rc ) goto out;
+        bEvents = 1;
+      }else{
+        size_t v0 = i;
+        if( i<n && z[i]=='"' ){
+          const char *s; size_t sn;
+          if( ps_json_string(z, n, &i, &p.scratch, &s, &sn, err) ){ rc = PS_ERROR; goto out; }
+          char *c = ps_arena_strdup(&cap->arena, s, sn);
+          if( c==0 || ps_meta_text(cap, "trace", key, c, sn, PS_META_TEXT, (int64_t)v0) ){ rc = ps_nomem(err); goto out; }
+        }else{
+          if( ps_json_skip(z, n, &i, err) ){ rc = PS_ERROR; goto out; }
+          if( ps_meta_text(cap, "trace", key, z+v0, i-v0, PS_META_JSON, (int64_t)v0) ){ rc = ps_nomem(err); goto out; }
+        }
+      }
+      i = ws(&p, i);
+      if( i<n && z[i]==',' ){ i = ws(&p, i+1); continue; }
+      if( i<n && z[i]=='}' ){ i++; break; }
+      rc = ch_err(&p, i, "expected ',' or '}' in the top-level object");
+      goto out;
+    }
+    if( !bEvents ){
+      if( ps_diag(cap, PS_DIAG_OTHER, -1, "the top-level object has no 'traceEvents' array") ){ rc = ps_nomem(err); goto out; }
+    }
+  }else{
+    rc = ch_err(&p, i, "expected '[' or '{' at the start of a Trace Event Format file");
+    goto out;
+  }
+  i = ws(&p, i);
+  if( i<n ){
+    rc = ps_err_at(err, (int64_t)i, "unexpected data after the end of the trace (expected end of input)");
+    goto out;
+  }
+  rc = ch_finish(&p);
+out:
+  if( rc==PS_NOMEM && err ) ps_nomem(err);
+  ps_buf_free(&p.scratch); ps_buf_free(&p.key); ps_buf_free(&p.ev.id); ps_buf_free(&p.ev.scope);
+  free(p.aKeyTrack); free(p.aProc);
+  return rc;
+}
+
+/* Looks like a Trace Event Format file: first non-space byte '[' or '{' followed by '{' / '"'.
+** Scores low (1) so that more specific JSON formats can claim object files by their keys. */
+static int ch_probe(const char *z, size_t n){
+  size_t i = 0;
+  if( n>=3 && (unsigned char)z[0]==0xEF && (unsigned char)z[1]==0xBB && (unsigned char)z[2]==0xBF ) i = 3;
+  i = ps_json_ws(z, n, i);
+  if( i>=n ) return 0;
+  if( z[i]=='[' ){
+    i = ps_json_ws(z, n, i+1);
+    return (i>=n || z[i]=='{' || z[i]==']') ? 2 : 0;
+  }
+  if( z[i]=='{' ){
+    i = ps_json_ws(z, n, i+1);
+    return (i>=n || z[i]=='"' || z[i]=='}') ? 1 : 0;
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------------ lazy columns */
+
+/* Finds key in the event object at off; returns 1 and the value span, 0 when absent. */
+static int ev_field(const PsCapture *cap, uint64_t off, const char *zKey, size_t *pv, size_t *pEnd){
+  const char *z = cap->src.z; size_t n = cap->src.n;
+  size_t v;
+  if( ps_json_find_key(z, n, (size_t)off, zKey, &v)!=1 ) return 0;
+  size_t e = v;
+  if( ps_json_skip(z, n, &e, 0) ) return 0;
+  *pv = v; *pEnd = e;
+  return 1;
+}
+
+static int out_time(const PsCapture *cap, uint64_t off, const char *zKey, int64_t *pNs){
+  size_t v, e;
+  if( !ev_field(cap, off, zKey, &v, &e) ) return 0;
+  const char *z = cap->src.z + v; size_t n = e - v;
+  if( n>=2 && z[0]=='"' ){ z++; n -= 2; }
+  PsDec d;
+  if( ps_dec_parse(z, n, &d) || ps_dec_scale(&d, 3, pNs) ) return 0;
+  return 1;
+}
+
+/* A JSON scalar as SQL: string -> TEXT (decoded), integer -> INTEGER, else raw text. */
+static int out_scalar(const PsCapture *cap, size_t v, size_t e, PsOut *o){
+  const char *z = cap->src.z;
+  if( z[v]=='"' ){
+    PsBuf b = {0,0,0};
+    const char *s; size_t sn; size_t i = v;
+    if( ps_json_string(z, cap->src.n, &i, &b, &s, &sn, 0) ){ ps_buf_free(&b); return PS_OK; }
+    o->type = PS_META_TEXT;
+    if( s==b.z ){ o->zFree = b.z; o->z = b.z; }
+    else { o->z = s; ps_buf_free(&b); }
+    o->n = sn;
+    return PS_OK;
+  }
+  PsDec d; int64_t iv;
+  if( ps_dec_parse(z+v, e-v, &d)==0 && ps_dec_int64(&d, &iv)==0 ){ o->type = PS_META_INT; o->i = iv; return PS_OK; }
+  if( e-v==4 && memcmp(z+v, "true", 4)==0 ){ o->type = PS_META_INT; o->i = 1; return PS_OK; }
+  if( e-v==5 && memcmp(z+v, "false", 5)==0 ){ o->type = PS_META_INT; o->i = 0; return PS_OK; }
+  if( e-v==4 && memcmp(z+v, "null", 4)==0 ) return PS_OK;
+  o->type = PS_META_TEXT; o->z = z+v; o->n = e-v;
+  return PS_OK;
+}
+
+static int ch_id_out(const PsCapture *cap, uint64_t off, PsOut *o){
+  size_t v, e;
+  if( ev_field(cap, off, "id", &v, &e) ) return out_scalar(cap, v, e, o);
+  if( ev_field(cap, off, "id2", &v, &e) ){
+    size_t w;
+    const char *z = cap->src.z;
+    if( ps_json_find_key(z, cap->src.n, v, "local", &w)==1 || ps_json_find_key(z, cap->src.n, v, "global", &w)==1 ){
+      size_t we = w;
+      if( ps_json_skip(z, cap->src.n, &we, 0)==0 ) return out_scalar(cap, w, we, o);
+    }
+  }
+  return PS_OK;
+}
+
+static int ch_column(const PsCapture *cap, size_t row, int iCol, PsOut *o){
+  const PsEvents *e = &cap->ev;
+  uint64_t off = e->aOff[row];
+  uint64_t endOff = e->aEndOff ? e->aEndOff[row] : 0;
+  uint8_t ph = e->aPh[row];
+  size_t v, ve;
+  memset(o, 0, sizeof(*o));
+  switch( iCol ){
+    case PS_COL_ARGS: {
+      int has = ev_field(cap, off, "args", &v, &ve);
+      size_t w = 0, we = 0;
+      int hasEnd = endOff && ev_field(cap, endOff, "args", &w, &we);
+      const char *z = cap->src.z;
+      if( hasEnd ){
+        /* E args are merged into the B row's args (as catapult does) */
+        size_t a = w+1; a = ps_json_ws(z, cap->src.n, a);
+        if( z[w]!='{' || z[a]=='}' ) hasEnd = 0;
+      }
+      if( !has && !hasEnd ) return PS_OK;
+      o->type = PS_META_JSON;
+      if( !hasEnd ){ o->z = z+v; o->n = ve-v; return PS_OK; }
+      if( !has || z[v]!='{' ){ o->z = z+w; o->n = we-w; return PS_OK; }
+      size_t bi = ps_json_ws(z, cap->src.n, v+1);
+      int bEmpty = z[bi]=='}';
+      size_t nOut = (ve-v) + (we-w) + 2;
+      char *m = malloc(nOut);
+      if( m==0 ) return PS_NOMEM;
+      size_t k = 0;
+      size_t bClose = ve-1;          /* the '}' of B's args */
+      memcpy(m, z+v, bClose-v); k = bClose-v;
+      if( !bEmpty ) m[k++] = ',';
+      memcpy(m+k, z+w+1, we-w-1); k += we-w-1;
+      o->z = m; o->n = k; o->zFree = m;
+      return PS_OK;
+    }
+    case PS_COL_TTS: {
+      int64_t t;
+      if( out_time(cap, off, "tts", &t) ){ o->type = PS_META_INT; o->i = t; }
+      return PS_OK;
+    }
+    case PS_COL_TDUR: {
+      int64_t t, t2;
+      if( out_time(cap, off, "tdur", &t) ){ o->type = PS_META_INT; o->i = t; }
+      else if( endOff && out_time(cap, off, "tts", &t) && out_time(cap, endOff, "tts", &t2) ){
+        o->type = PS_META_INT; o->i = t2 - t;
+      }
+      return PS_OK;
+    }
+    case PS_COL_ASYNC_ID:
+      if( !is_async(ph) && ph!='C' && ph!='s' && ph!='t' && ph!='f'
+          && ph!='O' && ph!='N' && ph!='D' && ph!='P' ) return PS_OK;
+      return ch_id_out(cap, off, o);
+    case PS_COL_SCOPE:
+      if( ev_field(cap, off, "s", &v, &ve) ) return out_scalar(cap, v, ve, o);
+      return PS_OK;
+    case PS_COL_FLOW_ID:
+      if( ph=='s' || ph=='t' || ph=='f' ) return ch_id_out(cap, off, o);
+      if( ev_field(cap, off, "bind_id", &v, &ve) ) return out_scalar(cap, v, ve, o);
+      return PS_OK;
+    case PS_COL_FLOW_IN:
+    case PS_COL_FLOW_OUT: {
+      int in = iCol==PS_COL_FLOW_IN;
+      if( ph=='s' ){ o->type = PS_META_INT; o->i = in ? 0 : 1; return PS_OK; }
+      if( ph=='t' ){ o->type = PS_META_INT; o->i = 1; return PS_OK; }
+      if( ph=='f' ){ o->type = PS_META_INT; o->i = in ? 1 : 0; return PS_OK; }
+      if( ev_field(cap, off, in ? "flow_in" : "flow_out", &v, &ve) ) return out_scalar(cap, v, ve, o);
+      return PS_OK;
+    }
+  }
+  return PS_OK;
+}
+
+const PsFormat ps_format_chrome = { "chrome", ch_probe, ch_parse, ch_column };

@@ -1,0 +1,68 @@
+/*
+** formats.c — format registry, content-based detection and the load pipeline
+** (bytes -> parser -> capture). See formats.h.
+*/
+#include "formats.h"
+
+#include <string.h>
+
+const PsFormat *const ps_formats[] = {
+  &ps_format_chrome,
+  0
+};
+
+const PsFormat *ps_format_find(const char *zName){
+  for(int i=0; ps_formats[i]; i++){
+    if( strcmp(ps_formats[i]->zName, zName)==0 ) return ps_formats[i];
+  }
+  return 0;
+}
+
+const PsFormat *ps_format_detect(const char *z, size_t n){
+  const PsFormat *pBest = 0;
+  int best = 0;
+  for(int i=0; ps_formats[i]; i++){
+    int s = ps_formats[i]->xProbe(z, n);
+    if( s>best ){ best = s; pBest = ps_formats[i]; }
+  }
+  return pBest;
+}
+
+const char *ps_format_list(void){
+  static char buf[256];
+  if( buf[0]==0 ){
+    size_t k = 0;
+    for(int i=0; ps_formats[i]; i++){
+      size_t l = strlen(ps_formats[i]->zName);
+      if( k + l + 3 >= sizeof(buf) ) break;
+      if( i ){ buf[k++] = ','; buf[k++] = ' '; }
+      memcpy(buf+k, ps_formats[i]->zName, l); k += l;
+    }
+    buf[k] = 0;
+  }
+  return buf;
+}
+
+PsCapture *ps_capture_load(PsSource *src, const PsFormat *pFormat, PsErr *err, int *pbUnsupported){
+  *pbUnsupported = 0;
+  if( pFormat==0 ) pFormat = ps_format_detect(src->z, src->n);
+  if( pFormat==0 ){
+    ps_source_close(src);
+    *pbUnsupported = 1;
+    ps_err(err, "not a supported capture (supported: %s)", ps_format_list());
+    return 0;
+  }
+  PsCapture *cap = ps_capture_new();
+  if( cap==0 ){ ps_source_close(src); ps_nomem(err); return 0; }
+  cap->src = *src;
+  memset(src, 0, sizeof(*src));
+  cap->pFormat = pFormat;
+  int rc = pFormat->xParse(cap, err);
+  if( rc==PS_OK ) rc = ps_diag_finish(cap);
+  if( rc!=PS_OK ){
+    if( rc==PS_NOMEM ) ps_nomem(err);
+    ps_capture_free(cap);
+    return 0;
+  }
+  return cap;
+}

@@ -1,0 +1,30 @@
+/*
+** formats.h — the registry of capture formats and content-based detection.
+**
+** Each format provides a PsFormat (capture.h): a probe that looks at the first bytes, a parser
+** that fills a PsCapture from its PsSource, and a lazy-column hook. Detection never looks at the
+** file name: ps_format_detect() returns the format whose probe scores highest.
+*/
+#ifndef PS_FORMATS_H
+#define PS_FORMATS_H
+
+#include "capture.h"
+
+extern const PsFormat ps_format_chrome;     /* chrome.c: Trace Event Format JSON */
+
+/* All formats, NULL-terminated, in detection priority order. */
+extern const PsFormat *const ps_formats[];
+
+/* The format named zName (case-sensitive, e.g. "chrome"), or NULL. */
+const PsFormat *ps_format_find(const char *zName);
+/* The format the bytes look like, or NULL. */
+const PsFormat *ps_format_detect(const char *z, size_t n);
+/* "chrome, ..." — the supported format names, for error messages. */
+const char *ps_format_list(void);
+
+/* Loads a capture end to end: bytes already in src (ownership moves into the capture),
+** pFormat NULL to detect. On error returns NULL with err set; src is released either way.
+** *pbUnsupported is set to 1 when no format matched (err then says so without a file name). */
+PsCapture *ps_capture_load(PsSource *src, const PsFormat *pFormat, PsErr *err, int *pbUnsupported);
+
+#endif

@@ -1,0 +1,343 @@
+/*
+** json.c — JSON lexing primitives: validating skip, string decoding, exact decimal numbers.
+** See json.h. Follows RFC 8259; the only leniency is none: the Trace Event Format's own
+** leniencies (unterminated arrays, empty {} events) are handled by the format parser.
+*/
+#include "json.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const unsigned char ps_json_cls[256] = {
+  /* 0x00-0x1f: control characters: string attention (2); \t \n \r also whitespace (1) */
+  2,2,2,2,2,2,2,2,2,3,3,2,2,3,2,2, 2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,
+  /* 0x20 ' ' is whitespace, 0x22 '"' needs attention */
+  1,0,2,0,0,0,0,0,0,0,0,0,0,0,0,0, 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+  0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0, 0,0,0,0,0,0,0,0,0,0,0,0,2,0,0,0, /* 0x5c '\\' */
+  0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0, 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+};
+
+void ps_buf_free(PsBuf *b){ free(b->z); memset(b, 0, sizeof(*b)); }
+
+int ps_buf_append(PsBuf *b, const char *z, size_t n){
+  if( b->n + n + 1 > b->nAlloc ){
+    size_t na = b->nAlloc ? b->nAlloc : 256;
+    while( na < b->n + n + 1 ) na *= 2;
+    char *p = realloc(b->z, na);
+    if( p==0 ) return -1;
+    b->z = p; b->nAlloc = na;
+  }
+  memcpy(b->z + b->n, z, n);
+  b->n += n;
+  b->z[b->n] = 0;
+  return 0;
+}
+
+/* Scans string content from just after the opening quote; returns the offset of the closing
+** quote or of the first byte needing attention. */
+static inline size_t str_scan(const char *z, size_t n, size_t i){
+  while( i+4<=n ){
+    if( ps_json_cls[(unsigned char)z[i]]&2 ) return i;
+    if( ps_json_cls[(unsigned char)z[i+1]]&2 ) return i+1;
+    if( ps_json_cls[(unsigned char)z[i+2]]&2 ) return i+2;
+    if( ps_json_cls[(unsigned char)z[i+3]]&2 ) return i+3;
+    i += 4;
+  }
+  while( i<n && !(ps_json_cls[(unsigned char)z[i]]&2) ) i++;
+  return i;
+}
+
+static int hexval(int c){
+  if( c>='0' && c<='9' ) return c-'0';
+  if( c>='a' && c<='f' ) return c-'a'+10;
+  if( c>='A' && c<='F' ) return c-'A'+10;
+  return -1;
+}
+
+static int read_hex4(const char *z, size_t n, size_t i, unsigned *pv){
+  if( i+4>n ) return -1;
+  unsigned v = 0;
+  for(int k=0; k<4; k++){
+    int h = hexval((unsigned char)z[i+k]);
+    if( h<0 ) return -1;
+    v = v<<4 | (unsigned)h;
+  }
+  *pv = v;
+  return 0;
+}
+
+static int put_utf8(PsBuf *b, unsigned cp){
+  char t[4]; size_t k;
+  if( cp<0x80 ){ t[0] = (char)cp; k = 1; }
+  else if( cp<0x800 ){ t[0] = (char)(0xC0|cp>>6); t[1] = (char)(0x80|(cp&0x3F)); k = 2; }
+  else if( cp<0x10000 ){
+    t[0] = (char)(0xE0|cp>>12); t[1] = (char)(0x80|((cp>>6)&0x3F)); t[2] = (char)(0x80|(cp&0x3F)); k = 3;
+  }else{
+    t[0] = (char)(0xF0|cp>>18); t[1] = (char)(0x80|((cp>>12)&0x3F));
+    t[2] = (char)(0x80|((cp>>6)&0x3F)); t[3] = (char)(0x80|(cp&0x3F)); k = 4;
+  }
+  return ps_buf_append(b, t, k);
+}
+
+/* Validates one escape at z[i]=='\\' (decoding into b when b != NULL); returns the offset
+** after it, or 0 on error (err set). */
+static size_t do_escape(const char *z, size_t n, size_t i, PsBuf *b, PsErr *err, int *pNomem){
+  if( i+1>=n ){ ps_err_at(err, (int64_t)i, "unterminated string"); return 0; }
+  char c = z[i+1], o;
+  switch( c ){
+    case '"': o = '"'; break;   case '\\': o = '\\'; break;  case '/': o = '/'; break;
+    case 'b': o = '\b'; break;  case 'f': o = '\f'; break;   case 'n': o = '\n'; break;
+    case 'r': o = '\r'; break;  case 't': o = '\t'; break;
+    case 'u': {
+      unsigned cp, lo;
+      if( read_hex4(z, n, i+2, &cp) ){
+        ps_err_at(err, (int64_t)i, "expected four hex digits after \\u");
+        return 0;
+      }
+      size_t j = i+6;
+      if( cp>=0xD800 && cp<=0xDBFF ){
+        if( j+6<=n && z[j]=='\\' && z[j+1]=='u' && read_hex4(z, n, j+2, &lo)==0
+         && lo>=0xDC00 && lo<=0xDFFF ){
+          cp = 0x10000 + ((cp-0xD800)<<10) + (lo-0xDC00);
+          j += 6;
+        }else{
+          cp = 0xFFFD;     /* lone high surrogate */
+        }
+      }else if( cp>=0xDC00 && cp<=0xDFFF ){
+        cp = 0xFFFD;       /* lone low surrogate */
+      }
+      if( b && put_utf8(b, cp) ){ *pNomem = 1; return 0; }
+      return j;
+    }
+    default:
+      ps_err_at(err, (int64_t)i, "invalid escape '\\%c' in string", (c>=0x20 && c<0x7f) ? c : '?');
+      return 0;
+  }
+  if( b && ps_buf_append(b, &o, 1) ){ *pNomem = 1; return 0; }
+  return i+2;
+}
+
+int ps_json_string(const char *z, size_t n, size_t *pi, PsBuf *scratch,
+                   const char **pz, size_t *pn, PsErr *err){
+  size_t i0 = *pi, i = i0+1;
+  size_t j = str_scan(z, n, i);
+  if( j<n && z[j]=='"' ){
+    *pz = z+i; *pn = j-i; *pi = j+1;
+    return PS_OK;
+  }
+  scratch->n = 0;
+  int nomem = 0;
+  for(;;){
+    if( j>=n ) return ps_err_at(err, (int64_t)i0, "unterminated string");
+    if( ps_buf_append(scratch, z+i, j-i) ) return ps_nomem(err);
+    if( z[j]=='"' ) break;
+    if( z[j]=='\\' ){
+      i = do_escape(z, n, j, scratch, err, &nomem);
+      if( i==0 ) return nomem ? ps_nomem(err) : PS_ERROR;
+    }else{
+      return ps_err_at(err, (int64_t)j, "control character 0x%02x inside a string", (unsigned char)z[j]);
+    }
+    j = str_scan(z, n, i);
+  }
+  if( scratch->z==0 && ps_buf_append(scratch, "", 0) ) return ps_nomem(err);
+  *pz = scratch->z; *pn = scratch->n; *pi = j+1;
+  return PS_OK;
+}
+
+/* Validating string skip: *pi at the opening quote. */
+static int skip_string(const char *z, size_t n, size_t *pi, PsErr *err){
+  size_t i0 = *pi, j = str_scan(z, n, i0+1);
+  int nomem = 0;
+  for(;;){
+    if( j>=n ) return ps_err_at(err, (int64_t)i0, "unterminated string");
+    if( z[j]=='"' ){ *pi = j+1; return PS_OK; }
+    if( z[j]=='\\' ){
+      size_t k = do_escape(z, n, j, 0, err, &nomem);
+      if( k==0 ) return PS_ERROR;
+      j = str_scan(z, n, k);
+    }else{
+      return ps_err_at(err, (int64_t)j, "control character 0x%02x inside a string", (unsigned char)z[j]);
+    }
+  }
+}
+
+int ps_json_number(const char *z, size_t n, size_t *pi, PsDec *d, PsErr *err){
+  size_t i = *pi, i0 = i;
+  uint64_t m = 0; int nd = 0; int32_t e = 0; int inexact = 0, dropped = 0;
+  memset(d, 0, sizeof(*d));
+  d->bInt = 1;
+  if( i<n && z[i]=='-' ){ d->neg = 1; i++; }
+  if( i>=n || z[i]<'0' || z[i]>'9' ) return ps_err_at(err, (int64_t)i0, "expected a number");
+  if( z[i]=='0' ){
+    i++;
+  }else{
+    while( i<n && z[i]>='0' && z[i]<='9' ){
+      if( nd<19 ){ m = m*10 + (uint64_t)(z[i]-'0'); if( m ) nd++; }
+      else { e++; dropped = 1; if( z[i]!='0' ) inexact = 1; }
+      i++;
+    }
+  }
+  if( i<n && z[i]=='.' ){
+    i++; d->bInt = 0;
+    if( i>=n || z[i]<'0' || z[i]>'9' ) return ps_err_at(err, (int64_t)i, "expected a digit after '.'");
+    while( i<n && z[i]>='0' && z[i]<='9' ){
+      if( nd<19 ){ m = m*10 + (uint64_t)(z[i]-'0'); e--; if( m ) nd++; }
+      else { dropped = 1; if( z[i]!='0' ) inexact = 1; }
+      i++;
+    }
+  }
+  if( i<n && (z[i]=='e' || z[i]=='E') ){
+    i++; d->bInt = 0;
+    int eneg = 0; int64_t x = 0;
+    if( i<n && (z[i]=='+' || z[i]=='-') ){ eneg = z[i]=='-'; i++; }
+    if( i>=n || z[i]<'0' || z[i]>'9' ) return ps_err_at(err, (int64_t)i, "expected a digit in the exponent");
+    while( i<n && z[i]>='0' && z[i]<='9' ){
+      if( x<100000000 ) x = x*10 + (z[i]-'0');
+      i++;
+    }
+    e += (int32_t)(eneg ? -x : x);
+  }
+  d->mant = m; d->exp10 = e; d->bInexact = (uint8_t)inexact; d->bDropped = (uint8_t)dropped;
+  *pi = i;
+  return PS_OK;
+}
+
+int ps_dec_parse(const char *z, size_t n, PsDec *d){
+  size_t i = 0;
+  if( n==0 ) return -1;
+  if( ps_json_number(z, n, &i, d, 0) ) return -1;
+  return i==n ? 0 : -1;
+}
+
+static const uint64_t p10[20] = {
+  1ull,10ull,100ull,1000ull,10000ull,100000ull,1000000ull,10000000ull,100000000ull,
+  1000000000ull,10000000000ull,100000000000ull,1000000000000ull,10000000000000ull,
+  100000000000000ull,1000000000000000ull,10000000000000000ull,100000000000000000ull,
+  1000000000000000000ull,10000000000000000000ull
+};
+
+int ps_dec_scale(const PsDec *d, int scale, int64_t *pOut){
+  uint64_t m = d->mant, r;
+  int64_t e = (int64_t)d->exp10 + scale;
+  if( m==0 ){ *pOut = 0; return 0; }
+  if( e>=0 ){
+    if( e>19 ) return -1;
+    if( m > UINT64_MAX / p10[e] ) return -1;
+    r = m * p10[e];
+  }else{
+    if( e < -19 ){ *pOut = 0; return 0; }   /* |value| < 10^-19 of a unit: rounds to 0 */
+    uint64_t div = p10[-e], q = m / div, rem = m % div;
+    /* round half away from zero; a dropped non-zero digit breaks an exact tie upwards */
+    uint64_t half = div/2;
+    if( rem > half || (rem==half && (div%2==0)) ) q++;
+    else if( rem==half && d->bInexact ) q++;
+    r = q;
+  }
+  if( d->neg ){
+    if( r > (uint64_t)INT64_MAX + 1 ) return -1;
+    *pOut = (int64_t)(0 - r);
+  }else{
+    if( r > (uint64_t)INT64_MAX ) return -1;
+    *pOut = (int64_t)r;
+  }
+  return 0;
+}
+
+int ps_dec_int64(const PsDec *d, int64_t *pOut){
+  if( !d->bInt || d->bDropped ) return -1;
+  return ps_dec_scale(d, 0, pOut);
+}
+
+/* ---------------------------------------------------------------- skip */
+
+static int skip_literal(const char *z, size_t n, size_t *pi, const char *lit, size_t k, PsErr *err){
+  if( *pi + k > n || memcmp(z + *pi, lit, k)!=0 )
+    return ps_err_at(err, (int64_t)*pi, "expected a JSON value");
+  *pi += k;
+  return PS_OK;
+}
+
+int ps_json_skip(const char *z, size_t n, size_t *pi, PsErr *err){
+  /* Iterative: a stack of container kinds bounded by PS_JSON_MAX_DEPTH. 1 bit per level. */
+  unsigned char stk[(PS_JSON_MAX_DEPTH+7)/8];
+  int depth = 0;
+  size_t i = ps_json_ws(z, n, *pi);
+  PsDec d;
+  for(;;){
+    /* expect a value at i */
+    if( i>=n ) return ps_err_at(err, (int64_t)i, "unexpected end of input, expected a JSON value");
+    switch( z[i] ){
+      case '"': if( skip_string(z, n, &i, err) ) return PS_ERROR; break;
+      case '{': case '[': {
+        int obj = z[i]=='{';
+        if( depth>=PS_JSON_MAX_DEPTH )
+          return ps_err_at(err, (int64_t)i, "JSON nested deeper than %d levels", PS_JSON_MAX_DEPTH);
+        if( obj ) stk[depth>>3] |= (unsigned char)(1<<(depth&7));
+        else stk[depth>>3] &= (unsigned char)~(1<<(depth&7));
+        depth++;
+        i = ps_json_ws(z, n, i+1);
+        if( i<n && z[i]==(obj ? '}' : ']') ){ i++; depth--; break; }
+        if( obj ){
+          if( i>=n || z[i]!='"' ) return ps_err_at(err, (int64_t)i, "expected a string key or '}'");
+          if( skip_string(z, n, &i, err) ) return PS_ERROR;
+          i = ps_json_ws(z, n, i);
+          if( i>=n || z[i]!=':' ) return ps_err_at(err, (int64_t)i, "expected ':' after an object key");
+          i = ps_json_ws(z, n, i+1);
+        }
+        continue;   /* parse the first member's value */
+      }
+      case 't': if( skip_literal(z, n, &i, "true", 4, err) ) return PS_ERROR; break;
+      case 'f': if( skip_literal(z, n, &i, "false", 5, err) ) return PS_ERROR; break;
+      case 'n': if( skip_literal(z, n, &i, "null", 4, err) ) return PS_ERROR; break;
+      default:
+        if( z[i]=='-' || (z[i]>='0' && z[i]<='9') ){
+          if( ps_json_number(z, n, &i, &d, err) ) return PS_ERROR;
+        }else{
+          return ps_err_at(err, (int64_t)i, "expected a JSON value");
+        }
+    }
+    /* after a value: close containers or move to the next member */
+    for(;;){
+      if( depth==0 ){ *pi = i; return PS_OK; }
+      int obj = (stk[(depth-1)>>3] >> ((depth-1)&7)) & 1;
+      i = ps_json_ws(z, n, i);
+      if( i<n && z[i]==',' ){
+        i = ps_json_ws(z, n, i+1);
+        if( obj ){
+          if( i>=n || z[i]!='"' ) return ps_err_at(err, (int64_t)i, "expected a string key");
+          if( skip_string(z, n, &i, err) ) return PS_ERROR;
+          i = ps_json_ws(z, n, i);
+          if( i>=n || z[i]!=':' ) return ps_err_at(err, (int64_t)i, "expected ':' after an object key");
+          i = ps_json_ws(z, n, i+1);
+        }
+        break;   /* next value */
+      }
+      if( i<n && z[i]==(obj ? '}' : ']') ){ i++; depth--; continue; }
+      if( i>=n ) return ps_err_at(err, (int64_t)i, "unexpected end of input inside %s",
+                                  obj ? "an object" : "an array");
+      return ps_err_at(err, (int64_t)i, obj ? "expected ',' or '}'" : "expected ',' or ']'");
+    }
+  }
+}
+
+int ps_json_find_key(const char *z, size_t n, size_t i, const char *zKey, size_t *pv){
+  size_t nKey = strlen(zKey);
+  if( i>=n || z[i]!='{' ) return -1;
+  i = ps_json_ws(z, n, i+1);
+  if( i<n && z[i]=='}' ) return 0;
+  for(;;){
+    if( i>=n || z[i]!='"' ) return -1;
+    size_t k0 = i+1;
+    if( skip_string(z, n, &i, 0) ) return -1;
+    size_t kn = i-1-k0;
+    i = ps_json_ws(z, n, i);
+    if( i>=n || z[i]!=':' ) return -1;
+    i = ps_json_ws(z, n, i+1);
+    if( kn==nKey && memcmp(z+k0, zKey, nKey)==0 ){ *pv = i; return 1; }
+    if( ps_json_skip(z, n, &i, 0) ) return -1;
+    i = ps_json_ws(z, n, i);
+    if( i<n && z[i]==',' ){ i = ps_json_ws(z, n, i+1); continue; }
+    if( i<n && z[i]=='}' ) return 0;
+    return -1;
+  }
+}

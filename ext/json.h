@@ -1,0 +1,76 @@
+/*
+** json.h — JSON lexing primitives (RFC 8259) shared by the JSON-based format parsers
+** (Chrome Trace Event Format now; the newengine report later). They work on a byte range
+** z[0..n) that need not be NUL-terminated and never read past n.
+**
+** The parsers drive the structure themselves and use these to
+**   - skip a whole value while validating it (strings, numbers, literals, nesting up to
+**     PS_JSON_MAX_DEPTH levels: deeper input is an error, never a stack overflow);
+**   - read a string, decoding escapes (incl. \uXXXX surrogate pairs) only when present;
+**   - read a number as an exact decimal (mantissa, exponent) so that microseconds convert
+**     to integer nanoseconds without binary floating-point error.
+** Every failure is reported as PS_ERROR with "byte N: expected ..." in the PsErr.
+*/
+#ifndef PS_JSON_H
+#define PS_JSON_H
+
+#include "ps_util.h"
+
+#define PS_JSON_MAX_DEPTH 10000
+
+/* Character classes: bit 1 whitespace, bit 2 "string content byte needing attention"
+** ('"', '\\' or a control character). */
+extern const unsigned char ps_json_cls[256];
+#define PS_JSON_WS(c)   (ps_json_cls[(unsigned char)(c)] & 1)
+
+static inline size_t ps_json_ws(const char *z, size_t n, size_t i){
+  while( i<n && PS_JSON_WS(z[i]) ) i++;
+  return i;
+}
+
+/* Growable scratch buffer for decoded strings. */
+typedef struct PsBuf { char *z; size_t n, nAlloc; } PsBuf;
+void ps_buf_free(PsBuf *b);
+int  ps_buf_append(PsBuf *b, const char *z, size_t n);   /* 0 ok, -1 out of memory */
+
+/* Skips the value starting at *pi (after whitespace). On success *pi is just past it. */
+int ps_json_skip(const char *z, size_t n, size_t *pi, PsErr *err);
+
+/* Reads the string whose opening quote is at *pi. Sets *pz,*pn to the decoded bytes: a pointer
+** into z when the string has no escapes, else into scratch (valid until its next use).
+** *pi ends past the closing quote. Raw control characters and bad escapes are errors; a lone
+** surrogate escape decodes to U+FFFD. */
+int ps_json_string(const char *z, size_t n, size_t *pi, PsBuf *scratch,
+                   const char **pz, size_t *pn, PsErr *err);
+
+/* An exact decimal number: value = (neg ? -1 : 1) * mant * 10^exp10, where mant holds the first
+** 19 significant digits; bInexact is set when further non-zero digits were dropped. */
+typedef struct PsDec {
+  uint64_t mant;
+  int32_t exp10;
+  uint8_t neg;
+  uint8_t bInexact;
+  uint8_t bInt;          /* literal had no fraction and no exponent */
+  uint8_t bDropped;      /* digits beyond the 19th were dropped (whatever their value) */
+} PsDec;
+
+/* Parses the JSON number at *pi (strict grammar). *pi ends past it. */
+int ps_json_number(const char *z, size_t n, size_t *pi, PsDec *d, PsErr *err);
+
+/* Parses a whole byte range as a number (for numbers written as strings: "ts":"1155").
+** Leading/trailing spaces are not allowed. Returns 0 on success, -1 if not a number. */
+int ps_dec_parse(const char *z, size_t n, PsDec *d);
+
+/* round(value * 10^scale) to nearest, ties away from zero, into *pOut.
+** Returns 0, or -1 when the result does not fit in int64. */
+int ps_dec_scale(const PsDec *d, int scale, int64_t *pOut);
+
+/* If the value is an integer that fits in int64 exactly, stores it and returns 0; else -1. */
+int ps_dec_int64(const PsDec *d, int64_t *pOut);
+
+/* Within the object whose '{' is at z[i], finds key zKey (raw, unescaped comparison of keys
+** without escapes) and sets *pv to the offset of its value. Returns 1 found, 0 not found,
+** -1 on malformed input. For lazy column extraction from already-validated objects. */
+int ps_json_find_key(const char *z, size_t n, size_t i, const char *zKey, size_t *pv);
+
+#endif

@@ -1,0 +1,69 @@
+/*
+** ps_util.h — small shared helpers for the libprofsql parsers and capture model.
+**
+** Nothing here includes SQLite: parsers and the capture model are plain C so they can be
+** unit-tested and fuzzed on their own.
+**
+**   PsErr    a parse/load error: a message and, when known, the byte offset it refers to.
+**   PsArena  a bump allocator for strings owned by a capture (freed all at once).
+**   ps_hash  64-bit hash of a byte string (for interning and cache keys).
+**   ps_utf8_valid  strict UTF-8 check (RFC 3629: no overlongs, no surrogates, <= U+10FFFF).
+*/
+#ifndef PS_UTIL_H
+#define PS_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Status codes shared by every loader and parser. */
+#define PS_OK     0
+#define PS_ERROR  1   /* bad input: PsErr.msg says what and where */
+#define PS_NOMEM  2   /* out of memory: told apart from a parse error */
+
+/* An error: msg is a complete sentence fragment such as
+** "byte 18231: expected ',' or ']' in traceEvents". off is the byte offset (or -1). */
+typedef struct PsErr {
+  int64_t off;        /* byte offset in the (decompressed) input, -1 if none */
+  char msg[400];      /* NUL-terminated message */
+} PsErr;
+
+/* Sets err (if not NULL) with a printf-style message; returns PS_ERROR. */
+int ps_err(PsErr *err, const char *fmt, ...)
+#if defined(__GNUC__)
+  __attribute__((format(printf, 2, 3)))
+#endif
+  ;
+/* Sets err to "byte OFF: <message>"; returns PS_ERROR. */
+int ps_err_at(PsErr *err, int64_t off, const char *fmt, ...)
+#if defined(__GNUC__)
+  __attribute__((format(printf, 3, 4)))
+#endif
+  ;
+/* Sets err to "out of memory"; returns PS_NOMEM. */
+int ps_nomem(PsErr *err);
+
+/* Bump allocator: many small allocations, one free. */
+typedef struct PsArenaBlock PsArenaBlock;
+typedef struct PsArena {
+  PsArenaBlock *pHead;   /* newest block first */
+  size_t nUsed;          /* bytes used in pHead */
+  size_t nTotal;         /* bytes allocated over all blocks (for memory accounting) */
+} PsArena;
+
+void  ps_arena_init(PsArena *a);
+void  ps_arena_free(PsArena *a);
+/* Returns n bytes aligned to 8, or NULL when out of memory. Owned by the arena. */
+void *ps_arena_alloc(PsArena *a, size_t n);
+/* Copies z[0..n) into the arena and NUL-terminates it; NULL when out of memory. */
+char *ps_arena_strdup(PsArena *a, const char *z, size_t n);
+
+uint64_t ps_hash(const void *p, size_t n);
+
+/* 1 when z[0..n) is valid UTF-8, else 0 and *pBad (if not NULL) = offset of the bad byte. */
+int ps_utf8_valid(const unsigned char *z, size_t n, size_t *pBad);
+
+/* Grows a malloc'ed array *pa of element size sz so that it can hold at least need elements.
+** *pnAlloc is the current capacity, updated. Returns 0, or -1 when out of memory. */
+int ps_grow(void **pa, size_t sz, size_t *pnAlloc, size_t need);
+
+#endif

@@ -1,0 +1,166 @@
+/*
+** source.c — reads a capture's bytes: mmap for plain files, zlib inflate for gzip input,
+** a private copy for BLOB arguments. See source.h for the contract.
+*/
+#include "source.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+static int is_gzip(const unsigned char *p, size_t n){
+  return n>=2 && p[0]==0x1f && p[1]==0x8b;
+}
+
+/* The chunked inflate loop of zlib's examples/zpipe.c, over an in-memory input, reading
+** concatenated members, with every return code handled. */
+int ps_gunzip(const unsigned char *in, size_t nIn, uint64_t maxOut,
+              char **pzOut, size_t *pnOut, PsErr *err){
+  z_stream zs;
+  size_t nAlloc, nOut = 0;
+  char *zOut;
+  int rc;
+  *pzOut = 0; *pnOut = 0;
+  if( maxOut==0 ) maxOut = PS_MAX_INFLATED;
+  /* ISIZE (last 4 bytes, size mod 2^32) is a hint for the first allocation. */
+  nAlloc = 1<<16;
+  if( nIn>=18 ){
+    uint32_t isz = (uint32_t)in[nIn-4] | (uint32_t)in[nIn-3]<<8
+                 | (uint32_t)in[nIn-2]<<16 | (uint32_t)in[nIn-1]<<24;
+    if( isz > nAlloc && isz < maxOut ) nAlloc = (size_t)isz + 1;
+  }
+  if( nAlloc < nIn ) nAlloc = nIn + 1;
+  zOut = malloc(nAlloc);
+  if( zOut==0 ) return ps_nomem(err);
+  memset(&zs, 0, sizeof(zs));
+  if( inflateInit2(&zs, 15+16)!=Z_OK ){ free(zOut); return ps_nomem(err); }
+  size_t iIn = 0;
+  for(;;){
+    /* zlib counts in uInt: feed at most 1 GiB at a time. */
+    size_t chunkIn = nIn - iIn; if( chunkIn > (1u<<30) ) chunkIn = 1u<<30;
+    zs.next_in = (Bytef*)(in + iIn);
+    zs.avail_in = (uInt)chunkIn;
+    if( nOut + 1 >= nAlloc ){
+      size_t nNew = nAlloc*2;
+      if( nNew > maxOut + 1 ) nNew = (size_t)maxOut + 1;
+      if( nOut + 1 >= nNew ){
+        inflateEnd(&zs); free(zOut);
+        return ps_err(err, "inflated gzip stream exceeds the limit of %llu bytes",
+                      (unsigned long long)maxOut);
+      }
+      char *z = realloc(zOut, nNew);
+      if( z==0 ){ inflateEnd(&zs); free(zOut); return ps_nomem(err); }
+      zOut = z; nAlloc = nNew;
+    }
+    size_t chunkOut = nAlloc - 1 - nOut; if( chunkOut > (1u<<30) ) chunkOut = 1u<<30;
+    zs.next_out = (Bytef*)(zOut + nOut);
+    zs.avail_out = (uInt)chunkOut;
+    rc = inflate(&zs, Z_NO_FLUSH);
+    iIn += chunkIn - zs.avail_in;
+    nOut += chunkOut - zs.avail_out;
+    if( rc==Z_STREAM_END ){
+      /* another member may follow (concatenated gzip); anything else is an error */
+      if( iIn==nIn ) break;
+      if( !is_gzip(in+iIn, nIn-iIn) ){
+        inflateEnd(&zs); free(zOut);
+        return ps_err(err, "compressed byte %llu: unexpected data after the end of the gzip stream",
+                      (unsigned long long)iIn);
+      }
+      inflateReset(&zs);
+      continue;
+    }
+    if( rc==Z_MEM_ERROR ){ inflateEnd(&zs); free(zOut); return ps_nomem(err); }
+    if( rc==Z_DATA_ERROR || rc==Z_NEED_DICT || rc==Z_STREAM_ERROR ){
+      ps_err(err, "compressed byte %llu: corrupt gzip stream (%s)",
+             (unsigned long long)iIn, zs.msg ? zs.msg : "invalid data");
+      inflateEnd(&zs); free(zOut);
+      return PS_ERROR;
+    }
+    if( rc==Z_BUF_ERROR || rc==Z_OK ){
+      if( iIn==nIn && zs.avail_out>0 ){
+        /* all input used, output space left, and no end: the stream is cut short */
+        inflateEnd(&zs); free(zOut);
+        return ps_err(err, "gzip stream is truncated (inflated %llu bytes before the input ended)",
+                      (unsigned long long)nOut);
+      }
+      continue;
+    }
+    inflateEnd(&zs); free(zOut);
+    return ps_err(err, "zlib inflate failed with code %d", rc);
+  }
+  inflateEnd(&zs);
+  zOut[nOut] = 0;
+  *pzOut = zOut; *pnOut = nOut;
+  return PS_OK;
+}
+
+int ps_source_open_file(PsSource *pSrc, const char *zPath, uint64_t maxInflated, PsErr *err){
+  struct stat st;
+  int fd;
+  memset(pSrc, 0, sizeof(*pSrc));
+  fd = open(zPath, O_RDONLY|O_CLOEXEC);
+  if( fd<0 ) return ps_err(err, "cannot open '%s': %s", zPath, strerror(errno));
+  if( fstat(fd, &st)!=0 ){
+    int e = errno; close(fd);
+    return ps_err(err, "cannot stat '%s': %s", zPath, strerror(e));
+  }
+  if( S_ISDIR(st.st_mode) ){
+    close(fd);
+    return ps_err(err, "cannot open '%s': Is a directory", zPath);
+  }
+  if( st.st_size==0 ){
+    close(fd);
+    pSrc->z = "";
+    return PS_OK;
+  }
+  size_t n = (size_t)st.st_size;
+  void *p = mmap(0, n, PROT_READ, MAP_PRIVATE, fd, 0);
+  int e = errno;
+  close(fd);
+  if( p==MAP_FAILED ) return ps_err(err, "cannot map '%s': %s", zPath, strerror(e));
+  pSrc->nRaw = n;
+  if( is_gzip(p, n) ){
+    char *z; size_t nz;
+    int rc = ps_gunzip(p, n, maxInflated, &z, &nz, err);
+    munmap(p, n);
+    if( rc ) return rc;
+    pSrc->z = z; pSrc->n = nz; pSrc->bGzip = 1; pSrc->bHeap = 1;
+    return PS_OK;
+  }
+  madvise(p, n, MADV_SEQUENTIAL);
+  pSrc->z = p; pSrc->n = n;
+  pSrc->bMapped = 1; pSrc->pMap = p; pSrc->nMap = n;
+  return PS_OK;
+}
+
+int ps_source_open_blob(PsSource *pSrc, const void *p, size_t n, uint64_t maxInflated, PsErr *err){
+  memset(pSrc, 0, sizeof(*pSrc));
+  pSrc->nRaw = n;
+  if( is_gzip(p, n) ){
+    char *z; size_t nz;
+    int rc = ps_gunzip(p, n, maxInflated, &z, &nz, err);
+    if( rc ) return rc;
+    pSrc->z = z; pSrc->n = nz; pSrc->bGzip = 1; pSrc->bHeap = 1;
+    return PS_OK;
+  }
+  char *z = malloc(n+1);
+  if( z==0 ) return ps_nomem(err);
+  if( n ) memcpy(z, p, n);
+  z[n] = 0;
+  pSrc->z = z; pSrc->n = n; pSrc->bHeap = 1;
+  return PS_OK;
+}
+
+void ps_source_close(PsSource *pSrc){
+  if( pSrc->bMapped ){
+    munmap(pSrc->pMap, pSrc->nMap);
+  }else if( pSrc->bHeap ){
+    free((void*)pSrc->z);
+  }
+  memset(pSrc, 0, sizeof(*pSrc));
+}

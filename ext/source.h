@@ -1,0 +1,49 @@
+/*
+** source.h — getting a capture's bytes into memory, whatever they came from.
+**
+**   ps_source_open_file(path)  memory-maps a plain file (no copy); a gzip file (magic 1f 8b,
+**                              whatever its name) is inflated with zlib into a heap buffer.
+**   ps_source_open_blob(p, n)  copies the bytes (the caller's buffer is only borrowed for the
+**                              call), inflating them when they are gzip.
+**
+** Limits: an inflated stream larger than PS_MAX_INFLATED bytes is an error (a gzip bomb must not
+** take the host process down). Concatenated gzip members are read as one stream (RFC 1952 2.2).
+** Errors name what failed: "cannot open 'x': No such file or directory",
+** "gzip stream is truncated (inflated 1234 bytes before the end of input)", ...
+*/
+#ifndef PS_SOURCE_H
+#define PS_SOURCE_H
+
+#include "ps_util.h"
+#include <stdint.h>
+
+/* Default cap on the size of an inflated gzip stream: 16 GiB. */
+#define PS_MAX_INFLATED ((uint64_t)16 << 30)
+
+typedef struct PsSource {
+  const char *z;       /* the capture's bytes (decompressed); z[n] is readable and is 0 for heap buffers */
+  size_t n;            /* number of bytes */
+  int bGzip;           /* 1 when the input was gzip and z is the inflated stream */
+  int bMapped;         /* 1 when z is a read-only mmap of the file (munmap on close) */
+  int bHeap;           /* 1 when z is a malloc'ed buffer owned by this PsSource (free on close) */
+  void *pMap;          /* mmap base when bMapped */
+  size_t nMap;         /* mmap length */
+  uint64_t nRaw;       /* size of the input before inflating */
+} PsSource;
+
+/* Opens the file at zPath. On success fills *pSrc and returns PS_OK. On failure returns
+** PS_ERROR/PS_NOMEM with err set ("cannot open 'x': <strerror>"). maxInflated = 0 means default. */
+int ps_source_open_file(PsSource *pSrc, const char *zPath, uint64_t maxInflated, PsErr *err);
+
+/* Copies (or inflates) n bytes at p. The caller keeps ownership of p. */
+int ps_source_open_blob(PsSource *pSrc, const void *p, size_t n, uint64_t maxInflated, PsErr *err);
+
+/* Releases the bytes. Safe on a zeroed PsSource. */
+void ps_source_close(PsSource *pSrc);
+
+/* Inflates gzip bytes in[0..nIn) into a new malloc'ed buffer (NUL-terminated, not counted in *pnOut).
+** Exposed for unit tests and the fuzzers. */
+int ps_gunzip(const unsigned char *in, size_t nIn, uint64_t maxOut,
+              char **pzOut, size_t *pnOut, PsErr *err);
+
+#endif

@@ -1,0 +1,206 @@
+/*
+** loader.c — SQL arguments -> cached PsCapture, shared by every profile_* table. See profsql.h for
+** the caching rules. Error messages start with the table name and name the file:
+**   profile_events: cannot open 'x.json': No such file or directory
+**   profile_events: 'x.bin' is not a supported capture (supported: chrome)
+**   profile_events: trace.json: byte 18231: expected ',' or ']' in traceEvents
+*/
+#include "profsql.h"
+SQLITE_EXTENSION_INIT3
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+PsConn *ps_conn_new(void){
+  PsConn *p = sqlite3_malloc(sizeof(*p));
+  if( p ) memset(p, 0, sizeof(*p));
+  return p;
+}
+
+static void entry_free(PsCacheEntry *e){
+  ps_capture_free(e->cap);
+  sqlite3_free(e->zPath);
+  sqlite3_free(e->pBlob);
+  sqlite3_free(e);
+}
+
+void ps_vt_release(PsCacheEntry *e){
+  if( e && --e->nRef==0 ) entry_free(e);
+}
+
+/* Removes e from its connection's list and drops the cache's reference. */
+static void entry_unlink(PsCacheEntry *e){
+  PsConn *c = e->pConn;
+  if( c==0 ) return;
+  for(PsCacheEntry **pp=&c->pFirst; *pp; pp=&(*pp)->pNext){
+    if( *pp==e ){ *pp = e->pNext; break; }
+  }
+  e->pConn = 0; e->pNext = 0;
+  ps_vt_release(e);
+}
+
+void ps_conn_release(void *pv){
+  PsConn *c = pv;
+  if( c==0 || --c->nRef>0 ) return;
+  while( c->pFirst ) entry_unlink(c->pFirst);
+  sqlite3_free(c);
+}
+
+/* Keeps at most PS_CACHE_MAX entries that no cursor uses. */
+static void cache_trim(PsConn *c){
+  int n = 0;
+  PsCacheEntry *e = c->pFirst;
+  while( e ){
+    PsCacheEntry *nx = e->pNext;
+    if( e->nRef==1 && ++n > PS_CACHE_MAX ) entry_unlink(e);
+    e = nx;
+  }
+}
+
+static void move_front(PsConn *c, PsCacheEntry *e){
+  for(PsCacheEntry **pp=&c->pFirst; *pp; pp=&(*pp)->pNext){
+    if( *pp==e ){ *pp = e->pNext; break; }
+  }
+  e->pNext = c->pFirst; c->pFirst = e;
+}
+
+static char *load_error(const char *zTable, const char *zName, int bGzip, const PsErr *err){
+  if( err->off>=0 ){
+    return sqlite3_mprintf("%s: %s%s: %s", zTable, zName, bGzip ? " (after gunzip)" : "", err->msg);
+  }
+  return sqlite3_mprintf("%s: %s: %s", zTable, zName, err->msg);
+}
+
+PsCacheEntry *ps_vt_acquire(PsConn *c, const char *zTable, sqlite3_value *pSource,
+                            sqlite3_value *pFormat, char **pzErr){
+  const PsFormat *pFmt = 0;
+  PsErr err; err.off = -1; err.msg[0] = 0;
+  *pzErr = 0;
+  if( pFormat && sqlite3_value_type(pFormat)!=SQLITE_NULL ){
+    const char *z = (const char*)sqlite3_value_text(pFormat);
+    if( z && z[0] && strcmp(z, "auto")!=0 ){
+      pFmt = ps_format_find(z);
+      if( pFmt==0 ){
+        *pzErr = sqlite3_mprintf("%s: unknown format '%s' (supported: %s)", zTable, z, ps_format_list());
+        return 0;
+      }
+    }
+  }
+  int eType = pSource ? sqlite3_value_type(pSource) : SQLITE_NULL;
+  if( eType!=SQLITE_TEXT && eType!=SQLITE_BLOB ){
+    *pzErr = sqlite3_mprintf("%s: the source argument must be a file path (TEXT) or the capture's "
+                             "bytes (BLOB), got %s", zTable,
+                             eType==SQLITE_NULL ? (pSource ? "NULL" : "nothing") :
+                             eType==SQLITE_INTEGER ? "an INTEGER" : "a REAL");
+    return 0;
+  }
+  PsSource src;
+  PsCacheEntry *e;
+  struct stat st;
+  const char *zPath = 0;
+  const void *pBlob = 0; size_t nBlob = 0;
+  int rc;
+  if( eType==SQLITE_TEXT ){
+    zPath = (const char*)sqlite3_value_text(pSource);
+    if( zPath==0 ){ *pzErr = sqlite3_mprintf("%s: out of memory", zTable); return 0; }
+    if( stat(zPath, &st)!=0 ){
+      *pzErr = sqlite3_mprintf("%s: cannot open '%s': %s", zTable, zPath, strerror(errno));
+      return 0;
+    }
+    int64_t mt = (int64_t)st.st_mtim.tv_sec*1000000000 + st.st_mtim.tv_nsec;
+    for(e=c->pFirst; e; e=e->pNext){
+      if( e->zPath && strcmp(e->zPath, zPath)==0 && e->pFmt==pFmt ){
+        if( e->size==(int64_t)st.st_size && e->mtimeNs==mt && e->ino==(uint64_t)st.st_ino
+         && e->dev==(uint64_t)st.st_dev ){
+          move_front(c, e); e->nRef++; c->nHits++;
+          return e;
+        }
+        entry_unlink(e);   /* the file changed: re-read it */
+        break;
+      }
+    }
+    rc = ps_source_open_file(&src, zPath, 0, &err);
+  }else{
+    pBlob = sqlite3_value_blob(pSource);
+    nBlob = (size_t)sqlite3_value_bytes(pSource);
+    if( pBlob==0 ) pBlob = "";
+    for(e=c->pFirst; e; e=e->pNext){
+      if( e->zPath==0 && e->pFmt==pFmt && e->nBlob==nBlob && memcmp(e->pBlob, pBlob, nBlob)==0 ){
+        move_front(c, e); e->nRef++; c->nHits++;
+        return e;
+      }
+    }
+    rc = ps_source_open_blob(&src, pBlob, nBlob, 0, &err);
+  }
+  const char *zName = zPath ? zPath : "BLOB";
+  if( rc ){
+    *pzErr = rc==PS_NOMEM ? sqlite3_mprintf("%s: out of memory reading %s", zTable, zName)
+           : zPath && strncmp(err.msg, "cannot ", 7)==0 ? sqlite3_mprintf("%s: %s", zTable, err.msg)
+           : load_error(zTable, zName, 0, &err);
+    return 0;
+  }
+  int bGzip = src.bGzip, bUnsupported = 0;
+  PsCapture *cap = ps_capture_load(&src, pFmt, &err, &bUnsupported);
+  if( cap==0 ){
+    if( bUnsupported ){
+      *pzErr = zPath ? sqlite3_mprintf("%s: '%s' is not a supported capture (supported: %s)",
+                                       zTable, zPath, ps_format_list())
+                     : sqlite3_mprintf("%s: the BLOB is not a supported capture (supported: %s)",
+                                       zTable, ps_format_list());
+    }else{
+      *pzErr = load_error(zTable, zName, bGzip, &err);
+    }
+    return 0;
+  }
+  c->nLoads++;
+  e = sqlite3_malloc(sizeof(*e));
+  if( e==0 ){ ps_capture_free(cap); *pzErr = sqlite3_mprintf("%s: out of memory", zTable); return 0; }
+  memset(e, 0, sizeof(*e));
+  e->cap = cap; e->pFmt = pFmt;
+  if( zPath ){
+    e->zPath = sqlite3_mprintf("%s", zPath);
+    e->size = (int64_t)st.st_size;
+    e->mtimeNs = (int64_t)st.st_mtim.tv_sec*1000000000 + st.st_mtim.tv_nsec;
+    e->ino = (uint64_t)st.st_ino; e->dev = (uint64_t)st.st_dev;
+    if( e->zPath==0 ){ entry_free(e); *pzErr = sqlite3_mprintf("%s: out of memory", zTable); return 0; }
+  }else{
+    e->pBlob = sqlite3_malloc64(nBlob ? nBlob : 1);
+    if( e->pBlob==0 ){ entry_free(e); *pzErr = sqlite3_mprintf("%s: out of memory", zTable); return 0; }
+    memcpy(e->pBlob, pBlob, nBlob);
+    e->nBlob = nBlob;
+  }
+  e->pConn = c;
+  e->nRef = 2;              /* the cache's and the caller's */
+  e->pNext = c->pFirst; c->pFirst = e;
+  cache_trim(c);
+  return e;
+}
+
+void ps_vt_result(sqlite3_context *ctx, PsOut *o){
+  switch( o->type ){
+    case PS_META_INT:  sqlite3_result_int64(ctx, o->i); break;
+    case PS_META_REAL: sqlite3_result_double(ctx, o->r); break;
+    case PS_META_TEXT:
+    case PS_META_JSON:
+      if( o->zFree ){
+        sqlite3_result_text64(ctx, o->z, o->n, free, SQLITE_UTF8);
+        o->zFree = 0;
+        return;
+      }
+      sqlite3_result_text64(ctx, o->z ? o->z : "", o->n, SQLITE_TRANSIENT, SQLITE_UTF8);
+      break;
+    default: sqlite3_result_null(ctx); break;
+  }
+  if( o->zFree ){ free(o->zFree); o->zFree = 0; }
+}
+
+void ps_vt_error(sqlite3_vtab *pVtab, const char *zFmt, ...){
+  va_list ap;
+  va_start(ap, zFmt);
+  sqlite3_free(pVtab->zErrMsg);
+  pVtab->zErrMsg = sqlite3_vmprintf(zFmt, ap);
+  va_end(ap);
+}

@@ -1,0 +1,337 @@
+/*
+** profile_events.c — the profile_events table-valued function: one row per event of a capture.
+**
+**   SELECT name, count(*), sum(dur)/1e6 AS ms
+**     FROM profile_events('trace.json.gz') WHERE ph = 'X' GROUP BY name ORDER BY ms DESC;
+**
+** Arguments (HIDDEN columns)
+**   source   file path (TEXT) or the capture's bytes (BLOB); gzip is inflated whatever the name
+**   format   optional format name ('chrome'); NULL/omitted = detected from the content
+**
+** Columns (times in integer nanoseconds)
+**   id           row id: 0-based, stable, file order of the row's first event
+**   ts           start, ns (Trace Event 'ts' µs x 1000, rounded to nearest)
+**   dur          duration, ns: X 'dur'; B->E, b->e, S->F end minus begin; 0 for instants;
+**                NULL when unknown (a B never ended, counters, metadata, ...)
+**   name, cat    event name and category
+**   ph           phase character as written ('X', 'B', 'i', 'C', 'M', ...); merged B/E rows are 'B'
+**   pid, tid     INTEGER when the file has an integer, TEXT when it has a string
+**   process_name, thread_name   from the 'M' process_name / thread_name events
+**   depth        nesting depth on the row's track (0 = top level); NULL for rows that do not nest
+**                (counters, metadata, process/global instants, ...)
+**   parent_id    id of the enclosing slice on the same track, NULL at top level
+**   track        track number (see profile_metadata scope 'track'): the thread, an async
+**                (category, id) group, or a counter (pid, name, id)
+**   args         the event's args object as JSON text (an E event's args merged into its B row)
+**   tts, tdur    thread time, ns (tdur of a B/E row = E.tts - B.tts)
+**   async_id     'id' / 'id2' of async, flow, counter, object and sample events
+**   scope        instant scope 's' ('g', 'p', 't')
+**   flow_id      flow identifier: 'id' of s/t/f events, 'bind_id' of slices (flow v2)
+**   flow_in, flow_out  1/0: the row receives / sends a flow (s: out, t: both, f: in)
+**   slice_id     for s/t/f flow events: id of the slice the event binds to
+**   byte_offset  offset of the event in the (decompressed) file
+**
+** Query planning (xBestIndex idxNum bits, argv in this order):
+**   1 source = ?   2 format = ?   4 id = ?   8 parent_id = ?
+**   'id = ?' is a direct lookup and 'parent_id = ?' walks the children index, so a self-join
+**   child -> parent costs about one scan. ORDER BY id is consumed (rows come out in id order).
+**
+** Errors: see vtab/loader.c (cannot open, not a supported capture, byte-offset parse errors).
+** The table reads files, so it is SQLITE_VTAB_DIRECTONLY: a schema (view/trigger) from an
+** untrusted database file cannot use it to read the host's files.
+*/
+#include "profsql.h"
+SQLITE_EXTENSION_INIT3
+
+#include <string.h>
+
+#define EV_SCHEMA "CREATE TABLE x(id INTEGER, ts INTEGER, dur INTEGER, name TEXT, cat TEXT, " \
+  "ph TEXT, pid, tid, process_name TEXT, thread_name TEXT, depth INTEGER, parent_id INTEGER, " \
+  "track INTEGER, args TEXT, tts INTEGER, tdur INTEGER, async_id, scope TEXT, flow_id, " \
+  "flow_in INTEGER, flow_out INTEGER, slice_id INTEGER, byte_offset INTEGER, " \
+  "source HIDDEN, format HIDDEN)"
+#define EV_ID            0
+#define EV_TS            1
+#define EV_DUR           2
+#define EV_NAME          3
+#define EV_CAT           4
+#define EV_PH            5
+#define EV_PID           6
+#define EV_TID           7
+#define EV_PROCESS_NAME  8
+#define EV_THREAD_NAME   9
+#define EV_DEPTH        10
+#define EV_PARENT_ID    11
+#define EV_TRACK        12
+#define EV_ARGS         13
+#define EV_TTS          14
+#define EV_TDUR         15
+#define EV_ASYNC_ID     16
+#define EV_SCOPE        17
+#define EV_FLOW_ID      18
+#define EV_FLOW_IN      19
+#define EV_FLOW_OUT     20
+#define EV_SLICE_ID     21
+#define EV_BYTE_OFFSET  22
+#define EV_SOURCE       23
+#define EV_FORMAT       24
+
+#define EV_IDX_SOURCE  1
+#define EV_IDX_FORMAT  2
+#define EV_IDX_ID      4
+#define EV_IDX_PARENT  8
+
+typedef struct EvTable {
+  sqlite3_vtab base;
+  PsConn *pConn;              /* per-connection cache (owned by the module) */
+} EvTable;
+
+typedef struct EvCursor {
+  sqlite3_vtab_cursor base;
+  PsCacheEntry *pEntry;       /* reference held while the cursor is open */
+  PsCapture *cap;             /* pEntry->cap */
+  int64_t iRow;               /* current row id */
+  int64_t iLo, iEnd;          /* rows allowed: [iLo, iEnd) (narrowed by id = ?) */
+  const int32_t *aList;       /* list scan (children): row ids, or NULL for a range scan */
+  size_t nList, iList;
+} EvCursor;
+
+static int evConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
+                     sqlite3_vtab **ppVtab, char **pzErr){
+  (void)argc; (void)argv; (void)pzErr;
+  int rc = sqlite3_declare_vtab(db, EV_SCHEMA);
+  if( rc!=SQLITE_OK ) return rc;
+  EvTable *p = sqlite3_malloc(sizeof(*p));
+  if( p==0 ) return SQLITE_NOMEM;
+  memset(p, 0, sizeof(*p));
+  p->pConn = pAux;
+  sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
+  *ppVtab = &p->base;
+  return SQLITE_OK;
+}
+
+static int evDisconnect(sqlite3_vtab *pVtab){
+  sqlite3_free(pVtab);
+  return SQLITE_OK;
+}
+
+static int evOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur){
+  (void)pVtab;
+  EvCursor *c = sqlite3_malloc(sizeof(*c));
+  if( c==0 ) return SQLITE_NOMEM;
+  memset(c, 0, sizeof(*c));
+  *ppCur = &c->base;
+  return SQLITE_OK;
+}
+
+static int evClose(sqlite3_vtab_cursor *cur){
+  EvCursor *c = (EvCursor*)cur;
+  ps_vt_release(c->pEntry);
+  sqlite3_free(c);
+  return SQLITE_OK;
+}
+
+/* idxNum bits as documented in the header; argv order: source, format, id, parent_id. */
+static int evBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
+  (void)pVtab;
+  int aIdx[4] = {-1, -1, -1, -1};
+  int bSourceUnusable = 0;
+  for(int i=0; i<pInfo->nConstraint; i++){
+    const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
+    if( pC->op!=SQLITE_INDEX_CONSTRAINT_EQ ) continue;
+    int k = pC->iColumn==EV_SOURCE ? 0 : pC->iColumn==EV_FORMAT ? 1
+          : pC->iColumn==EV_ID ? 2 : pC->iColumn==EV_PARENT_ID ? 3 : -1;
+    if( k<0 ) continue;
+    if( !pC->usable ){ if( k==0 ) bSourceUnusable = 1; continue; }
+    if( aIdx[k]<0 ) aIdx[k] = i;
+  }
+  if( bSourceUnusable && aIdx[0]<0 ) return SQLITE_CONSTRAINT;
+  int idxNum = 0, nArg = 0;
+  for(int k=0; k<4; k++){
+    if( aIdx[k]<0 ) continue;
+    idxNum |= 1<<k;
+    pInfo->aConstraintUsage[aIdx[k]].argvIndex = ++nArg;
+    pInfo->aConstraintUsage[aIdx[k]].omit = 1;
+  }
+  pInfo->idxNum = idxNum;
+  if( idxNum & EV_IDX_ID ){
+    pInfo->estimatedCost = 1.0; pInfo->estimatedRows = 1;
+    pInfo->idxFlags = SQLITE_INDEX_SCAN_UNIQUE;
+  }else if( idxNum & EV_IDX_PARENT ){
+    pInfo->estimatedCost = 10.0; pInfo->estimatedRows = 5;
+  }else{
+    pInfo->estimatedCost = 1e6; pInfo->estimatedRows = 1000000;
+  }
+  if( pInfo->nOrderBy==1 && pInfo->aOrderBy[0].iColumn==EV_ID && !pInfo->aOrderBy[0].desc ){
+    pInfo->orderByConsumed = 1;
+  }
+  return SQLITE_OK;
+}
+
+static int evFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
+                    int argc, sqlite3_value **argv){
+  EvCursor *c = (EvCursor*)cur;
+  EvTable *t = (EvTable*)cur->pVtab;
+  (void)idxStr; (void)argc;
+  int k = 0;
+  sqlite3_value *pSource = (idxNum & EV_IDX_SOURCE) ? argv[k++] : 0;
+  sqlite3_value *pFormat = (idxNum & EV_IDX_FORMAT) ? argv[k++] : 0;
+  sqlite3_value *pId = (idxNum & EV_IDX_ID) ? argv[k++] : 0;
+  sqlite3_value *pParent = (idxNum & EV_IDX_PARENT) ? argv[k++] : 0;
+  char *zErr = 0;
+  PsCacheEntry *e = ps_vt_acquire(t->pConn, "profile_events", pSource, pFormat, &zErr);
+  if( e==0 ){
+    sqlite3_free(t->base.zErrMsg);
+    t->base.zErrMsg = zErr;
+    return zErr ? SQLITE_ERROR : SQLITE_NOMEM;
+  }
+  ps_vt_release(c->pEntry);
+  c->pEntry = e; c->cap = e->cap;
+  int64_t n = (int64_t)c->cap->ev.n;
+  c->aList = 0; c->nList = 0; c->iList = 0;
+  c->iRow = 0; c->iEnd = n;
+  if( pId ){
+    if( sqlite3_value_numeric_type(pId)!=SQLITE_INTEGER ){ c->iEnd = 0; }
+    else{
+      int64_t id = sqlite3_value_int64(pId);
+      if( id<0 || id>=n ){ c->iEnd = 0; }
+      else{ c->iRow = id; c->iEnd = id+1; }
+    }
+  }
+  c->iLo = c->iRow;
+  if( pParent ){
+    int64_t p = -1;
+    if( sqlite3_value_numeric_type(pParent)==SQLITE_INTEGER ) p = sqlite3_value_int64(pParent);
+    if( ps_capture_children(c->cap) ) return SQLITE_NOMEM;
+    if( p<0 || p>=n ){ c->aList = c->cap->aChildList; c->nList = 0; }
+    else{
+      c->aList = c->cap->aChildList + c->cap->aChildStart[p];
+      c->nList = (size_t)(c->cap->aChildStart[p+1] - c->cap->aChildStart[p]);
+    }
+    /* with id = ? as well: keep the list, filter in xNext/xEof */
+    c->iList = 0;
+    while( c->iList<c->nList && (c->aList[c->iList]<c->iLo || c->aList[c->iList]>=c->iEnd) ) c->iList++;
+    if( c->iList<c->nList ) c->iRow = c->aList[c->iList];
+  }
+  return SQLITE_OK;
+}
+
+static int evNext(sqlite3_vtab_cursor *cur){
+  EvCursor *c = (EvCursor*)cur;
+  if( c->aList ){
+    c->iList++;
+    while( c->iList<c->nList && (c->aList[c->iList]<c->iLo || c->aList[c->iList]>=c->iEnd) ) c->iList++;
+    if( c->iList<c->nList ) c->iRow = c->aList[c->iList];
+  }else{
+    c->iRow++;
+  }
+  return SQLITE_OK;
+}
+
+static int evEof(sqlite3_vtab_cursor *cur){
+  EvCursor *c = (EvCursor*)cur;
+  if( c->cap==0 ) return 1;
+  if( c->aList ) return c->iList>=c->nList;
+  return c->iRow>=c->iEnd;
+}
+
+static void result_value(sqlite3_context *ctx, const PsCapture *cap, const PsValue *v){
+  if( v->type==PS_VAL_INT ) sqlite3_result_int64(ctx, v->i);
+  else if( v->type==PS_VAL_TEXT ){
+    PsStr s = ps_pool_get(&cap->pool, v->s);
+    sqlite3_result_text(ctx, s.z, (int)s.n, SQLITE_STATIC);
+  }else sqlite3_result_null(ctx);
+}
+
+static void result_str(sqlite3_context *ctx, const PsCapture *cap, uint32_t id){
+  if( id==0 ){ sqlite3_result_null(ctx); return; }
+  PsStr s = ps_pool_get(&cap->pool, id);
+  /* pool strings live as long as the capture, which outlives the statement step */
+  sqlite3_result_text(ctx, s.z, (int)s.n, SQLITE_STATIC);
+}
+
+static int evColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
+  EvCursor *c = (EvCursor*)cur;
+  const PsCapture *cap = c->cap;
+  const PsEvents *e = &cap->ev;
+  size_t r = (size_t)c->iRow;
+  int lazy = 0;
+  switch( iCol ){
+    case EV_ID:   sqlite3_result_int64(ctx, (sqlite3_int64)r); return SQLITE_OK;
+    case EV_TS:   sqlite3_result_int64(ctx, e->aTs[r]); return SQLITE_OK;
+    case EV_DUR:
+      if( e->aDur[r]==PS_NULL64 ) sqlite3_result_null(ctx); else sqlite3_result_int64(ctx, e->aDur[r]);
+      return SQLITE_OK;
+    case EV_NAME: result_str(ctx, cap, e->aName[r]); return SQLITE_OK;
+    case EV_CAT:  result_str(ctx, cap, e->aCat[r]); return SQLITE_OK;
+    case EV_PH: {
+      if( e->aPh[r]==0 ){ sqlite3_result_null(ctx); return SQLITE_OK; }
+      char ph = (char)e->aPh[r];
+      sqlite3_result_text(ctx, &ph, 1, SQLITE_TRANSIENT);
+      return SQLITE_OK;
+    }
+    case EV_PID: result_value(ctx, cap, &cap->aThread[e->aThread[r]].pid); return SQLITE_OK;
+    case EV_TID: result_value(ctx, cap, &cap->aThread[e->aThread[r]].tid); return SQLITE_OK;
+    case EV_PROCESS_NAME: result_str(ctx, cap, cap->aThread[e->aThread[r]].processName); return SQLITE_OK;
+    case EV_THREAD_NAME:  result_str(ctx, cap, cap->aThread[e->aThread[r]].threadName); return SQLITE_OK;
+    case EV_DEPTH:
+      if( e->aDepth[r]<0 ) sqlite3_result_null(ctx); else sqlite3_result_int(ctx, e->aDepth[r]);
+      return SQLITE_OK;
+    case EV_PARENT_ID:
+      if( e->aParent[r]<0 ) sqlite3_result_null(ctx); else sqlite3_result_int(ctx, e->aParent[r]);
+      return SQLITE_OK;
+    case EV_TRACK: sqlite3_result_int64(ctx, e->aTrack[r]); return SQLITE_OK;
+    case EV_SLICE_ID: {
+      int32_t s = ps_capture_link(cap, (int32_t)r);
+      if( s<0 ) sqlite3_result_null(ctx); else sqlite3_result_int(ctx, s);
+      return SQLITE_OK;
+    }
+    case EV_BYTE_OFFSET: sqlite3_result_int64(ctx, (sqlite3_int64)e->aOff[r]); return SQLITE_OK;
+    case EV_SOURCE: case EV_FORMAT: sqlite3_result_null(ctx); return SQLITE_OK;
+    case EV_ARGS:     lazy = PS_COL_ARGS; break;
+    case EV_TTS:      lazy = PS_COL_TTS; break;
+    case EV_TDUR:     lazy = PS_COL_TDUR; break;
+    case EV_ASYNC_ID: lazy = PS_COL_ASYNC_ID; break;
+    case EV_SCOPE:    lazy = PS_COL_SCOPE; break;
+    case EV_FLOW_ID:  lazy = PS_COL_FLOW_ID; break;
+    case EV_FLOW_IN:  lazy = PS_COL_FLOW_IN; break;
+    case EV_FLOW_OUT: lazy = PS_COL_FLOW_OUT; break;
+    default: sqlite3_result_null(ctx); return SQLITE_OK;
+  }
+  PsOut o;
+  memset(&o, 0, sizeof(o));
+  if( cap->pFormat->xColumn==0 ){ sqlite3_result_null(ctx); return SQLITE_OK; }
+  if( cap->pFormat->xColumn(cap, r, lazy, &o)!=PS_OK ){
+    sqlite3_result_error_nomem(ctx);
+    return SQLITE_NOMEM;
+  }
+  ps_vt_result(ctx, &o);
+  return SQLITE_OK;
+}
+
+static int evRowid(sqlite3_vtab_cursor *cur, sqlite_int64 *pRowid){
+  *pRowid = ((EvCursor*)cur)->iRow;
+  return SQLITE_OK;
+}
+
+static sqlite3_module evModule = {
+  /* iVersion    */ 0,
+  /* xCreate     */ 0,              /* eponymous-only: a table-valued function */
+  /* xConnect    */ evConnect,
+  /* xBestIndex  */ evBestIndex,
+  /* xDisconnect */ evDisconnect,
+  /* xDestroy    */ 0,
+  /* xOpen       */ evOpen,
+  /* xClose      */ evClose,
+  /* xFilter     */ evFilter,
+  /* xNext       */ evNext,
+  /* xEof        */ evEof,
+  /* xColumn     */ evColumn,
+  /* xRowid      */ evRowid,
+  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+};
+
+int ps_events_register(sqlite3 *db, PsConn *pConn){
+  pConn->nRef++;
+  return sqlite3_create_module_v2(db, "profile_events", &evModule, pConn, ps_conn_release);
+}

@@ -1,0 +1,175 @@
+/*
+** profile_metadata.c — the profile_metadata table-valued function: everything about a capture
+** that is not an event row.
+**
+**   SELECT * FROM profile_metadata('trace.json') WHERE scope = 'diagnostic';
+**
+** Arguments (HIDDEN columns): source (path TEXT or BLOB), format (optional name).
+** Columns
+**   scope        what the row describes:
+**                  'capture'    format, form, bytes, compressed_bytes, events, threads, tracks, ...
+**                  'trace'      every top-level key of an object-form trace other than traceEvents
+**                               (displayTimeUnit as TEXT; otherData, metadata, stackFrames,
+**                               samples, systemTraceEvents, ... as JSON text)
+**                  'ph'         number of events in the file per phase (key = the ph character)
+**                  'process:<pid>' / 'thread:<pid>:<tid>'   'M' metadata events (key = the M
+**                               event's name, value = args.name or the args JSON)
+**                  'track'      key = track number, value = what the track is
+**                  'diagnostic' import findings: unmatched_end, unclosed_begin, overlap,
+**                               missing_ph, other; at most 1000 rows per kind, then
+**                               '<kind>_count' rows with the totals
+**   key          the name of the item
+**   value        INTEGER, REAL or TEXT (JSON text for structured values)
+**   byte_offset  offset in the (decompressed) file the row refers to, NULL when none
+** Errors: as profile_events (vtab/loader.c). SQLITE_VTAB_DIRECTONLY: it reads files.
+*/
+#include "profsql.h"
+SQLITE_EXTENSION_INIT3
+
+#include <string.h>
+
+#define MD_SCHEMA "CREATE TABLE x(scope TEXT, key TEXT, value, byte_offset INTEGER, " \
+                  "source HIDDEN, format HIDDEN)"
+#define MD_SCOPE       0
+#define MD_KEY         1
+#define MD_VALUE       2
+#define MD_BYTE_OFFSET 3
+#define MD_SOURCE      4
+#define MD_FORMAT      5
+
+typedef struct MdTable {
+  sqlite3_vtab base;
+  PsConn *pConn;              /* per-connection cache (owned by the module) */
+} MdTable;
+
+typedef struct MdCursor {
+  sqlite3_vtab_cursor base;
+  PsCacheEntry *pEntry;       /* reference held while open */
+  int64_t iRow;
+} MdCursor;
+
+static int mdConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
+                     sqlite3_vtab **ppVtab, char **pzErr){
+  (void)argc; (void)argv; (void)pzErr;
+  int rc = sqlite3_declare_vtab(db, MD_SCHEMA);
+  if( rc!=SQLITE_OK ) return rc;
+  MdTable *p = sqlite3_malloc(sizeof(*p));
+  if( p==0 ) return SQLITE_NOMEM;
+  memset(p, 0, sizeof(*p));
+  p->pConn = pAux;
+  sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
+  *ppVtab = &p->base;
+  return SQLITE_OK;
+}
+
+static int mdDisconnect(sqlite3_vtab *pVtab){ sqlite3_free(pVtab); return SQLITE_OK; }
+
+static int mdOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur){
+  (void)pVtab;
+  MdCursor *c = sqlite3_malloc(sizeof(*c));
+  if( c==0 ) return SQLITE_NOMEM;
+  memset(c, 0, sizeof(*c));
+  *ppCur = &c->base;
+  return SQLITE_OK;
+}
+
+static int mdClose(sqlite3_vtab_cursor *cur){
+  MdCursor *c = (MdCursor*)cur;
+  ps_vt_release(c->pEntry);
+  sqlite3_free(c);
+  return SQLITE_OK;
+}
+
+/* idxNum bits: 1 source = ?, 2 format = ? (argv in that order). */
+static int mdBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
+  (void)pVtab;
+  int aIdx[2] = {-1, -1}, bUnusable = 0;
+  for(int i=0; i<pInfo->nConstraint; i++){
+    const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
+    if( pC->op!=SQLITE_INDEX_CONSTRAINT_EQ ) continue;
+    int k = pC->iColumn==MD_SOURCE ? 0 : pC->iColumn==MD_FORMAT ? 1 : -1;
+    if( k<0 ) continue;
+    if( !pC->usable ){ if( k==0 ) bUnusable = 1; continue; }
+    if( aIdx[k]<0 ) aIdx[k] = i;
+  }
+  if( bUnusable && aIdx[0]<0 ) return SQLITE_CONSTRAINT;
+  int idxNum = 0, nArg = 0;
+  for(int k=0; k<2; k++){
+    if( aIdx[k]<0 ) continue;
+    idxNum |= 1<<k;
+    pInfo->aConstraintUsage[aIdx[k]].argvIndex = ++nArg;
+    pInfo->aConstraintUsage[aIdx[k]].omit = 1;
+  }
+  pInfo->idxNum = idxNum;
+  pInfo->estimatedCost = 1000.0;
+  pInfo->estimatedRows = 100;
+  return SQLITE_OK;
+}
+
+static int mdFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
+                    int argc, sqlite3_value **argv){
+  MdCursor *c = (MdCursor*)cur;
+  MdTable *t = (MdTable*)cur->pVtab;
+  (void)idxStr; (void)argc;
+  int k = 0;
+  sqlite3_value *pSource = (idxNum & 1) ? argv[k++] : 0;
+  sqlite3_value *pFormat = (idxNum & 2) ? argv[k++] : 0;
+  char *zErr = 0;
+  PsCacheEntry *e = ps_vt_acquire(t->pConn, "profile_metadata", pSource, pFormat, &zErr);
+  if( e==0 ){
+    sqlite3_free(t->base.zErrMsg);
+    t->base.zErrMsg = zErr;
+    return zErr ? SQLITE_ERROR : SQLITE_NOMEM;
+  }
+  ps_vt_release(c->pEntry);
+  c->pEntry = e;
+  c->iRow = 0;
+  return SQLITE_OK;
+}
+
+static int mdNext(sqlite3_vtab_cursor *cur){ ((MdCursor*)cur)->iRow++; return SQLITE_OK; }
+
+static int mdEof(sqlite3_vtab_cursor *cur){
+  MdCursor *c = (MdCursor*)cur;
+  return c->pEntry==0 || c->iRow >= (int64_t)c->pEntry->cap->nMeta;
+}
+
+static int mdColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
+  MdCursor *c = (MdCursor*)cur;
+  const PsCapture *cap = c->pEntry->cap;
+  const PsMeta *m = &cap->aMeta[c->iRow];
+  switch( iCol ){
+    case MD_SCOPE: case MD_KEY: {
+      PsStr s = ps_pool_get(&cap->pool, iCol==MD_SCOPE ? m->scope : m->key);
+      sqlite3_result_text(ctx, s.z, (int)s.n, SQLITE_STATIC);
+      break;
+    }
+    case MD_VALUE: {
+      PsOut o; memset(&o, 0, sizeof(o));
+      o.type = m->type; o.i = m->i; o.r = m->r; o.z = m->z; o.n = m->n;
+      if( (o.type==PS_META_TEXT || o.type==PS_META_JSON) && o.z==0 ) o.type = 0;
+      ps_vt_result(ctx, &o);
+      break;
+    }
+    case MD_BYTE_OFFSET:
+      if( m->off<0 ) sqlite3_result_null(ctx); else sqlite3_result_int64(ctx, m->off);
+      break;
+    default: sqlite3_result_null(ctx); break;
+  }
+  return SQLITE_OK;
+}
+
+static int mdRowid(sqlite3_vtab_cursor *cur, sqlite_int64 *pRowid){
+  *pRowid = ((MdCursor*)cur)->iRow;
+  return SQLITE_OK;
+}
+
+static sqlite3_module mdModule = {
+  0, 0, mdConnect, mdBestIndex, mdDisconnect, 0, mdOpen, mdClose, mdFilter, mdNext, mdEof,
+  mdColumn, mdRowid, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+};
+
+int ps_metadata_register(sqlite3 *db, PsConn *pConn){
+  pConn->nRef++;
+  return sqlite3_create_module_v2(db, "profile_metadata", &mdModule, pConn, ps_conn_release);
+}
