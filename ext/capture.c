@@ -85,6 +85,7 @@ void ps_capture_free(PsCapture *cap){
   free(e->aFlags);
   free(cap->aThread); free(cap->aTrack); free(cap->aMeta); free(cap->aLink);
   free(cap->aChildStart); free(cap->aChildList); free(cap->aRoots);
+  free(cap->aByStr[0]); free(cap->aByStr[1]);
   ps_pool_free(&cap->pool);
   ps_arena_free(&cap->arena);
   ps_source_close(&cap->src);
@@ -334,7 +335,8 @@ int ps_capture_nest(PsCapture *cap, PsErr *err){
   size_t n = e->n, nT = cap->nTrack, m = 0;
   int rc = PS_NOMEM;
   size_t *aStart = calloc(nT+1, sizeof(size_t));
-  int32_t *aOrder = 0, *aStack = 0;
+  int32_t *aOrder = 0;
+  struct { int32_t row; int64_t end; } *aStack = 0;
   NestKey *aKey = 0;
   size_t nStack = 0, nStackAlloc = 0;
   if( aStart==0 ) goto out;
@@ -378,27 +380,38 @@ int ps_capture_nest(PsCapture *cap, PsErr *err){
     for(size_t k=a; k<b; k++){
       int32_t r = aOrder[k];
       int64_t ts = e->aTs[r], end = row_end(e, (size_t)r);
-      while( nStack>0 && row_end(e, (size_t)aStack[nStack-1]) <= ts ) nStack--;
+      int bOpenEnded = (e->aFlags[r] & PS_EV_SLICE) && e->aDur[r]==PS_NULL64;
+      while( nStack>0 ){
+        int32_t p = aStack[nStack-1].row;
+        int64_t pend = aStack[nStack-1].end;
+        if( pend <= ts ){ nStack--; continue; }          /* ended before r starts */
+        if( !(e->aFlags[r] & PS_EV_SLICE) || bOpenEnded || end <= pend ) break;  /* contains r */
+        /* r starts inside p but ends after it: p is closed for nesting purposes, and r
+        ** nests under the innermost slice that contains it */
+        PsStr s = ps_pool_get(&cap->pool, e->aName[r]), ps = ps_pool_get(&cap->pool, e->aName[p]);
+        if( ps_diag(cap, PS_DIAG_OVERLAP, (int64_t)e->aOff[r],
+                    "slice '%.*s' starts inside '%.*s' (byte %llu) but ends after it; "
+                    "nested under the enclosing slice instead",
+                    (int)(s.n>80?80:s.n), s.z ? s.z : "", (int)(ps.n>80?80:ps.n), ps.z ? ps.z : "",
+                    (unsigned long long)e->aOff[p]) ) goto out;
+        nStack--;
+      }
       if( nStack>0 ){
-        int32_t p = aStack[nStack-1];
+        int32_t p = aStack[nStack-1].row;
         e->aParent[r] = p;
         e->aDepth[r] = e->aDepth[p] + 1;
-        if( (e->aFlags[r] & PS_EV_SLICE) && end > row_end(e, (size_t)p) ){
-          PsStr s = ps_pool_get(&cap->pool, e->aName[r]), ps = ps_pool_get(&cap->pool, e->aName[p]);
-          if( ps_diag(cap, PS_DIAG_OVERLAP, (int64_t)e->aOff[r],
-                      "slice '%.*s' ends after its parent '%.*s' (parent at byte %llu); kept as its child",
-                      (int)(s.n>80?80:s.n), s.z ? s.z : "", (int)(ps.n>80?80:ps.n), ps.z ? ps.z : "",
-                      (unsigned long long)e->aOff[p]) ) goto out;
-        }
+        /* a slice never ended is taken to end with its parent */
+        if( bOpenEnded ) end = aStack[nStack-1].end;
       }else{
         e->aParent[r] = -1;
         e->aDepth[r] = 0;
       }
       if( e->aFlags[r] & PS_EV_SLICE ){
         if( nStack>=nStackAlloc ){
-          if( ps_grow((void**)&aStack, sizeof(int32_t), &nStackAlloc, nStack+1) ) goto out;
+          if( ps_grow((void**)&aStack, sizeof(*aStack), &nStackAlloc, nStack+1) ) goto out;
         }
-        aStack[nStack++] = r;
+        aStack[nStack].row = r; aStack[nStack].end = end;
+        nStack++;
       }
     }
   }
@@ -451,4 +464,49 @@ int32_t ps_capture_link(const PsCapture *cap, int32_t row){
   }
   if( lo<cap->nLink && cap->aLink[lo].row==row ) return cap->aLink[lo].target;
   return -1;
+}
+
+static const PsPool *g_sortPool;   /* qsort has no context argument; set just around the call */
+static int strid_cmp(const void *a, const void *b){
+  PsStr x = g_sortPool->a[*(const uint32_t*)a], y = g_sortPool->a[*(const uint32_t*)b];
+  size_t n = x.n < y.n ? x.n : y.n;
+  int c = n ? memcmp(x.z, y.z, n) : 0;
+  if( c ) return c;
+  return x.n < y.n ? -1 : (x.n > y.n);
+}
+
+const int32_t *ps_capture_order_by_str(PsCapture *cap, int iWhich){
+  if( cap->aByStr[iWhich] ) return cap->aByStr[iWhich];
+  const PsEvents *e = &cap->ev;
+  const uint32_t *aId = iWhich ? e->aCat : e->aName;
+  size_t nStr = cap->pool.n, n = e->n;
+  /* rank of every string id that occurs: sort the distinct ids by their bytes */
+  uint32_t *aRank = calloc(nStr+1, sizeof(uint32_t));
+  uint32_t *aUsed = 0;
+  int32_t *aOut = malloc((n ? n : 1)*sizeof(int32_t));
+  size_t *aCount = 0;
+  size_t nUsed = 0;
+  if( aRank==0 || aOut==0 ) goto fail;
+  for(size_t i=0; i<n; i++) aRank[aId[i]] = 1;
+  for(size_t k=1; k<nStr; k++) if( aRank[k] ) nUsed++;
+  aUsed = malloc((nUsed ? nUsed : 1)*sizeof(uint32_t));
+  if( aUsed==0 ) goto fail;
+  nUsed = 0;
+  for(size_t k=1; k<nStr; k++) if( aRank[k] ) aUsed[nUsed++] = (uint32_t)k;
+  g_sortPool = &cap->pool;
+  qsort(aUsed, nUsed, sizeof(uint32_t), strid_cmp);
+  g_sortPool = 0;
+  aRank[0] = 0;                                   /* NULL sorts first */
+  for(size_t k=0; k<nUsed; k++) aRank[aUsed[k]] = (uint32_t)k+1;
+  aCount = calloc(nUsed+2, sizeof(size_t));
+  if( aCount==0 ) goto fail;
+  for(size_t i=0; i<n; i++) aCount[aRank[aId[i]]+1]++;
+  for(size_t k=0; k<=nUsed; k++) aCount[k+1] += aCount[k];
+  for(size_t i=0; i<n; i++) aOut[aCount[aRank[aId[i]]]++] = (int32_t)i;
+  free(aRank); free(aUsed); free(aCount);
+  cap->aByStr[iWhich] = aOut;
+  return aOut;
+fail:
+  free(aRank); free(aUsed); free(aOut); free(aCount);
+  return 0;
 }

@@ -154,6 +154,7 @@ struct PsCapture {
   int32_t *aChildList;    /* row ids grouped by parent, in row order */
   int32_t *aRoots;        /* rows without a parent */
   size_t nRoots;
+  int32_t *aByStr[2];     /* rows ordered by (name, row) / (cat, row) string order; built on use */
   size_t nDiag[8];        /* diagnostics per kind, for capping the rows written */
 };
 
@@ -202,12 +203,17 @@ extern const char *const ps_diag_names[PS_DIAG_N];
 /* Removes rows flagged PS_EV_DEAD and renumbers parents/links. */
 int ps_capture_compact(PsCapture *cap);
 /* Computes aDepth/aParent by containment per track for PS_EV_SLICE/PS_EV_POINT rows:
-** rows sorted by (ts, longer first, row id); a slice is the child of the innermost open slice
-** it starts in. A child that ends after its parent is kept and reported as 'overlap'.
-** Slices with unknown dur extend to the end of the track. */
+** rows sorted by (ts, longer first, row id); a row is the child of the innermost open slice
+** that contains it. An open slice that a new slice starts inside but outlasts is closed for
+** nesting (reported as 'overlap'), so partial overlaps never cascade into deep chains.
+** Slices with unknown dur (never ended) extend to the end of the track. */
 int ps_capture_nest(PsCapture *cap, PsErr *err);
 /* Builds the parent -> children index (idempotent). */
 int ps_capture_children(PsCapture *cap);
+/* Rows ordered by the BINARY (memcmp) order of their name (iWhich 0) or cat (1) string, NULL
+** first, ties in row order: what ORDER BY / GROUP BY name needs without a sorter. Built once per
+** capture on first use (counting sort over string ranks). Returns NULL when out of memory. */
+const int32_t *ps_capture_order_by_str(PsCapture *cap, int iWhich);
 /* Returns the target of row's link or -1. */
 int32_t ps_capture_link(const PsCapture *cap, int32_t row);
 /* Sorts links by row (call after adding them). */

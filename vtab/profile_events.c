@@ -33,8 +33,11 @@
 **
 ** Query planning (xBestIndex idxNum bits, argv in this order):
 **   1 source = ?   2 format = ?   4 id = ?   8 parent_id = ?
+**   16 rows in name order   32 rows in cat order
 **   'id = ?' is a direct lookup and 'parent_id = ?' walks the children index, so a self-join
-**   child -> parent costs about one scan. ORDER BY id is consumed (rows come out in id order).
+**   child -> parent costs about one scan. ORDER BY id is consumed (rows come out in id order);
+**   ORDER BY / GROUP BY name (or cat), BINARY collation, is consumed by scanning a per-capture
+**   name-ordered index, so GROUP BY name needs no sorter.
 **
 ** Errors: see vtab/loader.c (cannot open, not a supported capture, byte-offset parse errors).
 ** The table reads files, so it is SQLITE_VTAB_DIRECTONLY: a schema (view/trigger) from an
@@ -80,6 +83,8 @@ SQLITE_EXTENSION_INIT3
 #define EV_IDX_FORMAT  2
 #define EV_IDX_ID      4
 #define EV_IDX_PARENT  8
+#define EV_IDX_BYNAME 16     /* rows come out ordered by name (ORDER BY / GROUP BY name) */
+#define EV_IDX_BYCAT  32     /* ... by cat */
 
 typedef struct EvTable {
   sqlite3_vtab base;
@@ -164,6 +169,12 @@ static int evBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   }
   if( pInfo->nOrderBy==1 && pInfo->aOrderBy[0].iColumn==EV_ID && !pInfo->aOrderBy[0].desc ){
     pInfo->orderByConsumed = 1;
+  }else if( pInfo->nOrderBy==1 && !pInfo->aOrderBy[0].desc && !(idxNum & (EV_IDX_ID|EV_IDX_PARENT))
+         && (pInfo->aOrderBy[0].iColumn==EV_NAME || pInfo->aOrderBy[0].iColumn==EV_CAT) ){
+    /* the index is in BINARY order, the columns' default collation; SQLite does not pass an
+    ** ORDER BY with another collation (tests/sql/planner.sql checks COLLATE NOCASE) */
+    pInfo->idxNum = idxNum | (pInfo->aOrderBy[0].iColumn==EV_NAME ? EV_IDX_BYNAME : EV_IDX_BYCAT);
+    pInfo->orderByConsumed = 1;
   }
   return SQLITE_OK;
 }
@@ -199,6 +210,12 @@ static int evFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
     }
   }
   c->iLo = c->iRow;
+  if( idxNum & (EV_IDX_BYNAME|EV_IDX_BYCAT) ){
+    c->aList = ps_capture_order_by_str(c->cap, (idxNum & EV_IDX_BYCAT) ? 1 : 0);
+    if( c->aList==0 ) return SQLITE_NOMEM;
+    c->nList = (size_t)n; c->iList = 0;
+    if( n>0 ) c->iRow = c->aList[0];
+  }
   if( pParent ){
     int64_t p = -1;
     if( sqlite3_value_numeric_type(pParent)==SQLITE_INTEGER ) p = sqlite3_value_int64(pParent);
