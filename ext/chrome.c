@@ -681,16 +681,25 @@ static int ch_finish(Chrome *p){
       rc = ps_meta_printf(cap, "track", key, -1, "thread pid=%s tid=%s", val_txt(cap, &th->pid, b1, sizeof(b1)),
                           val_txt(cap, &th->tid, b2, sizeof(b2)));
     }else{
-      /* key layout: kind \x1f field \x1f field ... */
+      /* key layout: kind \x1f field \x1f ...: async "A cat scope pid|g id", counter "C pid name id" */
       PsStr s = ps_pool_get(&cap->pool, tr->name);
-      char desc[300]; size_t k = 0;
-      for(size_t j=2; j<s.n && k+2<sizeof(desc); j++){
-        char c = s.z[j];
-        desc[k++] = c=='\x1f' ? ' ' : c;
+      const char *azF[4] = {"", "", "", ""}; int anF[4] = {0, 0, 0, 0}, nF = 0;
+      size_t j = 2, j0 = 2;
+      for(; j<s.n && nF<4; j++){
+        if( s.z[j]=='\x1f' ){ azF[nF] = s.z+j0; anF[nF] = (int)(j-j0); nF++; j0 = j+1; }
       }
-      while( k>0 && desc[k-1]==' ' ) k--;
-      desc[k] = 0;
-      rc = ps_meta_printf(cap, "track", key, -1, "%s %s", tr->kind==PS_TRACK_ASYNC ? "async" : "counter", desc);
+      if( tr->kind==PS_TRACK_ASYNC ){
+        /* pid field: "g" for global ids, else the pid value prefixed by its type (i/s/n) */
+        int bLocal = anF[2]>0 && azF[2][0]!='g';
+        rc = ps_meta_printf(cap, "track", key, -1, "async cat=%.*s id=%.*s%s%.*s%s%.*s",
+                            anF[0], azF[0], anF[3], azF[3],
+                            anF[1] ? " scope=" : "", anF[1], azF[1],
+                            bLocal ? " local to pid=" : "", bLocal ? anF[2]-1 : 0, azF[2]+1);
+      }else{
+        rc = ps_meta_printf(cap, "track", key, -1, "counter pid=%s name=%.*s%s%.*s",
+                            val_txt(cap, &th->pid, b1, sizeof(b1)), anF[1], azF[1],
+                            anF[2] ? " id=" : "", anF[2], azF[2]);
+      }
     }
     if( rc ) return PS_NOMEM;
   }

@@ -35,6 +35,7 @@ int ps_gunzip(const unsigned char *in, size_t nIn, uint64_t maxOut,
     if( isz > nAlloc && isz < maxOut ) nAlloc = (size_t)isz + 1;
   }
   if( nAlloc < nIn ) nAlloc = nIn + 1;
+  if( nAlloc > maxOut + 1 ) nAlloc = (size_t)maxOut + 1;
   zOut = malloc(nAlloc);
   if( zOut==0 ) return ps_nomem(err);
   memset(&zs, 0, sizeof(zs));
@@ -63,6 +64,10 @@ int ps_gunzip(const unsigned char *in, size_t nIn, uint64_t maxOut,
     rc = inflate(&zs, Z_NO_FLUSH);
     iIn += chunkIn - zs.avail_in;
     nOut += chunkOut - zs.avail_out;
+    if( nOut > maxOut ){
+      inflateEnd(&zs); free(zOut);
+      return ps_err(err, "inflated gzip stream exceeds the limit of %llu bytes", (unsigned long long)maxOut);
+    }
     if( rc==Z_STREAM_END ){
       /* another member may follow (concatenated gzip); anything else is an error */
       if( iIn==nIn ) break;

@@ -1,0 +1,7 @@
+#!/bin/sh
+# make demo: load the extension into the sqlite3 shell and query the example capture.
+cd "$(dirname "$0")/.." || exit 1
+SQLITE3=${SQLITE3:-sqlite3}
+echo "sqlite3 :memory:  -- .load ./libprofsql ; SELECT profsql_version();"
+"$SQLITE3" -batch -init /dev/null -cmd '.load ./libprofsql' :memory: "SELECT 'libprofsql ' || profsql_version();"
+"$SQLITE3" -batch -init /dev/null -cmd '.load ./libprofsql' :memory: < examples/demo.sql

@@ -1,0 +1,331 @@
+/*
+** test_parser.c — unit tests of the parsers and the capture model, without SQLite.
+** Expected values are computed by hand in the comments (µs -> ns, nesting, matching).
+*/
+#include "testlib.h"
+#include "../../ext/json.h"
+#include "../../ext/source.h"
+#include "../../ext/formats.h"
+
+#include <stdlib.h>
+#include <zlib.h>
+
+/* ---------------------------------------------------------------- helpers */
+
+static PsCapture *load_n(const char *z, size_t n, PsErr *err){
+  PsSource src;
+  int bUnsup = 0;
+  err->msg[0] = 0; err->off = -1;
+  if( ps_source_open_blob(&src, z, n, 0, err) ) return 0;
+  return ps_capture_load(&src, 0, err, &bUnsup);
+}
+static PsCapture *load(const char *z, PsErr *err){ return load_n(z, strlen(z), err); }
+
+static int64_t scale(const char *z){
+  PsDec d; int64_t v = -777;
+  if( ps_dec_parse(z, strlen(z), &d) ) return -999;
+  if( ps_dec_scale(&d, 3, &v) ) return -888;
+  return v;
+}
+
+static const char *name_of(PsCapture *cap, size_t row){
+  static char buf[256];
+  PsStr s = ps_pool_get(&cap->pool, cap->ev.aName[row]);
+  snprintf(buf, sizeof(buf), "%.*s", (int)s.n, s.z ? s.z : "");
+  return buf;
+}
+
+static const char *meta_text(PsCapture *cap, const char *zScope, const char *zKey){
+  static char buf[512];
+  for(size_t i=0; i<cap->nMeta; i++){
+    PsStr s = ps_pool_get(&cap->pool, cap->aMeta[i].scope), k = ps_pool_get(&cap->pool, cap->aMeta[i].key);
+    if( s.n==strlen(zScope) && memcmp(s.z, zScope, s.n)==0 && k.n==strlen(zKey) && memcmp(k.z, zKey, k.n)==0 ){
+      if( cap->aMeta[i].type==PS_META_INT ) snprintf(buf, sizeof(buf), "%lld", (long long)cap->aMeta[i].i);
+      else snprintf(buf, sizeof(buf), "%.*s", (int)cap->aMeta[i].n, cap->aMeta[i].z ? cap->aMeta[i].z : "");
+      return buf;
+    }
+  }
+  return "(absent)";
+}
+
+/* ---------------------------------------------------------------- numbers */
+
+static void test_numbers(void){
+  CHECK_INT(scale("1.1"), 1100);                   /* the issue's example */
+  CHECK_INT(scale("3.017"), 3017);
+  CHECK_INT(scale("0"), 0);
+  CHECK_INT(scale("-2.5"), -2500);
+  CHECK_INT(scale("0.0005"), 1);                   /* 0.5 ns: half away from zero */
+  CHECK_INT(scale("-0.0005"), -1);
+  CHECK_INT(scale("0.0004999"), 0);
+  CHECK_INT(scale("1.5e3"), 1500000);
+  CHECK_INT(scale("15E-1"), 1500);
+  CHECK_INT(scale("6520430182476.089"), 6520430182476089LL);   /* beyond double's exact ns */
+  CHECK_INT(scale("3603029046213.755"), 3603029046213755LL);
+  CHECK_INT(scale("1234.5670000000001"), 1234567);  /* TensorBoard's %.17g µs */
+  CHECK_INT(scale("9223372036854775.807"), INT64_MAX);
+  CHECK_INT(scale("9223372036854775.808"), -888);  /* one past int64 */
+  CHECK_INT(scale("1e400"), -888);
+  CHECK_INT(scale("1e-400"), 0);
+  CHECK_INT(scale("01"), -999);                    /* not JSON */
+  CHECK_INT(scale("1."), -999);
+  CHECK_INT(scale("-"), -999);
+  CHECK_INT(scale(".5"), -999);
+  PsDec d; int64_t v;
+  CHECK(ps_dec_parse("18446744073709551616", 20, &d)==0 && ps_dec_int64(&d, &v)!=0);
+  CHECK(ps_dec_parse("-9223372036854775808", 20, &d)==0 && ps_dec_int64(&d, &v)==0 && v==INT64_MIN);
+}
+
+/* ---------------------------------------------------------------- strings, skip */
+
+static void test_strings(void){
+  PsBuf b = {0,0,0};
+  PsErr err;
+  const char *z; size_t n, i;
+  const char *s1 = "\"plain\"";
+  i = 0; CHECK(ps_json_string(s1, strlen(s1), &i, &b, &z, &n, &err)==0 && n==5 && memcmp(z, "plain", 5)==0 && i==7);
+  const char *s2 = "\"caf\\u00e9 \\ud83d\\ude00 \\n\\\"\"";
+  i = 0; CHECK(ps_json_string(s2, strlen(s2), &i, &b, &z, &n, &err)==0);
+  CHECK(n==13 && memcmp(z, "caf\xc3\xa9 \xf0\x9f\x98\x80 \n\"", 13)==0);
+  const char *s3 = "\"lone \\ud800 x\"";
+  i = 0; CHECK(ps_json_string(s3, strlen(s3), &i, &b, &z, &n, &err)==0 && n==10 && memcmp(z, "lone \xef\xbf\xbd x", 10)==0);
+  const char *s4 = "\"bad \\x escape\"";
+  i = 0; CHECK(ps_json_string(s4, strlen(s4), &i, &b, &z, &n, &err)==PS_ERROR);
+  CHECK_STR(err.msg, "byte 5: invalid escape '\\x' in string");
+  const char *s5 = "\"tab\there\"";
+  i = 0; CHECK(ps_json_string(s5, strlen(s5), &i, &b, &z, &n, &err)==PS_ERROR);
+  CHECK_STR(err.msg, "byte 4: control character 0x09 inside a string");
+  const char *s6 = "\"open";
+  i = 0; CHECK(ps_json_string(s6, strlen(s6), &i, &b, &z, &n, &err)==PS_ERROR);
+  CHECK_STR(err.msg, "byte 0: unterminated string");
+  ps_buf_free(&b);
+
+  const char *v1 = " {\"a\": [1, 2.5e3, true, null, {\"b\": \"x\\\"y\"}], \"c\": {}} tail";
+  i = 0; CHECK(ps_json_skip(v1, strlen(v1), &i, &err)==0 && v1[i]==' ' && strcmp(v1+i, " tail")==0);
+  const char *v2 = "{\"a\": [1, 2,]}";
+  i = 0; CHECK(ps_json_skip(v2, strlen(v2), &i, &err)==PS_ERROR);
+  CHECK_STR(err.msg, "byte 12: expected a JSON value");
+  const char *v3 = "[1 2]";
+  i = 0; CHECK(ps_json_skip(v3, strlen(v3), &i, &err)==PS_ERROR);
+  CHECK_STR(err.msg, "byte 3: expected ',' or ']'");
+  const char *v4 = "{\"a\" 1}";
+  i = 0; CHECK(ps_json_skip(v4, strlen(v4), &i, &err)==PS_ERROR);
+  CHECK_STR(err.msg, "byte 5: expected ':' after an object key");
+  const char *v5 = "tru";
+  i = 0; CHECK(ps_json_skip(v5, strlen(v5), &i, &err)==PS_ERROR);
+
+  /* nesting deeper than the cap is an error, not a stack overflow: 1,000,000 levels */
+  size_t nDeep = 1000000;
+  char *deep = malloc(2*nDeep + 1);
+  memset(deep, '[', nDeep); memset(deep+nDeep, ']', nDeep); deep[2*nDeep] = 0;
+  i = 0; CHECK(ps_json_skip(deep, 2*nDeep, &i, &err)==PS_ERROR);
+  CHECK_STR(err.msg, "byte 10000: JSON nested deeper than 10000 levels");
+  i = 0; CHECK(ps_json_skip(deep + nDeep - 100, 200, &i, &err)==0 && i==200);
+  free(deep);
+
+  size_t pv;
+  const char *o = "{\"x\": {\"args\": 1}, \"args\" : {\"k\": 2}}";
+  CHECK(ps_json_find_key(o, strlen(o), 0, "args", &pv)==1 && o[pv]=='{' && pv==28);
+  CHECK(ps_json_find_key(o, strlen(o), 0, "nope", &pv)==0);
+}
+
+/* ---------------------------------------------------------------- gzip */
+
+static size_t gz(const char *in, size_t n, unsigned char *out, size_t nOut){
+  z_stream zs; memset(&zs, 0, sizeof(zs));
+  deflateInit2(&zs, 9, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY);
+  zs.next_in = (Bytef*)in; zs.avail_in = (uInt)n;
+  zs.next_out = out; zs.avail_out = (uInt)nOut;
+  deflate(&zs, Z_FINISH);
+  size_t k = nOut - zs.avail_out;
+  deflateEnd(&zs);
+  return k;
+}
+
+static void test_gzip(void){
+  static const char json[] = "[{\"name\":\"a\",\"ph\":\"X\",\"ts\":1,\"dur\":2,\"pid\":1,\"tid\":1}]";
+  unsigned char buf[512], two[1024];
+  size_t k = gz(json, strlen(json), buf, sizeof(buf));
+  char *out; size_t nOut; PsErr err;
+  CHECK(ps_gunzip(buf, k, 0, &out, &nOut, &err)==0 && nOut==strlen(json) && memcmp(out, json, nOut)==0);
+  free(out);
+  /* two concatenated members read as one stream (RFC 1952) */
+  memcpy(two, buf, k); memcpy(two+k, buf, k);
+  CHECK(ps_gunzip(two, 2*k, 0, &out, &nOut, &err)==0 && nOut==2*strlen(json));
+  free(out);
+  /* every truncation is an error, never a crash */
+  int nErr = 0;
+  for(size_t cut=0; cut<k; cut++){
+    if( ps_gunzip(buf, cut, 0, &out, &nOut, &err)!=0 ) nErr++; else free(out);
+  }
+  CHECK_INT(nErr, (long long)k);
+  CHECK(ps_gunzip(buf, k-8, 0, &out, &nOut, &err)==PS_ERROR);
+  CHECK_CONTAINS(err.msg, "gzip stream is truncated");
+  /* a bomb beyond the limit */
+  CHECK(ps_gunzip(buf, k, 10, &out, &nOut, &err)==PS_ERROR);
+  CHECK_STR(err.msg, "inflated gzip stream exceeds the limit of 10 bytes");
+  /* trailing garbage */
+  memcpy(two, buf, k); memcpy(two+k, "junk", 4);
+  CHECK(ps_gunzip(two, k+4, 0, &out, &nOut, &err)==PS_ERROR);
+  CHECK_CONTAINS(err.msg, "unexpected data after the end of the gzip stream");
+  /* through the capture loader: gzip detected by magic */
+  PsCapture *cap = load_n((const char*)buf, k, &err);
+  CHECK(cap && cap->ev.n==1 && cap->ev.aDur[0]==2000);
+  ps_capture_free(cap);
+}
+
+/* ---------------------------------------------------------------- chrome */
+
+static void test_chrome_basic(void){
+  PsErr err;
+  /* X events written at completion: children before parents, same ts */
+  PsCapture *cap = load("[{\"name\":\"child\",\"ph\":\"X\",\"ts\":10,\"dur\":5,\"pid\":1,\"tid\":1},"
+                        " {\"name\":\"parent\",\"ph\":\"X\",\"ts\":10,\"dur\":20,\"pid\":1,\"tid\":1},"
+                        " {\"name\":\"sibling\",\"ph\":\"X\",\"ts\":30,\"dur\":1,\"pid\":1,\"tid\":1}]", &err);
+  CHECK(cap!=0);
+  if( cap ){
+    CHECK_INT(cap->ev.n, 3);
+    CHECK_INT(cap->ev.aParent[0], 1);  CHECK_INT(cap->ev.aDepth[0], 1);
+    CHECK_INT(cap->ev.aParent[1], -1); CHECK_INT(cap->ev.aDepth[1], 0);
+    CHECK_INT(cap->ev.aParent[2], -1); /* 30 = parent end: not inside */
+    ps_capture_free(cap);
+  }
+  /* out of order B/E (speedscope out-of-order.json): sorted per thread by ts before matching */
+  cap = load("[{\"pid\":0,\"tid\":0,\"ph\":\"B\",\"name\":\"B\",\"ts\":1},{\"pid\":0,\"tid\":0,\"ph\":\"E\",\"name\":\"B\",\"ts\":9},"
+             "{\"pid\":0,\"tid\":0,\"ph\":\"B\",\"name\":\"A\",\"ts\":0},{\"pid\":0,\"tid\":0,\"ph\":\"E\",\"name\":\"A\",\"ts\":10},"
+             "{\"pid\":0,\"tid\":0,\"ph\":\"B\",\"name\":\"C\",\"ts\":2},{\"pid\":0,\"tid\":0,\"ph\":\"E\",\"name\":\"C\",\"ts\":8}]", &err);
+  CHECK(cap!=0);
+  if( cap ){
+    CHECK_INT(cap->ev.n, 3);
+    CHECK_STR(name_of(cap, 0), "B"); CHECK_INT(cap->ev.aDur[0], 8000); CHECK_INT(cap->ev.aParent[0], 1);
+    CHECK_STR(name_of(cap, 1), "A"); CHECK_INT(cap->ev.aDur[1], 10000); CHECK_INT(cap->ev.aDepth[1], 0);
+    CHECK_STR(name_of(cap, 2), "C"); CHECK_INT(cap->ev.aDur[2], 6000); CHECK_INT(cap->ev.aParent[2], 0);
+    CHECK_INT(cap->ev.aDepth[2], 2);
+    ps_capture_free(cap);
+  }
+  /* too many E (speedscope too-many-end-events.json): E gamma/delta close nothing */
+  cap = load("[{\"pid\":0,\"tid\":0,\"ph\":\"B\",\"name\":\"alpha\",\"ts\":0},{\"pid\":0,\"tid\":0,\"ph\":\"B\",\"name\":\"beta\",\"ts\":1},"
+             "{\"pid\":0,\"tid\":0,\"ph\":\"E\",\"name\":\"beta\",\"ts\":13},{\"pid\":0,\"tid\":0,\"ph\":\"E\",\"name\":\"alpha\",\"ts\":14},"
+             "{\"pid\":0,\"tid\":0,\"ph\":\"E\",\"name\":\"gamma\",\"ts\":5},{\"pid\":0,\"tid\":0,\"ph\":\"E\",\"name\":\"delta\",\"ts\":5}]", &err);
+  CHECK(cap!=0);
+  if( cap ){
+    CHECK_INT(cap->ev.n, 4);
+    CHECK_INT(cap->ev.aDur[0], 14000); CHECK_INT(cap->ev.aDur[1], 12000);
+    CHECK_INT(cap->ev.aPh[2], 'E'); CHECK_INT(cap->ev.aDur[2], PS_NULL64);
+    CHECK_STR(meta_text(cap, "diagnostic", "unmatched_end_count"), "2");
+    ps_capture_free(cap);
+  }
+  /* async: id2.local is scoped to the pid, global ids are not */
+  cap = load("[{\"ph\":\"b\",\"cat\":\"c\",\"name\":\"r\",\"id2\":{\"local\":\"0x1\"},\"pid\":1,\"tid\":1,\"ts\":0},"
+             " {\"ph\":\"b\",\"cat\":\"c\",\"name\":\"r\",\"id2\":{\"local\":\"0x1\"},\"pid\":2,\"tid\":1,\"ts\":1},"
+             " {\"ph\":\"e\",\"cat\":\"c\",\"name\":\"r\",\"id2\":{\"local\":\"0x1\"},\"pid\":1,\"tid\":7,\"ts\":5},"
+             " {\"ph\":\"e\",\"cat\":\"c\",\"name\":\"r\",\"id2\":{\"local\":\"0x1\"},\"pid\":2,\"tid\":1,\"ts\":9},"
+             " {\"ph\":\"n\",\"cat\":\"c\",\"name\":\"step\",\"id2\":{\"local\":\"0x1\"},\"pid\":2,\"tid\":1,\"ts\":3}]", &err);
+  CHECK(cap!=0);
+  if( cap ){
+    CHECK_INT(cap->ev.n, 3);
+    CHECK_INT(cap->ev.aDur[0], 5000); CHECK_INT(cap->ev.aDur[1], 8000);
+    CHECK(cap->ev.aTrack[0]!=cap->ev.aTrack[1]);
+    CHECK_INT(cap->ev.aTrack[2], cap->ev.aTrack[1]); CHECK_INT(cap->ev.aParent[2], 1);
+    ps_capture_free(cap);
+  }
+  /* pid/tid types: big integers are kept exactly as text; strings stay text */
+  cap = load("[{\"ph\":\"i\",\"name\":\"x\",\"pid\":18446744073709551615,\"tid\":\"main\",\"ts\":\"11550183666\"}]", &err);
+  CHECK(cap!=0);
+  if( cap ){
+    PsThread *t = &cap->aThread[cap->ev.aThread[0]];
+    PsStr p = ps_pool_get(&cap->pool, t->pid.s), q = ps_pool_get(&cap->pool, t->tid.s);
+    CHECK(t->pid.type==PS_VAL_TEXT && p.n==20 && memcmp(p.z, "18446744073709551615", 20)==0);
+    CHECK(t->tid.type==PS_VAL_TEXT && q.n==4 && memcmp(q.z, "main", 4)==0);
+    CHECK_INT(cap->ev.aTs[0], 11550183666000LL);
+    ps_capture_free(cap);
+  }
+  /* unterminated arrays: all three forms the spec allows, plus the empty one */
+  const char *aForm[] = {
+    "[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"dur\":1}",
+    "[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"dur\":1},",
+    "\n\n[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"dur\":1},\n\n  ",
+    "[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"dur\":1}, {}]",
+  };
+  for(int k=0; k<4; k++){
+    cap = load(aForm[k], &err);
+    CHECK(cap && cap->ev.n==1 && cap->ev.aDur[0]==1000);
+    ps_capture_free(cap);
+  }
+  cap = load("[", &err); CHECK(cap && cap->ev.n==0); ps_capture_free(cap);
+  /* the object form must be complete */
+  cap = load("{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"dur\":1}", &err);
+  CHECK(cap==0); CHECK_STR(err.msg, "byte 52: unexpected end of input, expected ',' or ']' in traceEvents");
+  cap = load("{\"traceEvents\":[]} x", &err);
+  CHECK(cap==0); CHECK_STR(err.msg, "byte 19: unexpected data after the end of the trace (expected end of input)");
+  cap = load("[{\"ph\":\"X\",\"ts\":1e400}]", &err);
+  CHECK(cap==0); CHECK_STR(err.msg, "byte 16: 'ts' 1e400 is out of range (more than 2^63 ns)");
+  cap = load("[{\"ph\":\"XY\"}]", &err);
+  CHECK(cap==0); CHECK_STR(err.msg, "byte 7: expected a one-character string for 'ph', found \"XY\"");
+  cap = load("[{\"ph\":\"X\",\"name\":\"bad \xff utf8\"}]", &err);
+  CHECK(cap==0); CHECK_STR(err.msg, "byte 18: invalid UTF-8 in name");
+  cap = load("[{\"ph\":\"X\",\"ts\":\"soon\"}]", &err);
+  CHECK(cap==0); CHECK_STR(err.msg, "byte 16: expected a number for 'ts', found the string \"soon\"");
+  cap = load("[{\"ph\":\"X\"}, 1]", &err);
+  CHECK(cap==0); CHECK_STR(err.msg, "byte 13: expected '{' (an event object) in traceEvents");
+  cap = load("   ", &err);
+  CHECK(cap==0);
+  int bUnsup = 0; PsSource src;
+  ps_source_open_blob(&src, "GIF89a", 6, 0, &err);
+  cap = ps_capture_load(&src, 0, &err, &bUnsup);
+  CHECK(cap==0 && bUnsup==1);
+}
+
+/* every prefix of a small trace either loads (array form may be cut between events) or gives an
+** error naming a byte offset inside the input; none crashes (run under ASan by make test) */
+static void test_chrome_prefixes(void){
+  FILE *f = fopen("tests/data/basic.json", "rb");
+  CHECK(f!=0);
+  if( f==0 ) return;
+  char buf[4096]; size_t n = fread(buf, 1, sizeof(buf), f); fclose(f);
+  int nOk = 0, nErr = 0, nBadOff = 0;
+  for(size_t k=0; k<n; k++){
+    PsErr err;
+    PsCapture *cap = load_n(buf, k, &err);
+    if( cap ){ nOk++; ps_capture_free(cap); }
+    else{ nErr++; if( err.off > (int64_t)k ) nBadOff++; }
+  }
+  /* the object form needs its closing brace: of the proper prefixes only the one that lacks
+  ** just the final newline loads */
+  CHECK_INT(nOk, 1);
+  CHECK_INT(nErr, (long long)n-1);
+  CHECK_INT(nBadOff, 0);
+  PsErr err;
+  PsCapture *cap = load_n(buf, n, &err);
+  CHECK(cap && cap->ev.n==14);
+  ps_capture_free(cap);
+}
+
+static void test_chrome_columns(void){
+  PsErr err;
+  PsCapture *cap = load("[{\"ph\":\"B\",\"name\":\"p\",\"ts\":1,\"tts\":1,\"args\":{\"a\":1}},"
+                        "{\"ph\":\"E\",\"ts\":3,\"tts\":2.5,\"args\":{\"b\":[2]}},"
+                        "{\"ph\":\"B\",\"name\":\"q\",\"ts\":4,\"args\":{}},{\"ph\":\"E\",\"ts\":5,\"args\":{\"c\":3}}]", &err);
+  CHECK(cap!=0);
+  if( cap==0 ) return;
+  PsOut o;
+  CHECK(cap->pFormat->xColumn(cap, 0, PS_COL_ARGS, &o)==0);
+  CHECK(o.n==15 && memcmp(o.z, "{\"a\":1,\"b\":[2]}", 15)==0);
+  free(o.zFree);
+  CHECK(cap->pFormat->xColumn(cap, 0, PS_COL_TDUR, &o)==0 && o.type==PS_META_INT && o.i==1500);
+  CHECK(cap->pFormat->xColumn(cap, 1, PS_COL_ARGS, &o)==0);
+  CHECK(o.n==7 && memcmp(o.z, "{\"c\":3}", 7)==0);
+  free(o.zFree);
+  CHECK_STR(name_of(cap, 1), "q");
+  ps_capture_free(cap);
+}
+
+int main(void){
+  test_numbers();
+  test_strings();
+  test_gzip();
+  test_chrome_basic();
+  test_chrome_prefixes();
+  test_chrome_columns();
+  return tl_done();
+}

@@ -1,0 +1,141 @@
+/*
+** test_sql.c — the extension driven through the SQLite C API, linked statically
+** (-DSQLITE_CORE) and registered with sqlite3_profsql_init(db, 0, 0): the route the sanitizer
+** builds take. Covers BLOB sources, the cache (hits, re-read of a changed file), lookups,
+** and the error paths.
+*/
+#include "testlib.h"
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+
+int sqlite3_profsql_init(sqlite3 *db, char **pzErrMsg, const void *pApi);
+
+static sqlite3 *db;
+
+/* Runs zSql and returns the first column of the first row as text (static buffer), or
+** "ERROR: <message>". */
+static const char *q1(const char *zSql){
+  static char buf[2048];
+  sqlite3_stmt *st = 0;
+  int rc = sqlite3_prepare_v2(db, zSql, -1, &st, 0);
+  if( rc==SQLITE_OK ) rc = sqlite3_step(st);
+  if( rc==SQLITE_ROW ){
+    const unsigned char *z = sqlite3_column_text(st, 0);
+    snprintf(buf, sizeof(buf), "%s", z ? (const char*)z : "NULL");
+  }else if( rc==SQLITE_DONE ){
+    snprintf(buf, sizeof(buf), "NO ROW");
+  }else{
+    snprintf(buf, sizeof(buf), "ERROR: %s", sqlite3_errmsg(db));
+  }
+  sqlite3_finalize(st);
+  return buf;
+}
+
+static void write_file(const char *zPath, const char *z){
+  FILE *f = fopen(zPath, "wb");
+  fputs(z, f);
+  fclose(f);
+}
+
+static void test_cache(void){
+  char zPath[] = "/tmp/profsql_test_XXXXXX";
+  int fd = mkstemp(zPath); close(fd);
+  char zSql[512];
+  int loads0 = atoi(q1("SELECT profsql_debug()->>'loads'"));
+  write_file(zPath, "[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"dur\":2}]");
+  snprintf(zSql, sizeof(zSql), "SELECT sum(dur) FROM profile_events('%s')", zPath);
+  CHECK_STR(q1(zSql), "2000");
+  CHECK_STR(q1(zSql), "2000");
+  /* self-join parses once: loads stays 1 */
+  snprintf(zSql, sizeof(zSql), "SELECT count(*) FROM profile_events('%s') a JOIN profile_events('%s') b ON a.id=b.id", zPath, zPath);
+  CHECK_STR(q1(zSql), "1");
+  CHECK_INT(atoi(q1("SELECT profsql_debug()->>'loads'")), loads0 + 1);
+  CHECK(atoi(q1("SELECT profsql_debug()->>'hits'"))>=3);
+  /* a changed file is re-read (new size and mtime) */
+  write_file(zPath, "[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"dur\":3},{\"ph\":\"X\",\"name\":\"b\",\"ts\":9,\"dur\":1}]");
+  struct timeval tv[2]; gettimeofday(&tv[0], 0); tv[0].tv_sec += 5; tv[1] = tv[0];
+  utimes(zPath, tv);
+  snprintf(zSql, sizeof(zSql), "SELECT sum(dur) FROM profile_events('%s')", zPath);
+  CHECK_STR(q1(zSql), "4000");
+  CHECK_INT(atoi(q1("SELECT profsql_debug()->>'loads'")), loads0 + 2);
+  /* a file turned into garbage gives an error, and the old capture is not served */
+  write_file(zPath, "[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"dur\":3},{\"ph\":");
+  tv[0].tv_sec += 5; tv[1] = tv[0]; utimes(zPath, tv);
+  snprintf(zSql, sizeof(zSql), "SELECT sum(dur) FROM profile_events('%s')", zPath);
+  CHECK_CONTAINS(q1(zSql), "ERROR: profile_events: /tmp/profsql_test_");
+  CHECK_CONTAINS(q1(zSql), ": byte 44: unexpected end of input, expected a one-character string for 'ph'");
+  unlink(zPath);
+  CHECK_CONTAINS(q1(zSql), "No such file or directory");
+}
+
+static void test_blob(void){
+  sqlite3_stmt *st;
+  const char *json = "[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1.5,\"dur\":2,\"pid\":3,\"tid\":4}]";
+  sqlite3_prepare_v2(db, "SELECT ts, dur, pid, tid FROM profile_events(?)", -1, &st, 0);
+  sqlite3_bind_blob(st, 1, json, (int)strlen(json), SQLITE_TRANSIENT);
+  CHECK_INT(sqlite3_step(st), SQLITE_ROW);
+  CHECK_INT(sqlite3_column_int64(st, 0), 1500);
+  CHECK_INT(sqlite3_column_int64(st, 1), 2000);
+  CHECK_INT(sqlite3_column_int64(st, 2), 3);
+  CHECK_INT(sqlite3_column_int64(st, 3), 4);
+  CHECK_INT(sqlite3_step(st), SQLITE_DONE);
+  sqlite3_finalize(st);
+  /* the same bytes again hit the cache */
+  int loads = atoi(q1("SELECT profsql_debug()->>'loads'"));
+  sqlite3_prepare_v2(db, "SELECT count(*) FROM profile_events(?)", -1, &st, 0);
+  sqlite3_bind_blob(st, 1, json, (int)strlen(json), SQLITE_STATIC);
+  CHECK_INT(sqlite3_step(st), SQLITE_ROW);
+  sqlite3_finalize(st);
+  CHECK_INT(atoi(q1("SELECT profsql_debug()->>'loads'")), loads);
+  /* an empty BLOB */
+  CHECK_STR(q1("SELECT count(*) FROM profile_events(x'')"),
+            "ERROR: profile_events: the BLOB is not a supported capture (supported: chrome)");
+}
+
+static void test_lookups(void){
+  /* 1000 nested slices: each child under the previous; parent lookups are direct */
+  char *z = malloc(100000); size_t k = 0;
+  k += (size_t)sprintf(z+k, "[");
+  for(int i=0; i<1000; i++){
+    k += (size_t)sprintf(z+k, "%s{\"ph\":\"X\",\"name\":\"n%d\",\"ts\":%d,\"dur\":%d,\"pid\":1,\"tid\":1}", i ? "," : "", i, i, 10000-2*i);
+  }
+  k += (size_t)sprintf(z+k, "]");
+  sqlite3_stmt *st;
+  sqlite3_prepare_v2(db, "SELECT (SELECT max(depth) FROM profile_events(?1)),"
+                         " (SELECT name FROM profile_events(?1) WHERE parent_id = 500),"
+                         " (SELECT count(*) FROM profile_events(?1) c JOIN profile_events(?1) p ON p.id = c.parent_id),"
+                         " (SELECT name FROM profile_events(?1) WHERE id = 999)", -1, &st, 0);
+  sqlite3_bind_blob(st, 1, z, (int)k, SQLITE_STATIC);
+  CHECK_INT(sqlite3_step(st), SQLITE_ROW);
+  CHECK_INT(sqlite3_column_int(st, 0), 999);
+  CHECK_STR((const char*)sqlite3_column_text(st, 1), "n501");
+  CHECK_INT(sqlite3_column_int(st, 2), 999);
+  CHECK_STR((const char*)sqlite3_column_text(st, 3), "n999");
+  sqlite3_finalize(st);
+  free(z);
+}
+
+static void test_api(void){
+  CHECK_STR(q1("SELECT profsql_version()"), PROFSQL_VERSION);
+  CHECK_STR(q1("SELECT count(*) FROM profile_events('tests/data/basic.json')"), "14");
+  CHECK_STR(q1("SELECT value FROM profile_metadata('tests/data/basic.json') WHERE key='displayTimeUnit'"), "ns");
+  CHECK_STR(q1("SELECT count(*) FROM profile_events"),
+            "ERROR: profile_events: the source argument must be a file path (TEXT) or the capture's bytes (BLOB), got nothing");
+  /* DIRECTONLY: a view in the schema cannot read files through the tables */
+  CHECK_STR(q1("CREATE VIEW v AS SELECT * FROM profile_events('tests/data/basic.json')"), "NO ROW");
+  CHECK_CONTAINS(q1("SELECT count(*) FROM v"), "unsafe use of virtual table");
+}
+
+int main(void){
+  CHECK_INT(sqlite3_open(":memory:", &db), SQLITE_OK);
+  CHECK_INT(sqlite3_profsql_init(db, 0, 0), SQLITE_OK);
+  test_api();
+  test_blob();
+  test_cache();
+  test_lookups();
+  sqlite3_close(db);
+  return tl_done();
+}

@@ -1,0 +1,55 @@
+"""Loads libprofsql from Debian's python3 (sqlite3 module, enable_load_extension) and pins what it
+registers: exactly these functions and modules, no more, no fewer. Run from the repository root.
+Prints "RESULT <passed> <failed>" last (tests/run.sh reads it)."""
+import os
+import sqlite3
+import sys
+
+passed = failed = 0
+
+
+def check(cond, what):
+    global passed, failed
+    if cond:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL", what)
+
+
+EXPECTED_FUNCTIONS = [("profsql_debug", 0), ("profsql_version", 0)]
+EXPECTED_MODULES = ["profile_events", "profile_metadata"]
+
+FUNCS_SQL = "SELECT name, narg FROM pragma_function_list ORDER BY name, narg"
+MODS_SQL = "SELECT name FROM pragma_module_list ORDER BY name"
+plain = sqlite3.connect(":memory:")
+funcs_before = set(plain.execute(FUNCS_SQL).fetchall())
+mods_before = {r[0] for r in plain.execute(MODS_SQL)}
+
+db = sqlite3.connect(":memory:")
+db.enable_load_extension(True)
+db.load_extension(os.path.abspath("libprofsql"))   # entry point derived from the file name
+db.enable_load_extension(False)
+
+# what loading added, compared with a connection without the extension
+funcs = sorted(set(db.execute(FUNCS_SQL).fetchall()) - funcs_before)
+check(funcs == EXPECTED_FUNCTIONS, f"functions {funcs} != {EXPECTED_FUNCTIONS}")
+mods = sorted({r[0] for r in db.execute(MODS_SQL)} - mods_before)
+check(mods == EXPECTED_MODULES, f"modules {mods} != {EXPECTED_MODULES}")
+version = open("VERSION").read().strip()
+check(db.execute("SELECT profsql_version()").fetchone()[0] == version, "profsql_version() matches VERSION")
+
+# a client query as a user runs it, with a parameter and a BLOB
+rows = db.execute("SELECT name, dur FROM profile_events(?) WHERE ph = 'X' ORDER BY id",
+                  ("tests/data/basic.json",)).fetchall()
+check(rows == [("RunTask", 50500), ("Layout", 20000), ("Handle", 5000)], f"X rows {rows}")
+blob = open("tests/data/basic.json.gz", "rb").read()
+n = db.execute("SELECT count(*) FROM profile_events(?)", (blob,)).fetchone()[0]
+check(n == 14, f"gzip BLOB rows {n}")
+try:
+    db.execute("SELECT * FROM profile_events('tests/data/truncated.json')").fetchall()
+    check(False, "truncated file raised no error")
+except sqlite3.OperationalError as e:
+    check(str(e) == "profile_events: tests/data/truncated.json: byte 85: unterminated string", f"message {e}")
+print(f"RESULT {passed} {failed}")
+sys.exit(1 if failed else 0)

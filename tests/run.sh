@@ -1,0 +1,58 @@
+#!/bin/sh
+# tests/run.sh — everything `make test` runs, ending with one line "N passed, N failed".
+#
+#   1. C unit tests of the parsers (no SQLite)           build/test_parser
+#   2. C tests of the extension through the SQLite C API  build/test_sql
+#   3. the same two under AddressSanitizer + UBSan        build/*.asan
+#   4. SQL transcripts: tests/sql/X.sql run by the sqlite3 CLI, diffed with tests/expected/X.out
+#   5. Python: the registered API (pragma_function_list / pragma_module_list) and a client query
+#   6. corpus: every file in ../shared/corpus/chrome against an independent Python json computation
+# C and Python tests print "RESULT <passed> <failed>" as their last line; each check counts.
+cd "$(dirname "$0")/.." || exit 1
+SQLITE3=${SQLITE3:-sqlite3}
+PYTHON=${PYTHON:-/usr/bin/python3}
+pass=0
+fail=0
+
+add_result() {   # $1 = name, $2 = output file, $3 = exit code
+  line=$(grep '^RESULT ' "$2" | tail -n 1)
+  if [ -n "$line" ]; then
+    p=$(echo "$line" | cut -d' ' -f2); f=$(echo "$line" | cut -d' ' -f3)
+  else
+    p=0; f=0
+  fi
+  if [ "$3" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+  pass=$((pass + p)); fail=$((fail + f))
+  if [ "$f" -ne 0 ]; then
+    echo "FAIL $1 ($p passed, $f failed, exit $3):"; grep -v '^ok ' "$2" | tail -n 40
+  else
+    echo "ok   $1 ($p checks)"
+  fi
+}
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+for t in test_parser test_sql test_parser.asan test_sql.asan; do
+  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ./build/$t > "$tmp/$t.out" 2>&1
+  add_result "$t" "$tmp/$t.out" $?
+done
+
+for sql in tests/sql/*.sql; do
+  name=$(basename "$sql" .sql)
+  "$SQLITE3" -batch -init /dev/null -cmd '.load ./libprofsql' :memory: < "$sql" > "$tmp/$name.out" 2>&1
+  if diff -u "tests/expected/$name.out" "$tmp/$name.out" > "$tmp/$name.diff"; then
+    pass=$((pass + 1)); echo "ok   sql/$name"
+  else
+    fail=$((fail + 1)); echo "FAIL sql/$name:"; head -n 40 "$tmp/$name.diff"
+  fi
+done
+
+for py in tests/py/test_*.py; do
+  name=$(basename "$py" .py)
+  "$PYTHON" "$py" > "$tmp/$name.out" 2>&1
+  add_result "py/$name" "$tmp/$name.out" $?
+done
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
