@@ -23,6 +23,7 @@ static const char *const azName[] = {
   "Paint", "UpdateLayerTree", "ParseHTML", "EvaluateScript", "GPUTask", "Decode Image",
   "CommitLayers", "RasterTask", "v8.compile", "FunctionCall", "TimerFire", "ResourceLoad"
 };
+static const char *const azSrc[] = { "frame/local_frame", "layout/layout_view", "paint/paint_layer", "dom/document" };
 static const char *const azCat[] = { "toplevel", "blink", "v8", "cc", "gpu", "loading" };
 
 int main(int argc, char **argv){
@@ -51,17 +52,18 @@ int main(int argc, char **argv){
       /* a 3-level nest of X slices: parent, two children, one grandchild */
       long long d = 20000 + rnd()%200000;
       const char *nm = azName[rnd()%16];
-      SEP(); printf("{\"pid\":%d,\"tid\":%d,\"ph\":\"X\",\"ts\":%lld.%03lld,\"dur\":%lld.%03lld,\"name\":\"%s\",\"cat\":\"%s\",\"args\":{\"frame\":\"0x%x\",\"seq\":%lld}}",
-                    pid, tid, t0/1000, t0%1000, d/1000, d%1000, nm, azCat[rnd()%6], rnd(), n);
+      SEP(); printf("{\"pid\":%d,\"tid\":%d,\"ph\":\"X\",\"ts\":%lld.%03lld,\"dur\":%lld.%03lld,\"tts\":%lld.%03lld,\"name\":\"%s\",\"cat\":\"%s\",\"args\":{\"frame\":\"0x%x\",\"seq\":%lld,\"src\":\"third_party/blink/renderer/core/%s.cc\"}}",
+                    pid, tid, t0/1000, t0%1000, d/1000, d%1000, (t0/2)/1000, (t0/2)%1000, nm, azCat[rnd()%6], rnd(), n,
+                    azSrc[rnd()%4]);
       long long c1 = t0 + 1000, d1 = d/3;
-      SEP(); printf("{\"pid\":%d,\"tid\":%d,\"ph\":\"X\",\"ts\":%lld.%03lld,\"dur\":%lld.%03lld,\"name\":\"%s\",\"cat\":\"%s\",\"args\":{\"depth\":1}}",
-                    pid, tid, c1/1000, c1%1000, d1/1000, d1%1000, azName[rnd()%16], azCat[rnd()%6]);
+      SEP(); printf("{\"pid\":%d,\"tid\":%d,\"ph\":\"X\",\"ts\":%lld.%03lld,\"dur\":%lld.%03lld,\"tts\":%lld.%03lld,\"name\":\"%s\",\"cat\":\"%s\",\"args\":{\"depth\":1}}",
+                    pid, tid, c1/1000, c1%1000, d1/1000, d1%1000, (c1/2)/1000, (c1/2)%1000, azName[rnd()%16], azCat[rnd()%6]);
       long long g1 = c1 + 500, dg = d1/2;
-      SEP(); printf("{\"pid\":%d,\"tid\":%d,\"ph\":\"X\",\"ts\":%lld.%03lld,\"dur\":%lld.%03lld,\"name\":\"%s\",\"cat\":\"%s\",\"args\":{\"depth\":2,\"bytes\":%u}}",
-                    pid, tid, g1/1000, g1%1000, dg/1000, dg%1000, azName[rnd()%16], azCat[rnd()%6], rnd()%65536);
+      SEP(); printf("{\"pid\":%d,\"tid\":%d,\"ph\":\"X\",\"ts\":%lld.%03lld,\"dur\":%lld.%03lld,\"tts\":%lld.%03lld,\"name\":\"%s\",\"cat\":\"%s\",\"args\":{\"depth\":2,\"bytes\":%u}}",
+                    pid, tid, g1/1000, g1%1000, dg/1000, dg%1000, (g1/2)/1000, (g1/2)%1000, azName[rnd()%16], azCat[rnd()%6], rnd()%65536);
       long long c2 = c1 + d1 + 1000, d2 = d/3;
-      SEP(); printf("{\"pid\":%d,\"tid\":%d,\"ph\":\"X\",\"ts\":%lld.%03lld,\"dur\":%lld.%03lld,\"name\":\"%s\",\"cat\":\"%s\",\"args\":{\"depth\":1}}",
-                    pid, tid, c2/1000, c2%1000, d2/1000, d2%1000, azName[rnd()%16], azCat[rnd()%6]);
+      SEP(); printf("{\"pid\":%d,\"tid\":%d,\"ph\":\"X\",\"ts\":%lld.%03lld,\"dur\":%lld.%03lld,\"tts\":%lld.%03lld,\"name\":\"%s\",\"cat\":\"%s\",\"args\":{\"depth\":1}}",
+                    pid, tid, c2/1000, c2%1000, d2/1000, d2%1000, (c2/2)/1000, (c2/2)%1000, azName[rnd()%16], azCat[rnd()%6]);
       clock[th] = t0 + d;
     }else if( kind<8 ){
       /* B/E pair with an instant inside */

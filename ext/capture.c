@@ -358,28 +358,35 @@ int ps_capture_nest(PsCapture *cap, PsErr *err){
   }
   for(size_t t=0; t<nT; t++){
     size_t a = aStart[t], b = aStart[t+1];
-    /* already in (ts, longer first, row) order? (the common case: sorted writers) */
-    int sorted = 1;
-    for(size_t k=a+1; k<b && sorted; k++){
-      int32_t p = aOrder[k-1], q = aOrder[k];
-      if( e->aTs[p] > e->aTs[q] ) sorted = 0;
-      else if( e->aTs[p]==e->aTs[q] && row_end(e, (size_t)p) < row_end(e, (size_t)q) ) sorted = 0;
-    }
-    if( !sorted ){
-      NestKey *pk = realloc(aKey, (b-a)*sizeof(NestKey));
-      if( pk==0 ) goto out;
-      aKey = pk;
-      for(size_t k=a; k<b; k++){
-        int32_t r = aOrder[k];
-        aKey[k-a].ts = e->aTs[r]; aKey[k-a].end = row_end(e, (size_t)r); aKey[k-a].row = r;
-      }
-      qsort(aKey, b-a, sizeof(NestKey), nestkey_cmp);
-      for(size_t k=a; k<b; k++) aOrder[k] = aKey[k-a].row;
-    }
+    /* The walk below assumes (ts, longer first, row) order, which sorted writers give for free.
+    ** It checks the order as it goes; on the first row out of order it undoes the track's
+    ** diagnostics, sorts the track and walks it again. */
+    size_t nMeta0 = cap->nMeta, aDiag0[PS_DIAG_N];
+    memcpy(aDiag0, cap->nDiag, sizeof(aDiag0));
+    int bSorted = 0;
+walk:
     nStack = 0;
     for(size_t k=a; k<b; k++){
       int32_t r = aOrder[k];
       int64_t ts = e->aTs[r], end = row_end(e, (size_t)r);
+      if( !bSorted && k>a ){
+        int32_t q = aOrder[k-1];
+        if( e->aTs[q] > ts || (e->aTs[q]==ts && row_end(e, (size_t)q) < end) ){
+          NestKey *pk = realloc(aKey, (b-a)*sizeof(NestKey));
+          if( pk==0 ) goto out;
+          aKey = pk;
+          for(size_t j=a; j<b; j++){
+            int32_t x = aOrder[j];
+            aKey[j-a].ts = e->aTs[x]; aKey[j-a].end = row_end(e, (size_t)x); aKey[j-a].row = x;
+          }
+          qsort(aKey, b-a, sizeof(NestKey), nestkey_cmp);
+          for(size_t j=a; j<b; j++) aOrder[j] = aKey[j-a].row;
+          cap->nMeta = nMeta0;
+          memcpy(cap->nDiag, aDiag0, sizeof(aDiag0));
+          bSorted = 1;
+          goto walk;
+        }
+      }
       int bOpenEnded = (e->aFlags[r] & PS_EV_SLICE) && e->aDur[r]==PS_NULL64;
       while( nStack>0 ){
         int32_t p = aStack[nStack-1].row;

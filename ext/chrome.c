@@ -110,6 +110,38 @@ static int ch_string_id(Chrome *p, size_t *pi, const char *zWhat, uint32_t *pId)
   return ch_intern(p, z, n, i0, zWhat, pId);
 }
 
+/* Fast path for the common literal: [-]digits[.digits] with at most 15 integer digits and no
+** exponent. Returns 1 and the ns value (rounded to nearest, ties away from zero) with *pi past
+** the literal, or 0 to let the exact general path (ps_json_number + ps_dec_scale) handle it. */
+static inline int ch_fast_us(const char *z, size_t n, size_t *pi, int64_t *pNs){
+  size_t i = *pi;
+  int neg = 0;
+  if( i<n && z[i]=='-' ){ neg = 1; i++; }
+  size_t i0 = i;
+  uint64_t v = 0;
+  while( i<n && (unsigned)(z[i]-'0')<10 ){ v = v*10 + (uint64_t)(z[i]-'0'); i++; }
+  size_t nInt = i - i0;
+  if( nInt==0 || nInt>15 || (nInt>1 && z[i0]=='0') ) return 0;
+  uint64_t frac = 0; int nf = 0, roundUp = 0;
+  if( i<n && z[i]=='.' ){
+    i++;
+    size_t f0 = i;
+    while( i<n && (unsigned)(z[i]-'0')<10 ){
+      if( nf<3 ){ frac = frac*10 + (uint64_t)(z[i]-'0'); nf++; }
+      else if( nf==3 ){ roundUp = z[i]>='5'; nf = 4; }
+      i++;
+    }
+    if( i==f0 ) return 0;
+  }
+  if( i<n && (z[i]=='e' || z[i]=='E') ) return 0;
+  if( nf>3 ) nf = 3;
+  static const uint64_t s[4] = {1000, 100, 10, 1};
+  uint64_t ns = v*1000 + frac*s[nf] + (uint64_t)roundUp;
+  *pNs = neg ? -(int64_t)ns : (int64_t)ns;
+  *pi = i;
+  return 1;
+}
+
 /* Reads a number (or a string holding a number) in µs and converts it to ns. */
 static int ch_time(Chrome *p, size_t *pi, const char *zWhat, int64_t *pNs, uint8_t *pHas){
   size_t i0 = *pi;
@@ -126,6 +158,7 @@ static int ch_time(Chrome *p, size_t *pi, const char *zWhat, int64_t *pNs, uint8
     *pi += 4; *pHas = 0;
     return PS_OK;
   }else if( c=='-' || (c>='0' && c<='9') ){
+    if( ch_fast_us(p->z, p->n, pi, pNs) ){ *pHas = 1; return PS_OK; }
     if( ps_json_number(p->z, p->n, pi, &d, p->err) ) return PS_ERROR;
   }else{
     char buf[80]; snprintf(buf, sizeof(buf), "expected a number for '%s'", zWhat);
@@ -152,6 +185,16 @@ static int ch_pidtid(Chrome *p, size_t *pi, const char *zWhat, PsValue *v){
     return ch_intern(p, z, n, i0, zWhat, &v->s);
   }
   if( c=='n' && i0+4<=p->n && memcmp(p->z+i0, "null", 4)==0 ){ *pi += 4; return PS_OK; }
+  if( c>='0' && c<='9' ){
+    /* fast path: a short plain integer */
+    size_t i = i0; int64_t x = 0;
+    while( i<p->n && i-i0<18 && (unsigned)(p->z[i]-'0')<10 ){ x = x*10 + (p->z[i]-'0'); i++; }
+    if( (i>=p->n || (p->z[i]!='.' && p->z[i]!='e' && p->z[i]!='E' && (unsigned)(p->z[i]-'0')>=10))
+        && !(i-i0>1 && p->z[i0]=='0') ){
+      v->type = PS_VAL_INT; v->i = x; *pi = i;
+      return PS_OK;
+    }
+  }
   if( c=='-' || (c>='0' && c<='9') ){
     PsDec d;
     if( ps_json_number(p->z, p->n, pi, &d, p->err) ) return PS_ERROR;
@@ -484,6 +527,14 @@ static int ch_events(Chrome *p, size_t *pi, int bTop){
       return ch_err(p, i, "expected an event or ']' in traceEvents");
     }
     if( z[i]!='{' ) return ch_err(p, i, "expected '{' (an event object) in traceEvents");
+    if( p->cap->ev.n==p->cap->ev.nAlloc && i>0 ){
+      /* grow to the row count the rest of the file suggests (+5%), not by a fixed factor:
+      ** keeps peak memory close to what the capture needs */
+      double est = (double)p->cap->ev.n * ((double)n / (double)i) * 1.05 + 1024;
+      if( est > (double)INT32_MAX ) est = (double)INT32_MAX;
+      if( ps_events_reserve(p->cap, (size_t)est) ) return ps_nomem(p->err);
+    }
+    if( (p->cap->ev.n & 0xFFF)==0 ) ps_source_done_before(&p->cap->src, i);
     int rc = ch_event(p, &i);
     if( rc ) return rc;
     i = ws(p, i);
@@ -717,8 +768,8 @@ static int ch_parse(PsCapture *cap, PsErr *err){
   const char *z = p.z;
   if( n>=3 && (unsigned char)z[0]==0xEF && (unsigned char)z[1]==0xBB && (unsigned char)z[2]==0xBF ) i = 3;
   i = ws(&p, i);
-  /* a rough row estimate avoids repeated reallocation on big files */
-  if( ps_events_reserve(cap, n/160 + 16) ){ rc = ps_nomem(err); goto out; }
+  /* a first row estimate; ch_events refines it from the bytes per event seen so far */
+  if( ps_events_reserve(cap, n/400 + 16) ){ rc = ps_nomem(err); goto out; }
   if( ps_meta_text(cap, "capture", "format", "chrome", 6, PS_META_TEXT, -1) ){ rc = ps_nomem(err); goto out; }
   if( i>=n ){ rc = ps_err(err, "empty input: expected a Trace Event Format JSON array or object"); goto out; }
   if( z[i]=='[' ){

@@ -94,19 +94,19 @@ char *ps_arena_strdup(PsArena *a, const char *z, size_t n){
 ** (keys are always compared in full after a hash match). */
 uint64_t ps_hash(const void *pv, size_t n){
   const unsigned char *p = pv;
-  uint64_t h = 0x9E3779B97F4A7C15ull ^ (n * 0xff51afd7ed558ccdull);
+  uint64_t h = 0x9E3779B97F4A7C15ull ^ ((uint64_t)n * 0xff51afd7ed558ccdull);
   while( n>=8 ){
     uint64_t w; memcpy(&w, p, 8);
-    h ^= w * 0x87c37b91114253d5ull;
-    h = (h<<31 | h>>33) * 0x4cf5ad432745937full;
+    h = (h ^ w) * 0x87c37b91114253d5ull;
+    h ^= h >> 29;
     p += 8; n -= 8;
   }
-  uint64_t w = 0;
-  memcpy(&w, p, n);
-  h ^= w * 0x87c37b91114253d5ull;
-  h ^= h >> 33; h *= 0xff51afd7ed558ccdull;
-  h ^= h >> 33; h *= 0xc4ceb9fe1a85ec53ull;
-  h ^= h >> 33;
+  if( n ){
+    uint64_t w = 0;
+    memcpy(&w, p, n);
+    h = (h ^ w) * 0x4cf5ad432745937full;
+  }
+  h ^= h >> 32; h *= 0xc4ceb9fe1a85ec53ull; h ^= h >> 29;
   return h;
 }
 

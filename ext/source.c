@@ -161,6 +161,15 @@ int ps_source_open_blob(PsSource *pSrc, const void *p, size_t n, uint64_t maxInf
   return PS_OK;
 }
 
+void ps_source_done_before(PsSource *pSrc, size_t off){
+  static const size_t STEP = (size_t)16 << 20;
+  if( !pSrc->bMapped || off < pSrc->nDropped + 2*STEP ) return;
+  size_t end = (off - STEP) & ~(STEP-1);     /* keep the last 16 MiB: the parser may look back */
+  if( end <= pSrc->nDropped ) return;
+  madvise((char*)pSrc->pMap + pSrc->nDropped, end - pSrc->nDropped, MADV_DONTNEED);
+  pSrc->nDropped = end;
+}
+
 void ps_source_close(PsSource *pSrc){
   if( pSrc->bMapped ){
     munmap(pSrc->pMap, pSrc->nMap);

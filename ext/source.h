@@ -29,6 +29,7 @@ typedef struct PsSource {
   void *pMap;          /* mmap base when bMapped */
   size_t nMap;         /* mmap length */
   uint64_t nRaw;       /* size of the input before inflating */
+  size_t nDropped;     /* mapped bytes [0, nDropped) already released by ps_source_done_before */
 } PsSource;
 
 /* Opens the file at zPath. On success fills *pSrc and returns PS_OK. On failure returns
@@ -37,6 +38,12 @@ int ps_source_open_file(PsSource *pSrc, const char *zPath, uint64_t maxInflated,
 
 /* Copies (or inflates) n bytes at p. The caller keeps ownership of p. */
 int ps_source_open_blob(PsSource *pSrc, const void *p, size_t n, uint64_t maxInflated, PsErr *err);
+
+/* Tells the source that a sequential parser is done with bytes [0, off): for a memory-mapped
+** file, pages behind it are released from the process (MADV_DONTNEED) in 16 MiB steps. They stay
+** in the OS page cache and fault back in when a lazy column re-reads them, so a parse of a file
+** bigger than RAM does not hold the whole file resident. No effect on heap buffers. */
+void ps_source_done_before(PsSource *pSrc, size_t off);
 
 /* Releases the bytes. Safe on a zeroed PsSource. */
 void ps_source_close(PsSource *pSrc);

@@ -1,0 +1,121 @@
+"""make bench: times libprofsql against the ways a user would otherwise query a trace, in one run.
+
+Generates (once, deterministically, with build/gen_trace) a 1M-event and a 5M-event trace in
+bench/data/, then for each runs the same aggregate
+    SELECT name, count(*), sum(dur) FROM <events> GROUP BY name
+with
+    libprofsql   profile_events(f) in the sqlite3 CLI (fresh process: mmap + parse + query)
+    cached       the same query again in the same process (capture cached per connection)
+    json_each    plain SQLite: json_each(readfile(f), '$.traceEvents') with ->> extraction
+    python json  json.load + a dict aggregate (1M only)
+    read floor   cat f > /dev/null (the bytes from the page cache; the lower bound of any reader)
+and prints wall time, ratio to libprofsql, MB/s and peak RSS (wait4 ru_maxrss) of each.
+Nothing is asserted: the numbers go to docs/performance.md by hand.
+Environment: SQLITE3 (sqlite3 CLI), BENCH_SIZES (default "1000000 5000000"),
+BENCH_TIMEOUT (seconds per baseline run, default 300)."""
+import os
+import re
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SQLITE3 = os.environ.get("SQLITE3", "sqlite3")
+SIZES = [int(x) for x in os.environ.get("BENCH_SIZES", "1000000 5000000").split()]
+TIMEOUT = int(os.environ.get("BENCH_TIMEOUT", "300"))
+DATA = os.path.join(ROOT, "bench", "data")
+
+
+def run_rss(argv, stdin=None):
+    """Like run() but reports the child's own peak RSS (os.wait4)."""
+    t0 = time.monotonic()
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.chdir(ROOT)
+        os.dup2(r, 0)
+        os.close(w)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        out = os.open(os.path.join(DATA, "last.out"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        os.dup2(out, 1)
+        os.dup2(out, 2)
+        os.execvp(argv[0], argv)
+    os.close(r)
+    if stdin:
+        os.write(w, stdin.encode())
+    os.close(w)
+    deadline = t0 + TIMEOUT
+    while True:
+        wpid, status, ru = os.wait4(pid, os.WNOHANG)
+        if wpid:
+            break
+        if time.monotonic() > deadline:
+            os.kill(pid, 9)
+            os.wait4(pid, 0)
+            return None, None, "timeout after %ds" % TIMEOUT, -1
+        time.sleep(0.01)
+    dt = time.monotonic() - t0
+    out = open(os.path.join(DATA, "last.out")).read()
+    return dt, ru.ru_maxrss * 1024, out, os.waitstatus_to_exitcode(status)
+
+
+def ensure_trace(n):
+    path = os.path.join(DATA, "trace_%dk.json" % (n // 1000))
+    if not os.path.exists(path):
+        os.makedirs(DATA, exist_ok=True)
+        with open(path + ".tmp", "wb") as f:
+            subprocess.check_call([os.path.join(ROOT, "build", "gen_trace"), str(n)], stdout=f)
+        os.rename(path + ".tmp", path)
+    return path
+
+
+QUERY = "SELECT name, count(*), sum(dur) FROM {src} GROUP BY name;"
+
+
+def main():
+    print("machine: %d cores; sqlite3 %s" % (os.cpu_count(),
+          subprocess.run([SQLITE3, "--version"], capture_output=True, text=True).stdout.split()[0]))
+    for n in SIZES:
+        path = ensure_trace(n)
+        size = os.path.getsize(path)
+        mb = size / 1e6
+        subprocess.run(["cat", path], stdout=subprocess.DEVNULL)      # warm the page cache
+        print("\n== %s: %d events requested, %.1f MB" % (os.path.relpath(path, ROOT), n, mb))
+        rows = []
+        load = ["-cmd", ".load ./libprofsql"]
+        q = QUERY.format(src="profile_events('%s')" % path)
+        dt, rss, out, rc = run_rss([SQLITE3, "-batch", "-init", "/dev/null"] + load + [":memory:"], q)
+        rows.append(("libprofsql", dt, rss, rc, out))
+        # first and second query in one process, timed by the shell's .timer
+        dt2, rss2, out2, rc2 = run_rss([SQLITE3, "-batch", "-init", "/dev/null"] + load + [":memory:"],
+                                       ".timer on\n" + q + q)
+        times = [float(x) for x in re.findall(r"Run Time: real ([0-9.]+)", out2)]
+        if len(times) == 2:
+            rows.append(("  1st query (in-process)", times[0], None, rc2, ""))
+            rows.append(("  2nd query, cached", times[1], None, rc2, ""))
+        jq = QUERY.format(src="(SELECT value->>'name' AS name, value->>'dur' AS dur FROM "
+                              "json_each(readfile('%s'), '$.traceEvents'))" % path)
+        dt, rss, out, rc = run_rss([SQLITE3, "-batch", "-init", "/dev/null", ":memory:"], jq)
+        rows.append(("json_each", dt, rss, rc, out))
+        if n <= 1000000:
+            py = ("import json,collections,sys\nd=json.load(open(sys.argv[1]))\nc=collections.defaultdict(lambda:[0,0])\n"
+                  "for e in d['traceEvents']:\n  a=c[e.get('name')]; a[0]+=1; a[1]+=e.get('dur') or 0\nprint(len(c))\n")
+            dt, rss, out, rc = run_rss(["/usr/bin/python3", "-c", py, path])
+            rows.append(("python json", dt, rss, rc, out))
+        dt, rss, out, rc = run_rss(["cat", path, "-"], "")
+        rows.append(("read floor (cat)", dt, rss, rc, ""))
+        base = rows[0][1]
+        print("%-26s %9s %9s %9s %10s %9s" % ("", "seconds", "x libpsql", "MB/s", "peak RSS", "RSS/file"))
+        for name, dt, rss, rc, out in rows:
+            if dt is None or rc != 0:
+                why = out.strip().splitlines()[-1] if out.strip() else "exit %d" % rc
+                print("%-26s %s" % (name, "failed: " + why[:80]))
+                continue
+            print("%-26s %9.3f %9.2f %9.0f %10s %9s" % (
+                name, dt, dt / base if base else 0, mb / dt if dt else 0,
+                "%.0f MB" % (rss / 1e6) if rss else "", "%.2f" % (rss / size) if rss else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
