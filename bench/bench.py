@@ -69,7 +69,7 @@ def ensure_trace(n):
     return path
 
 
-QUERY = "SELECT name, count(*), sum(dur) FROM {src} GROUP BY name;"
+QUERY = "SELECT name, count(*), sum(dur) FROM {src} GROUP BY name;\n"
 
 
 def main():

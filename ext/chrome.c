@@ -770,7 +770,6 @@ static int ch_parse(PsCapture *cap, PsErr *err){
   i = ws(&p, i);
   /* a first row estimate; ch_events refines it from the bytes per event seen so far */
   if( ps_events_reserve(cap, n/400 + 16) ){ rc = ps_nomem(err); goto out; }
-  if( ps_meta_text(cap, "capture", "format", "chrome", 6, PS_META_TEXT, -1) ){ rc = ps_nomem(err); goto out; }
   if( i>=n ){ rc = ps_err(err, "empty input: expected a Trace Event Format JSON array or object"); goto out; }
   if( z[i]=='[' ){
     p.bTopArray = 1;

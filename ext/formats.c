@@ -57,7 +57,10 @@ PsCapture *ps_capture_load(PsSource *src, const PsFormat *pFormat, PsErr *err, i
   cap->src = *src;
   memset(src, 0, sizeof(*src));
   cap->pFormat = pFormat;
-  int rc = pFormat->xParse(cap, err);
+  int rc = ps_meta_text(cap, "capture", "format", pFormat->zName, strlen(pFormat->zName), PS_META_TEXT, -1);
+  if( rc==PS_OK ) rc = ps_meta_int(cap, "capture", "bytes", (int64_t)cap->src.n, -1);
+  if( rc==PS_OK && cap->src.bGzip ) rc = ps_meta_int(cap, "capture", "compressed_bytes", (int64_t)cap->src.nRaw, -1);
+  if( rc==PS_OK ) rc = pFormat->xParse(cap, err);
   if( rc==PS_OK ) rc = ps_diag_finish(cap);
   if( rc!=PS_OK ){
     if( rc==PS_NOMEM ) ps_nomem(err);
