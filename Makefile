@@ -22,7 +22,7 @@ VTAB_HDR  := $(wildcard vtab/*.h)
 
 BUILD     := build
 
-.PHONY: all test demo bench clean check-c asan
+.PHONY: all test demo bench clean fuzz
 
 all: libprofsql.so
 
@@ -54,7 +54,26 @@ $(BUILD)/gen_trace: bench/gen_trace.c
 	@mkdir -p $(BUILD)
 	$(CC) -O2 $(WARN) -o $@ $<
 
-test: libprofsql.so $(BUILD)/test_parser $(BUILD)/test_sql $(BUILD)/test_parser.asan $(BUILD)/test_sql.asan
+# ---- libFuzzer targets (tests/fuzz/): one per parser and input path, and one through SQL
+FUZZ      := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+FUZZ_TIME ?= 60
+$(BUILD)/fuzz_chrome: tests/fuzz/fuzz_chrome.c $(EXT_SRC) $(EXT_HDR)
+	@mkdir -p $(BUILD)
+	clang $(FUZZ) $(DEFS) -o $@ tests/fuzz/fuzz_chrome.c $(EXT_SRC) $(LDLIBS)
+$(BUILD)/fuzz_gzip: tests/fuzz/fuzz_gzip.c $(EXT_SRC) $(EXT_HDR)
+	@mkdir -p $(BUILD)
+	clang $(FUZZ) $(DEFS) -o $@ tests/fuzz/fuzz_gzip.c $(EXT_SRC) $(LDLIBS)
+$(BUILD)/fuzz_sql: tests/fuzz/fuzz_sql.c $(EXT_SRC) $(VTAB_SRC) $(EXT_HDR) $(VTAB_HDR)
+	@mkdir -p $(BUILD)
+	clang $(FUZZ) $(DEFS) -DSQLITE_CORE -o $@ tests/fuzz/fuzz_sql.c $(EXT_SRC) $(VTAB_SRC) -lsqlite3 $(LDLIBS)
+FUZZERS := $(BUILD)/fuzz_chrome $(BUILD)/fuzz_gzip $(BUILD)/fuzz_sql
+
+# make fuzz: every target for FUZZ_TIME seconds, seeded from the test inputs; fails on any
+# crash, leak or timeout (libFuzzer exits non-zero and leaves crash-* files in build/fuzz/).
+fuzz: $(FUZZERS)
+	@sh tests/fuzz/run.sh $(FUZZ_TIME)
+
+test: libprofsql.so $(FUZZERS) $(BUILD)/test_parser $(BUILD)/test_sql $(BUILD)/test_parser.asan $(BUILD)/test_sql.asan
 	@SQLITE3=$(SQLITE3) PYTHON=$(PYTHON) sh tests/run.sh
 
 demo: libprofsql.so

@@ -32,7 +32,8 @@ int ps_gunzip(const unsigned char *in, size_t nIn, uint64_t maxOut,
   if( nIn>=18 ){
     uint32_t isz = (uint32_t)in[nIn-4] | (uint32_t)in[nIn-3]<<8
                  | (uint32_t)in[nIn-2]<<16 | (uint32_t)in[nIn-1]<<24;
-    if( isz > nAlloc && isz < maxOut ) nAlloc = (size_t)isz + 1;
+    /* a truncated or hostile stream has an arbitrary trailer: trust it only up to 64x the input */
+    if( isz > nAlloc && isz < maxOut && (uint64_t)isz <= (uint64_t)nIn*64 ) nAlloc = (size_t)isz + 1;
   }
   if( nAlloc < nIn ) nAlloc = nIn + 1;
   if( nAlloc > maxOut + 1 ) nAlloc = (size_t)maxOut + 1;

@@ -7,6 +7,7 @@
 #   4. SQL transcripts: tests/sql/X.sql run by the sqlite3 CLI, diffed with tests/expected/X.out
 #   5. Python: the registered API (pragma_function_list / pragma_module_list) and a client query
 #   6. corpus: every file in ../shared/corpus/chrome against an independent Python json computation
+#   7. the libFuzzer targets replay their seeds and regression inputs (make fuzz runs them longer)
 # C and Python tests print "RESULT <passed> <failed>" as their last line; each check counts.
 cd "$(dirname "$0")/.." || exit 1
 SQLITE3=${SQLITE3:-sqlite3}
@@ -53,6 +54,12 @@ for py in tests/py/test_*.py; do
   "$PYTHON" "$py" > "$tmp/$name.out" 2>&1
   add_result "py/$name" "$tmp/$name.out" $?
 done
+
+if sh tests/fuzz/run.sh 0 > "$tmp/fuzz.out" 2>&1; then
+  pass=$((pass + 1)); echo "ok   fuzz targets replay their seeds"
+else
+  fail=$((fail + 1)); echo "FAIL fuzz seed replay:"; tail -n 30 "$tmp/fuzz.out"
+fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

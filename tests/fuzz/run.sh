@@ -1,0 +1,36 @@
+#!/bin/sh
+# tests/fuzz/run.sh SECONDS — runs every libFuzzer target for SECONDS (0: only replays the seed
+# inputs and the regression inputs in tests/fuzz/regressions/), seeded from tests/data,
+# examples and (when present) ../shared/corpus/chrome. Exits non-zero on the first crash, leak or
+# timeout; a crashing input is kept in build/fuzz/ and should become a regression input.
+cd "$(dirname "$0")/../.." || exit 1
+secs=${1:-60}
+mkdir -p build/fuzz
+status=0
+for t in chrome gzip sql; do
+  seeds=build/fuzz/seeds_$t
+  rm -rf "$seeds"; mkdir -p "$seeds"
+  cp tests/data/*.json tests/data/*.gz examples/*.json "$seeds"/ 2>/dev/null
+  [ -d tests/fuzz/regressions ] && cp tests/fuzz/regressions/* "$seeds"/ 2>/dev/null
+  if [ -d ../shared/corpus/chrome ]; then
+    for f in ../shared/corpus/chrome/*; do
+      [ "$(wc -c < "$f")" -lt 300000 ] && cp "$f" "$seeds"/
+    done
+  fi
+  corpus=build/fuzz/corpus_$t; mkdir -p "$corpus"
+  if [ "$secs" -eq 0 ]; then
+    args="-runs=0"
+  else
+    args="-max_total_time=$secs"
+  fi
+  echo "fuzz_$t: $args"
+  if ! ./build/fuzz_$t $args -timeout=10 -rss_limit_mb=4096 -max_len=300000 \
+        -dict=tests/fuzz/chrome.dict -artifact_prefix=build/fuzz/ "$corpus" "$seeds" \
+        > build/fuzz/fuzz_$t.log 2>&1; then
+    echo "FAIL fuzz_$t (see build/fuzz/fuzz_$t.log)"; tail -n 30 build/fuzz/fuzz_$t.log
+    status=1
+  else
+    grep -E '^(#[0-9]+ *DONE|Done [0-9]+ runs)' build/fuzz/fuzz_$t.log | tail -n 1
+  fi
+done
+exit $status
