@@ -11,7 +11,7 @@ CC        ?= cc
 CFLAGS    ?= -O2 -g
 WARN      := -Wall -Wextra
 DEFS      := -DPROFSQL_VERSION='"$(VERSION)"'
-LDLIBS    := -lz
+LDLIBS    := -lz -lpthread
 SQLITE3   ?= sqlite3
 PYTHON    ?= /usr/bin/python3
 

@@ -75,7 +75,15 @@ typedef struct Chrome {
   size_t nEmpty;
   size_t aPhCount[256];
   int bTopArray;
+  size_t regionStart, regionEnd;  /* bytes this parser covers (for the row estimate) */
+  size_t stopAt;              /* two-thread parse: stop when an event starts exactly here */
 } Chrome;
+
+/* Inputs at least this big are parsed by two threads (see ch_events). Tests lower it to force
+** the split on small inputs and compare with the serial parse. */
+size_t ps_chrome_parallel_min = (size_t)32 << 20;
+/* Number of two-thread parses whose halves were merged, and of splits abandoned (for tests). */
+size_t ps_chrome_splits_merged, ps_chrome_splits_abandoned;
 
 static int ch_err(Chrome *p, size_t off, const char *zExpected){
   if( off>=p->n ) return ps_err_at(p->err, (int64_t)off, "unexpected end of input, %s", zExpected);
@@ -516,21 +524,28 @@ static int ch_m_event(Chrome *p, int64_t thread){
 
 /* ------------------------------------------------------------------ the event array */
 
-/* Parses the array at p->z[*pi]=='['. bTop: the array is the whole file (may be unterminated). */
-static int ch_events(Chrome *p, size_t *pi, int bTop){
+/* Parses events from the '{' at i up to the end of the array. bTop: the array is the whole
+** file (may be unterminated). *pi ends past the ']' (or at the end of input). Returns PS_OK,
+** an error, or CH_STOPPED with *pi == p->stopAt when the parse reached the split point. */
+#define CH_STOPPED 3
+static int ch_event_loop(Chrome *p, size_t i, int bTop, size_t *pi){
   const char *z = p->z;
-  size_t n = p->n, i = ws(p, *pi+1);
-  if( i<n && z[i]==']' ){ *pi = i+1; return PS_OK; }
+  size_t n = p->n;
   for(;;){
     if( i>=n ){
       if( bTop ){ *pi = i; return PS_OK; }   /* unterminated array (allowed) */
       return ch_err(p, i, "expected an event or ']' in traceEvents");
     }
     if( z[i]!='{' ) return ch_err(p, i, "expected '{' (an event object) in traceEvents");
-    if( p->cap->ev.n==p->cap->ev.nAlloc && i>0 ){
-      /* grow to the row count the rest of the file suggests (+5%), not by a fixed factor:
+    if( p->stopAt && i >= p->stopAt ){
+      if( i==p->stopAt ){ *pi = i; return CH_STOPPED; }
+      p->stopAt = 0;        /* the candidate split was not an event boundary: go on alone */
+    }
+    if( p->cap->ev.n==p->cap->ev.nAlloc && i > p->regionStart ){
+      /* grow to the row count the rest of the region suggests (+5%), not by a fixed factor:
       ** keeps peak memory close to what the capture needs */
-      double est = (double)p->cap->ev.n * ((double)n / (double)i) * 1.05 + 1024;
+      double est = (double)p->cap->ev.n * ((double)(p->regionEnd - p->regionStart)
+                                           / (double)(i - p->regionStart)) * 1.05 + 1024;
       if( est > (double)INT32_MAX ) est = (double)INT32_MAX;
       if( ps_events_reserve(p->cap, (size_t)est) ) return ps_nomem(p->err);
     }
@@ -543,6 +558,199 @@ static int ch_events(Chrome *p, size_t *pi, int bTop){
     if( i>=n && bTop ){ *pi = i; return PS_OK; }
     return ch_err(p, i, "expected ',' or ']' in traceEvents");
   }
+}
+
+/* ---- two-thread parse
+** A big event array is cut at a candidate event boundary near its middle ('}' ',' '{' with
+** optional whitespace). A second thread parses from there into its own capture while this
+** thread parses the first half. The candidate is proven only when this thread's own parse
+** arrives at it as the start of an event; if it jumps over it (the bytes were inside a string
+** or an args object), the second thread's work is thrown away and this thread goes on alone.
+** Proven halves are merged so that ids, tracks and metadata come out exactly as a serial parse
+** would make them (tests/c/test_parser.c compares the two). */
+typedef struct ChHalf {
+  Chrome p;                   /* the second parser, on its own capture */
+  size_t start, end;          /* in: first event; out: position after the array */
+  int bTop, rc;
+  PsErr err;
+} ChHalf;
+
+static void *ch_half_main(void *pArg){
+  ChHalf *h = pArg;
+  h->rc = ch_event_loop(&h->p, h->start, h->bTop, &h->end);
+  return 0;
+}
+
+/* A candidate split point at or after 'from': the offset of a '{' preceded by '}' ',' that
+** starts a well-formed object followed by ',' or ']' (which rules out most look-alikes inside
+** strings; the first half's parse is what proves it). */
+static size_t ch_find_split(const char *z, size_t n, size_t from){
+  size_t lim = from + ((size_t)4 << 20) < n ? from + ((size_t)4 << 20) : n;
+  for(size_t i=from; i<lim; i++){
+    const char *c = memchr(z+i, ',', lim-i);
+    if( c==0 ) return 0;
+    i = (size_t)(c - z);
+    size_t a = i, b = i+1;
+    while( a>from && PS_JSON_WS(z[a-1]) ) a--;
+    while( b<lim && PS_JSON_WS(z[b]) ) b++;
+    if( a>from && z[a-1]=='}' && b<lim && z[b]=='{' ){
+      size_t j = b;
+      if( ps_json_skip(z, lim, &j, 0)==PS_OK ){
+        j = ps_json_ws(z, lim, j);
+        if( j<lim && (z[j]==',' || z[j]==']') ) return b;
+      }
+    }
+  }
+  return 0;
+}
+
+static int ch_merge(Chrome *pa, Chrome *pb);
+
+#include <pthread.h>
+
+/* Parses the array at p->z[*pi]=='['. bTop: the array is the whole file (may be unterminated). */
+static int ch_events(Chrome *p, size_t *pi, int bTop){
+  size_t n = p->n, i = ws(p, *pi+1);
+  if( i<n && p->z[i]==']' ){ *pi = i+1; return PS_OK; }
+  p->regionStart = i; p->regionEnd = n;
+  size_t split = 0;
+  ChHalf *h = 0;
+  pthread_t th;
+  if( n - i >= ps_chrome_parallel_min && n - i >= 1024 ) split = ch_find_split(p->z, n, i + (n-i)/2);
+  if( split ){
+    h = calloc(1, sizeof(*h));
+    PsCapture *cb = h ? ps_capture_new() : 0;
+    if( cb ){
+      cb->src = p->cap->src;          /* borrowed bytes: released before ps_capture_free */
+      cb->src.bMapped = p->cap->src.bMapped; cb->src.bHeap = 0;
+      cb->src.nDropped = split & ~(size_t)4095;
+      h->p.z = p->z; h->p.n = n; h->p.cap = cb; h->p.err = &h->err; h->p.lastThread = -1;
+      h->p.regionStart = split; h->p.regionEnd = n;
+      h->start = split; h->bTop = bTop;
+      if( ps_events_reserve(cb, (n - split)/400 + 16)==PS_OK
+       && pthread_create(&th, 0, ch_half_main, h)==0 ){
+        p->stopAt = split; p->regionEnd = split;
+      }else{
+        memset(&cb->src, 0, sizeof(cb->src)); ps_capture_free(cb); free(h); h = 0;
+      }
+    }else{
+      free(h); h = 0;
+    }
+  }
+  int rc = ch_event_loop(p, i, bTop, pi);
+  if( h ){
+    pthread_join(th, 0);
+    if( rc==CH_STOPPED ){
+      /* the split was a real event boundary: the second half's result stands */
+      if( h->rc ){ *p->err = h->err; rc = h->rc; }
+      else{ rc = ch_merge(p, &h->p); *pi = h->end; }
+      ps_chrome_splits_merged++;
+    }else{
+      ps_chrome_splits_abandoned++;
+    }
+    memset(&h->p.cap->src, 0, sizeof(h->p.cap->src));
+    ps_capture_free(h->p.cap);
+    ps_buf_free(&h->p.scratch); ps_buf_free(&h->p.key); ps_buf_free(&h->p.ev.id); ps_buf_free(&h->p.ev.scope);
+    free(h->p.aKeyTrack); free(h->p.aProc);
+    free(h);
+    p->stopAt = 0; p->regionEnd = n;
+  }
+  return rc;
+}
+
+/* Remaps a PsValue from capture b's pool to capture a's. */
+static void ch_remap_value(PsValue *v, const uint32_t *aMapS){
+  if( v->type==PS_VAL_TEXT ) v->s = aMapS[v->s];
+}
+
+/* Appends the second half (pb) to the first (pa): strings, threads, tracks, rows, metadata. */
+static int ch_merge(Chrome *pa, Chrome *pb){
+  PsCapture *a = pa->cap, *b = pb->cap;
+  int rc = PS_NOMEM;
+  uint32_t *aMapS = malloc(b->pool.n * sizeof(uint32_t));
+  uint32_t *aMapT = malloc((b->nThread ? b->nThread : 1) * sizeof(uint32_t));
+  uint32_t *aMapTr = malloc((b->nTrack ? b->nTrack : 1) * sizeof(uint32_t));
+  if( aMapS==0 || aMapT==0 || aMapTr==0 ) goto out;
+  aMapS[0] = 0;
+  for(size_t k=1; k<b->pool.n; k++){
+    PsStr s = ps_pool_get(&b->pool, (uint32_t)k);
+    aMapS[k] = ps_pool_intern(&a->pool, s.z, s.n, 0);
+    if( aMapS[k]==0 ) goto out;
+  }
+  /* tracks (and the threads they belong to) in b's order of creation: new ones are appended in
+  ** the order a serial parse would have created them */
+  for(size_t t=0; t<b->nTrack; t++){
+    PsTrack *tr = &b->aTrack[t];
+    if( tr->kind==PS_TRACK_THREAD ){
+      PsThread *bt = &b->aThread[tr->thread];
+      PsValue pid = bt->pid, tid = bt->tid;
+      ch_remap_value(&pid, aMapS); ch_remap_value(&tid, aMapS);
+      int64_t ta = ps_thread_get(a, &pid, &tid);
+      if( ta<0 ) goto out;
+      aMapT[tr->thread] = (uint32_t)ta;
+      if( bt->threadName ) a->aThread[ta].threadName = aMapS[bt->threadName];
+      aMapTr[t] = a->aThread[ta].track;
+      continue;
+    }
+    /* keyed tracks: same key string -> same track */
+    pa->key.n = 0;
+    PsStr s = ps_pool_get(&b->pool, tr->name);
+    if( ps_buf_append(&pa->key, s.z, s.n) ) goto out;
+    int64_t ta = ch_keyed_track(pa, tr->kind, aMapT[tr->thread]);
+    if( ta<0 ) goto out;
+    aMapTr[t] = (uint32_t)ta;
+  }
+  /* rows */
+  size_t n0 = a->ev.n, nb = b->ev.n;
+  if( ps_events_reserve(a, n0 + nb) ) goto out;
+  PsEvents *ea = &a->ev, *eb = &b->ev;
+  memcpy(ea->aTs + n0, eb->aTs, nb*sizeof(int64_t));
+  memcpy(ea->aDur + n0, eb->aDur, nb*sizeof(int64_t));
+  memcpy(ea->aOff + n0, eb->aOff, nb*sizeof(uint64_t));
+  memcpy(ea->aParent + n0, eb->aParent, nb*sizeof(int32_t));
+  memcpy(ea->aDepth + n0, eb->aDepth, nb*sizeof(int32_t));
+  memcpy(ea->aPh + n0, eb->aPh, nb);
+  memcpy(ea->aFlags + n0, eb->aFlags, nb);
+  for(size_t r=0; r<nb; r++){
+    ea->aName[n0+r] = aMapS[eb->aName[r]];
+    ea->aCat[n0+r] = aMapS[eb->aCat[r]];
+    ea->aThread[n0+r] = aMapT[eb->aThread[r]];
+    ea->aTrack[n0+r] = aMapTr[eb->aTrack[r]];
+  }
+  ea->n = n0 + nb;
+  /* metadata rows (values point into the source or b's arenas, which a adopts); diagnostic
+  ** rows keep the per-kind cap over both halves, the totals add up */
+  size_t aRows[PS_DIAG_N];
+  for(int d=0; d<PS_DIAG_N; d++) aRows[d] = a->nDiag[d] < PS_DIAG_ROWS ? a->nDiag[d] : PS_DIAG_ROWS;
+  for(size_t k=0; k<b->nMeta; k++){
+    PsMeta m = b->aMeta[k];
+    PsStr sc = ps_pool_get(&b->pool, m.scope), ky = ps_pool_get(&b->pool, m.key);
+    if( sc.n==10 && memcmp(sc.z, "diagnostic", 10)==0 ){
+      int kind = -1;
+      for(int d=0; d<PS_DIAG_N; d++) if( strlen(ps_diag_names[d])==ky.n && memcmp(ps_diag_names[d], ky.z, ky.n)==0 ) kind = d;
+      if( kind>=0 && aRows[kind]++ >= PS_DIAG_ROWS ) continue;
+    }
+    m.scope = aMapS[m.scope]; m.key = aMapS[m.key];
+    if( ps_grow((void**)&a->aMeta, sizeof(PsMeta), &a->nMetaAlloc, a->nMeta+1) ) goto out;
+    a->aMeta[a->nMeta++] = m;
+  }
+  for(int d=0; d<PS_DIAG_N; d++) a->nDiag[d] += b->nDiag[d];
+  ps_arena_adopt(&a->arena, &b->arena);
+  ps_arena_adopt(&a->arena, &b->pool.arena);
+  for(size_t k=0; k<pb->nProc; k++){
+    if( ps_grow((void**)&pa->aProc, sizeof(ProcName), &pa->nProcAlloc, pa->nProc+1) ) goto out;
+    ProcName pn = pb->aProc[k];
+    ch_remap_value(&pn.pid, aMapS); pn.name = aMapS[pn.name];
+    pa->aProc[pa->nProc++] = pn;
+  }
+  for(int c=0; c<256; c++) pa->aPhCount[c] += pb->aPhCount[c];
+  pa->nEmpty += pb->nEmpty;
+  pa->lastThread = -1;
+  rc = PS_OK;
+out:
+  free(aMapS); free(aMapT); free(aMapTr);
+  if( rc ) ps_nomem(pa->err);
+  return rc;
 }
 
 /* ------------------------------------------------------------------ post-processing */

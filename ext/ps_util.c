@@ -82,6 +82,18 @@ void *ps_arena_alloc(PsArena *a, size_t n){
   return r;
 }
 
+void ps_arena_adopt(PsArena *dst, PsArena *src){
+  if( src->pHead==0 ) return;
+  if( dst->pHead==0 ){ *dst = *src; ps_arena_init(src); return; }
+  /* keep dst's head (it has free room); put src's blocks right after it */
+  PsArenaBlock *pLast = src->pHead;
+  while( pLast->pNext ) pLast = pLast->pNext;
+  pLast->pNext = dst->pHead->pNext;
+  dst->pHead->pNext = src->pHead;
+  dst->nTotal += src->nTotal;
+  ps_arena_init(src);
+}
+
 char *ps_arena_strdup(PsArena *a, const char *z, size_t n){
   char *r = ps_arena_alloc(a, n+1);
   if( r ){ if( n ) memcpy(r, z, n); r[n] = 0; }

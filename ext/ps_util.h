@@ -54,6 +54,8 @@ void  ps_arena_init(PsArena *a);
 void  ps_arena_free(PsArena *a);
 /* Returns n bytes aligned to 8, or NULL when out of memory. Owned by the arena. */
 void *ps_arena_alloc(PsArena *a, size_t n);
+/* Moves every block of src into dst (pointers into them stay valid); src is left empty. */
+void ps_arena_adopt(PsArena *dst, PsArena *src);
 /* Copies z[0..n) into the arena and NUL-terminates it; NULL when out of memory. */
 char *ps_arena_strdup(PsArena *a, const char *z, size_t n);
 

@@ -236,6 +236,13 @@ static int evFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
 static int evNext(sqlite3_vtab_cursor *cur){
   EvCursor *c = (EvCursor*)cur;
   if( c->aList ){
+    /* list scans jump around the columns: fetch a few rows ahead */
+    if( c->iList + 16 < c->nList ){
+      int32_t ahead = c->aList[c->iList + 16];
+      __builtin_prefetch(&c->cap->ev.aDur[ahead]);
+      __builtin_prefetch(&c->cap->ev.aName[ahead]);
+      __builtin_prefetch(&c->cap->ev.aTs[ahead]);
+    }
     c->iList++;
     while( c->iList<c->nList && (c->aList[c->iList]<c->iLo || c->aList[c->iList]>=c->iEnd) ) c->iList++;
     if( c->iList<c->nList ) c->iRow = c->aList[c->iList];

@@ -320,6 +320,117 @@ static void test_chrome_columns(void){
   ps_capture_free(cap);
 }
 
+/* ---------------------------------------------------------------- two-thread parse */
+
+extern size_t ps_chrome_parallel_min, ps_chrome_splits_merged, ps_chrome_splits_abandoned;
+
+/* 1 when the two captures hold the same rows, threads, tracks and metadata (strings compared by
+** content, since pool ids may differ). */
+static int same_capture(PsCapture *a, PsCapture *b, char *zWhy, size_t nWhy){
+#define DIFF(...) do{ snprintf(zWhy, nWhy, __VA_ARGS__); return 0; }while(0)
+#define SAMESTR(x, y) (ps_pool_get(&a->pool, x).n==ps_pool_get(&b->pool, y).n \
+   && (ps_pool_get(&a->pool, x).n==0 || memcmp(ps_pool_get(&a->pool, x).z, ps_pool_get(&b->pool, y).z, ps_pool_get(&a->pool, x).n)==0))
+  if( a->ev.n!=b->ev.n ) DIFF("rows %zu vs %zu", a->ev.n, b->ev.n);
+  for(size_t r=0; r<a->ev.n; r++){
+    PsEvents *x = &a->ev, *y = &b->ev;
+    if( x->aTs[r]!=y->aTs[r] || x->aDur[r]!=y->aDur[r] || x->aOff[r]!=y->aOff[r]
+     || x->aParent[r]!=y->aParent[r] || x->aDepth[r]!=y->aDepth[r] || x->aPh[r]!=y->aPh[r]
+     || x->aFlags[r]!=y->aFlags[r] || x->aThread[r]!=y->aThread[r] || x->aTrack[r]!=y->aTrack[r]
+     || (x->aEndOff ? x->aEndOff[r] : 0)!=(y->aEndOff ? y->aEndOff[r] : 0) ) DIFF("row %zu differs", r);
+    if( !SAMESTR(x->aName[r], y->aName[r]) || !SAMESTR(x->aCat[r], y->aCat[r]) ) DIFF("row %zu name/cat", r);
+    if( ps_capture_link(a, (int32_t)r)!=ps_capture_link(b, (int32_t)r) ) DIFF("row %zu link", r);
+  }
+  if( a->nThread!=b->nThread || a->nTrack!=b->nTrack ) DIFF("threads/tracks %zu/%zu vs %zu/%zu", a->nThread, a->nTrack, b->nThread, b->nTrack);
+  for(size_t t=0; t<a->nThread; t++){
+    PsThread *x = &a->aThread[t], *y = &b->aThread[t];
+    if( x->pid.type!=y->pid.type || x->pid.i!=y->pid.i || x->tid.type!=y->tid.type || x->tid.i!=y->tid.i
+     || !SAMESTR(x->pid.s, y->pid.s) || !SAMESTR(x->tid.s, y->tid.s) || x->track!=y->track
+     || !SAMESTR(x->threadName, y->threadName) || !SAMESTR(x->processName, y->processName) ) DIFF("thread %zu", t);
+  }
+  for(size_t t=0; t<a->nTrack; t++){
+    if( a->aTrack[t].kind!=b->aTrack[t].kind || a->aTrack[t].thread!=b->aTrack[t].thread
+     || !SAMESTR(a->aTrack[t].name, b->aTrack[t].name) ) DIFF("track %zu", t);
+  }
+  if( a->nMeta!=b->nMeta ) DIFF("meta rows %zu vs %zu", a->nMeta, b->nMeta);
+  for(size_t k=0; k<a->nMeta; k++){
+    PsMeta *x = &a->aMeta[k], *y = &b->aMeta[k];
+    if( !SAMESTR(x->scope, y->scope) || !SAMESTR(x->key, y->key) || x->type!=y->type || x->i!=y->i
+     || x->n!=y->n || (x->n && memcmp(x->z, y->z, x->n)) || x->off!=y->off ) DIFF("meta row %zu", k);
+  }
+  return 1;
+#undef DIFF
+#undef SAMESTR
+}
+
+static void check_split_equal(const char *z, size_t n, const char *zWhat){
+  PsErr e1, e2;
+  size_t save = ps_chrome_parallel_min;
+  ps_chrome_parallel_min = (size_t)-1;
+  PsCapture *a = load_n(z, n, &e1);
+  ps_chrome_parallel_min = 0;
+  PsCapture *b = load_n(z, n, &e2);
+  ps_chrome_parallel_min = save;
+  char why[200] = "";
+  if( a==0 || b==0 ){
+    CHECK(a==0 && b==0);
+    if( a==0 && b==0 ){ CHECK_STR(e2.msg, e1.msg); }
+    else printf("  (%s: serial %s, split %s)\n", zWhat, a ? "ok" : e1.msg, b ? "ok" : e2.msg);
+  }else{
+    int same = same_capture(a, b, why, sizeof(why));
+    if( !same ) printf("  (%s: %s)\n", zWhat, why);
+    CHECK(same);
+  }
+  ps_capture_free(a); ps_capture_free(b);
+}
+
+static void test_split(void){
+  /* a trace with every kind of event on both sides of the middle: B/E pairs and async pairs
+  ** crossing it, M events late, new threads and tracks in the second half, a diagnostic */
+  size_t cap = 1<<20, k = 0;
+  char *z = malloc(cap);
+  k += (size_t)snprintf(z+k, cap-k, "{\"traceEvents\":[\n");
+  for(int i=0; i<3000; i++){
+    int tid = 1 + i % 7 + (i > 1500 ? 10 : 0);
+    const char *ph = (i%11==0) ? "B" : (i%11==5) ? "E" : (i%13==0) ? "b" : (i%13==7) ? "e" : (i%17==0) ? "C" : "X";
+    k += (size_t)snprintf(z+k, cap-k, "%s{\"ph\":\"%s\",\"name\":\"n%d\",\"cat\":\"c%d\",\"pid\":%d,\"tid\":%d,"
+                          "\"ts\":%d.%d,\"dur\":%d,\"id\":\"0x%x\",\"args\":{\"i\":%d,\"s\":\"a},{b\"}}",
+                          i ? ",\n" : "", ph, i%5, i%3, 1 + i%2, tid, i*10, i%10, 5 + i%7, i%4, i);
+    if( i==2000 ) k += (size_t)snprintf(z+k, cap-k, ",{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":12,\"args\":{\"name\":\"late\"}},{}");
+    if( i==2500 ) k += (size_t)snprintf(z+k, cap-k, ",{\"name\":\"noph\",\"ts\":1}");
+  }
+  k += (size_t)snprintf(z+k, cap-k, "],\"displayTimeUnit\":\"ns\"}");
+  size_t m0 = ps_chrome_splits_merged, a0 = ps_chrome_splits_abandoned;
+  check_split_equal(z, k, "generated object");
+  CHECK_INT(ps_chrome_splits_merged, m0 + 1);     /* the split was proven and merged */
+  /* the array form, unterminated */
+  z[0] = ' '; memcpy(z+1, "             [", 14);
+  size_t kk = k; while( z[kk-1]!=']' ) kk--; kk--;
+  check_split_equal(z, kk, "generated array, unterminated");
+  /* a split candidate that lies inside a string: the first half must notice and go on alone */
+  k = 0;
+  k += (size_t)snprintf(z+k, cap-k, "[");
+  for(int i=0; i<40; i++) k += (size_t)snprintf(z+k, cap-k, "{\"ph\":\"X\",\"name\":\"a\",\"ts\":%d,\"dur\":1},", i);
+  k += (size_t)snprintf(z+k, cap-k, "{\"ph\":\"X\",\"name\":\"");
+  for(int i=0; i<200; i++) k += (size_t)snprintf(z+k, cap-k, "},{");
+  k += (size_t)snprintf(z+k, cap-k, "\",\"ts\":1,\"dur\":1}");
+  for(int i=0; i<40; i++) k += (size_t)snprintf(z+k, cap-k, ",{\"ph\":\"X\",\"name\":\"b\",\"ts\":%d,\"dur\":1}", i);
+  k += (size_t)snprintf(z+k, cap-k, "]");
+  m0 = ps_chrome_splits_merged;
+  check_split_equal(z, k, "candidate inside a string");
+  CHECK_INT(ps_chrome_splits_merged, m0);         /* not merged: */
+  CHECK_INT(ps_chrome_splits_abandoned, a0 + 1);  /* abandoned, the first half went on alone */
+  /* errors in the second half are reported with their offsets */
+  memcpy(z + k - 20, "@@@@", 4);
+  check_split_equal(z, k, "error in the second half");
+  free(z);
+  /* and the hand-made file */
+  FILE *f = fopen("tests/data/basic.json", "rb");
+  if( f ){
+    char buf[4096]; size_t n = fread(buf, 1, sizeof(buf), f); fclose(f);
+    check_split_equal(buf, n, "basic.json");
+  }
+}
+
 int main(void){
   test_numbers();
   test_strings();
@@ -327,5 +438,6 @@ int main(void){
   test_chrome_basic();
   test_chrome_prefixes();
   test_chrome_columns();
+  test_split();
   return tl_done();
 }
