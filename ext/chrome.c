@@ -77,6 +77,7 @@ typedef struct Chrome {
   int bTopArray;
   size_t regionStart, regionEnd;  /* bytes this parser covers (for the row estimate) */
   size_t stopAt;              /* two-thread parse: stop when an event starts exactly here */
+  uint32_t aRecent[256];      /* recently interned names/categories: a direct-mapped cache */
 } Chrome;
 
 /* Inputs at least this big are parsed by two threads (see ch_events). Tests lower it to force
@@ -115,7 +116,20 @@ static int ch_string_id(Chrome *p, size_t *pi, const char *zWhat, uint32_t *pId)
     return ch_err(p, *pi, buf);
   }
   if( ps_json_string(p->z, p->n, pi, &p->scratch, &z, &n, p->err) ) return PS_ERROR;
-  return ch_intern(p, z, n, i0, zWhat, pId);
+  /* names and categories repeat: look in a small cache keyed by length and first/last bytes
+  ** before hashing the whole string into the pool */
+  uint64_t w0 = 0, w1 = 0;
+  memcpy(&w0, z, n<8 ? n : 8);
+  if( n>8 ) memcpy(&w1, z + n - (n<16 ? n-8 : 8), 8);
+  size_t slot = (size_t)(((w0 ^ (w1*31) ^ ((uint64_t)n << 56)) * 0x9E3779B97F4A7C15ull) >> 56);
+  uint32_t id = p->aRecent[slot];
+  if( id ){
+    PsStr s = ps_pool_get(&p->cap->pool, id);
+    if( s.n==n && memcmp(s.z, z, n)==0 ){ *pId = id; return PS_OK; }
+  }
+  int rc = ch_intern(p, z, n, i0, zWhat, pId);
+  if( rc==PS_OK ) p->aRecent[slot] = *pId;
+  return rc;
 }
 
 /* Fast path for the common literal: [-]digits[.digits] with at most 15 integer digits and no
