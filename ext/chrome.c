@@ -120,7 +120,7 @@ static int ch_string_id(Chrome *p, size_t *pi, const char *zWhat, uint32_t *pId)
   ** before hashing the whole string into the pool */
   uint64_t w0 = 0, w1 = 0;
   memcpy(&w0, z, n<8 ? n : 8);
-  if( n>8 ) memcpy(&w1, z + n - (n<16 ? n-8 : 8), 8);
+  if( n>8 ) memcpy(&w1, z + n - 8, 8);
   size_t slot = (size_t)(((w0 ^ (w1*31) ^ ((uint64_t)n << 56)) * 0x9E3779B97F4A7C15ull) >> 56);
   uint32_t id = p->aRecent[slot];
   if( id ){
