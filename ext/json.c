@@ -257,6 +257,17 @@ static int skip_literal(const char *z, size_t n, size_t *pi, const char *lit, si
   return PS_OK;
 }
 
+/* Skips an object key and its ':' (and the whitespace after it); *pi ends at the value. */
+static int skip_key(const char *z, size_t n, size_t *pi, const char *zExpected, PsErr *err){
+  size_t i = *pi;
+  if( i>=n || z[i]!='"' ) return ps_err_at(err, (int64_t)i, "%s", zExpected);
+  if( skip_string(z, n, &i, err) ) return PS_ERROR;
+  i = ps_json_ws(z, n, i);
+  if( i>=n || z[i]!=':' ) return ps_err_at(err, (int64_t)i, "expected ':' after an object key");
+  *pi = ps_json_ws(z, n, i+1);
+  return PS_OK;
+}
+
 int ps_json_skip(const char *z, size_t n, size_t *pi, PsErr *err){
   /* Iterative: a stack of container kinds bounded by PS_JSON_MAX_DEPTH. 1 bit per level. */
   unsigned char stk[(PS_JSON_MAX_DEPTH+7)/8];
@@ -277,13 +288,7 @@ int ps_json_skip(const char *z, size_t n, size_t *pi, PsErr *err){
         depth++;
         i = ps_json_ws(z, n, i+1);
         if( i<n && z[i]==(obj ? '}' : ']') ){ i++; depth--; break; }
-        if( obj ){
-          if( i>=n || z[i]!='"' ) return ps_err_at(err, (int64_t)i, "expected a string key or '}'");
-          if( skip_string(z, n, &i, err) ) return PS_ERROR;
-          i = ps_json_ws(z, n, i);
-          if( i>=n || z[i]!=':' ) return ps_err_at(err, (int64_t)i, "expected ':' after an object key");
-          i = ps_json_ws(z, n, i+1);
-        }
+        if( obj && skip_key(z, n, &i, "expected a string key or '}'", err) ) return PS_ERROR;
         continue;   /* parse the first member's value */
       }
       case 't': if( skip_literal(z, n, &i, "true", 4, err) ) return PS_ERROR; break;
@@ -303,13 +308,7 @@ int ps_json_skip(const char *z, size_t n, size_t *pi, PsErr *err){
       i = ps_json_ws(z, n, i);
       if( i<n && z[i]==',' ){
         i = ps_json_ws(z, n, i+1);
-        if( obj ){
-          if( i>=n || z[i]!='"' ) return ps_err_at(err, (int64_t)i, "expected a string key");
-          if( skip_string(z, n, &i, err) ) return PS_ERROR;
-          i = ps_json_ws(z, n, i);
-          if( i>=n || z[i]!=':' ) return ps_err_at(err, (int64_t)i, "expected ':' after an object key");
-          i = ps_json_ws(z, n, i+1);
-        }
+        if( obj && skip_key(z, n, &i, "expected a string key", err) ) return PS_ERROR;
         break;   /* next value */
       }
       if( i<n && z[i]==(obj ? '}' : ']') ){ i++; depth--; continue; }

@@ -9,7 +9,6 @@
 SQLITE_EXTENSION_INIT3
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -197,10 +196,59 @@ void ps_vt_result(sqlite3_context *ctx, PsOut *o){
   if( o->zFree ){ free(o->zFree); o->zFree = 0; }
 }
 
-void ps_vt_error(sqlite3_vtab *pVtab, const char *zFmt, ...){
-  va_list ap;
-  va_start(ap, zFmt);
-  sqlite3_free(pVtab->zErrMsg);
-  pVtab->zErrMsg = sqlite3_vmprintf(zFmt, ap);
-  va_end(ap);
+
+/* ---------------------------------------------------------------- shared vtab plumbing */
+
+int ps_vt_connect(sqlite3 *db, void *pAux, const char *zSchema, sqlite3_vtab **ppVtab){
+  int rc = sqlite3_declare_vtab(db, zSchema);
+  if( rc!=SQLITE_OK ) return rc;
+  PsVtab *p = sqlite3_malloc(sizeof(*p));
+  if( p==0 ) return SQLITE_NOMEM;
+  memset(p, 0, sizeof(*p));
+  p->pConn = pAux;
+  sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
+  *ppVtab = &p->base;
+  return SQLITE_OK;
+}
+
+int ps_vt_disconnect(sqlite3_vtab *pVtab){
+  sqlite3_free(pVtab);
+  return SQLITE_OK;
+}
+
+int ps_vt_eq_constraints(sqlite3_index_info *pInfo, const int *aCol, int nCol){
+  int aIdx[8], bSourceUnusable = 0;
+  for(int k=0; k<nCol; k++) aIdx[k] = -1;
+  for(int i=0; i<pInfo->nConstraint; i++){
+    const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
+    if( pC->op!=SQLITE_INDEX_CONSTRAINT_EQ ) continue;
+    for(int k=0; k<nCol; k++){
+      if( pC->iColumn!=aCol[k] ) continue;
+      if( !pC->usable ){ if( k==0 ) bSourceUnusable = 1; }
+      else if( aIdx[k]<0 ) aIdx[k] = i;
+    }
+  }
+  if( bSourceUnusable && aIdx[0]<0 ) return -1;
+  int idxNum = 0, nArg = 0;
+  for(int k=0; k<nCol; k++){
+    if( aIdx[k]<0 ) continue;
+    idxNum |= 1<<k;
+    pInfo->aConstraintUsage[aIdx[k]].argvIndex = ++nArg;
+    pInfo->aConstraintUsage[aIdx[k]].omit = 1;
+  }
+  return idxNum;
+}
+
+int ps_vt_filter(sqlite3_vtab *pVtab, const char *zTable, sqlite3_value *pSource,
+                 sqlite3_value *pFormat, PsCacheEntry **ppEntry){
+  char *zErr = 0;
+  PsCacheEntry *e = ps_vt_acquire(((PsVtab*)pVtab)->pConn, zTable, pSource, pFormat, &zErr);
+  if( e==0 ){
+    sqlite3_free(pVtab->zErrMsg);
+    pVtab->zErrMsg = zErr;
+    return zErr ? SQLITE_ERROR : SQLITE_NOMEM;
+  }
+  ps_vt_release(*ppEntry);
+  *ppEntry = e;
+  return SQLITE_OK;
 }

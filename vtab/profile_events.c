@@ -86,11 +86,6 @@ SQLITE_EXTENSION_INIT3
 #define EV_IDX_BYNAME 16     /* rows come out ordered by name (ORDER BY / GROUP BY name) */
 #define EV_IDX_BYCAT  32     /* ... by cat */
 
-typedef struct EvTable {
-  sqlite3_vtab base;
-  PsConn *pConn;              /* per-connection cache (owned by the module) */
-} EvTable;
-
 typedef struct EvCursor {
   sqlite3_vtab_cursor base;
   PsCacheEntry *pEntry;       /* reference held while the cursor is open */
@@ -104,20 +99,7 @@ typedef struct EvCursor {
 static int evConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
                      sqlite3_vtab **ppVtab, char **pzErr){
   (void)argc; (void)argv; (void)pzErr;
-  int rc = sqlite3_declare_vtab(db, EV_SCHEMA);
-  if( rc!=SQLITE_OK ) return rc;
-  EvTable *p = sqlite3_malloc(sizeof(*p));
-  if( p==0 ) return SQLITE_NOMEM;
-  memset(p, 0, sizeof(*p));
-  p->pConn = pAux;
-  sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
-  *ppVtab = &p->base;
-  return SQLITE_OK;
-}
-
-static int evDisconnect(sqlite3_vtab *pVtab){
-  sqlite3_free(pVtab);
-  return SQLITE_OK;
+  return ps_vt_connect(db, pAux, EV_SCHEMA, ppVtab);
 }
 
 static int evOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur){
@@ -139,25 +121,9 @@ static int evClose(sqlite3_vtab_cursor *cur){
 /* idxNum bits as documented in the header; argv order: source, format, id, parent_id. */
 static int evBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   (void)pVtab;
-  int aIdx[4] = {-1, -1, -1, -1};
-  int bSourceUnusable = 0;
-  for(int i=0; i<pInfo->nConstraint; i++){
-    const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
-    if( pC->op!=SQLITE_INDEX_CONSTRAINT_EQ ) continue;
-    int k = pC->iColumn==EV_SOURCE ? 0 : pC->iColumn==EV_FORMAT ? 1
-          : pC->iColumn==EV_ID ? 2 : pC->iColumn==EV_PARENT_ID ? 3 : -1;
-    if( k<0 ) continue;
-    if( !pC->usable ){ if( k==0 ) bSourceUnusable = 1; continue; }
-    if( aIdx[k]<0 ) aIdx[k] = i;
-  }
-  if( bSourceUnusable && aIdx[0]<0 ) return SQLITE_CONSTRAINT;
-  int idxNum = 0, nArg = 0;
-  for(int k=0; k<4; k++){
-    if( aIdx[k]<0 ) continue;
-    idxNum |= 1<<k;
-    pInfo->aConstraintUsage[aIdx[k]].argvIndex = ++nArg;
-    pInfo->aConstraintUsage[aIdx[k]].omit = 1;
-  }
+  static const int aCol[4] = { EV_SOURCE, EV_FORMAT, EV_ID, EV_PARENT_ID };
+  int idxNum = ps_vt_eq_constraints(pInfo, aCol, 4);
+  if( idxNum<0 ) return SQLITE_CONSTRAINT;
   pInfo->idxNum = idxNum;
   if( idxNum & EV_IDX_ID ){
     pInfo->estimatedCost = 1.0; pInfo->estimatedRows = 1;
@@ -182,22 +148,15 @@ static int evBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
 static int evFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
                     int argc, sqlite3_value **argv){
   EvCursor *c = (EvCursor*)cur;
-  EvTable *t = (EvTable*)cur->pVtab;
   (void)idxStr; (void)argc;
   int k = 0;
   sqlite3_value *pSource = (idxNum & EV_IDX_SOURCE) ? argv[k++] : 0;
   sqlite3_value *pFormat = (idxNum & EV_IDX_FORMAT) ? argv[k++] : 0;
   sqlite3_value *pId = (idxNum & EV_IDX_ID) ? argv[k++] : 0;
   sqlite3_value *pParent = (idxNum & EV_IDX_PARENT) ? argv[k++] : 0;
-  char *zErr = 0;
-  PsCacheEntry *e = ps_vt_acquire(t->pConn, "profile_events", pSource, pFormat, &zErr);
-  if( e==0 ){
-    sqlite3_free(t->base.zErrMsg);
-    t->base.zErrMsg = zErr;
-    return zErr ? SQLITE_ERROR : SQLITE_NOMEM;
-  }
-  ps_vt_release(c->pEntry);
-  c->pEntry = e; c->cap = e->cap;
+  int rc = ps_vt_filter(cur->pVtab, "profile_events", pSource, pFormat, &c->pEntry);
+  if( rc!=SQLITE_OK ) return rc;
+  c->cap = c->pEntry->cap;
   int64_t n = (int64_t)c->cap->ev.n;
   c->aList = 0; c->nList = 0; c->iList = 0;
   c->iRow = 0; c->iEnd = n;
@@ -343,7 +302,7 @@ static sqlite3_module evModule = {
   /* xCreate     */ 0,              /* eponymous-only: a table-valued function */
   /* xConnect    */ evConnect,
   /* xBestIndex  */ evBestIndex,
-  /* xDisconnect */ evDisconnect,
+  /* xDisconnect */ ps_vt_disconnect,
   /* xDestroy    */ 0,
   /* xOpen       */ evOpen,
   /* xClose      */ evClose,

@@ -37,11 +37,6 @@ SQLITE_EXTENSION_INIT3
 #define MD_SOURCE      4
 #define MD_FORMAT      5
 
-typedef struct MdTable {
-  sqlite3_vtab base;
-  PsConn *pConn;              /* per-connection cache (owned by the module) */
-} MdTable;
-
 typedef struct MdCursor {
   sqlite3_vtab_cursor base;
   PsCacheEntry *pEntry;       /* reference held while open */
@@ -51,18 +46,8 @@ typedef struct MdCursor {
 static int mdConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
                      sqlite3_vtab **ppVtab, char **pzErr){
   (void)argc; (void)argv; (void)pzErr;
-  int rc = sqlite3_declare_vtab(db, MD_SCHEMA);
-  if( rc!=SQLITE_OK ) return rc;
-  MdTable *p = sqlite3_malloc(sizeof(*p));
-  if( p==0 ) return SQLITE_NOMEM;
-  memset(p, 0, sizeof(*p));
-  p->pConn = pAux;
-  sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
-  *ppVtab = &p->base;
-  return SQLITE_OK;
+  return ps_vt_connect(db, pAux, MD_SCHEMA, ppVtab);
 }
-
-static int mdDisconnect(sqlite3_vtab *pVtab){ sqlite3_free(pVtab); return SQLITE_OK; }
 
 static int mdOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur){
   (void)pVtab;
@@ -83,23 +68,9 @@ static int mdClose(sqlite3_vtab_cursor *cur){
 /* idxNum bits: 1 source = ?, 2 format = ? (argv in that order). */
 static int mdBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   (void)pVtab;
-  int aIdx[2] = {-1, -1}, bUnusable = 0;
-  for(int i=0; i<pInfo->nConstraint; i++){
-    const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
-    if( pC->op!=SQLITE_INDEX_CONSTRAINT_EQ ) continue;
-    int k = pC->iColumn==MD_SOURCE ? 0 : pC->iColumn==MD_FORMAT ? 1 : -1;
-    if( k<0 ) continue;
-    if( !pC->usable ){ if( k==0 ) bUnusable = 1; continue; }
-    if( aIdx[k]<0 ) aIdx[k] = i;
-  }
-  if( bUnusable && aIdx[0]<0 ) return SQLITE_CONSTRAINT;
-  int idxNum = 0, nArg = 0;
-  for(int k=0; k<2; k++){
-    if( aIdx[k]<0 ) continue;
-    idxNum |= 1<<k;
-    pInfo->aConstraintUsage[aIdx[k]].argvIndex = ++nArg;
-    pInfo->aConstraintUsage[aIdx[k]].omit = 1;
-  }
+  static const int aCol[2] = { MD_SOURCE, MD_FORMAT };
+  int idxNum = ps_vt_eq_constraints(pInfo, aCol, 2);
+  if( idxNum<0 ) return SQLITE_CONSTRAINT;
   pInfo->idxNum = idxNum;
   pInfo->estimatedCost = 1000.0;
   pInfo->estimatedRows = 100;
@@ -109,20 +80,12 @@ static int mdBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
 static int mdFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
                     int argc, sqlite3_value **argv){
   MdCursor *c = (MdCursor*)cur;
-  MdTable *t = (MdTable*)cur->pVtab;
   (void)idxStr; (void)argc;
   int k = 0;
   sqlite3_value *pSource = (idxNum & 1) ? argv[k++] : 0;
   sqlite3_value *pFormat = (idxNum & 2) ? argv[k++] : 0;
-  char *zErr = 0;
-  PsCacheEntry *e = ps_vt_acquire(t->pConn, "profile_metadata", pSource, pFormat, &zErr);
-  if( e==0 ){
-    sqlite3_free(t->base.zErrMsg);
-    t->base.zErrMsg = zErr;
-    return zErr ? SQLITE_ERROR : SQLITE_NOMEM;
-  }
-  ps_vt_release(c->pEntry);
-  c->pEntry = e;
+  int rc = ps_vt_filter(cur->pVtab, "profile_metadata", pSource, pFormat, &c->pEntry);
+  if( rc!=SQLITE_OK ) return rc;
   c->iRow = 0;
   return SQLITE_OK;
 }
@@ -165,7 +128,7 @@ static int mdRowid(sqlite3_vtab_cursor *cur, sqlite_int64 *pRowid){
 }
 
 static sqlite3_module mdModule = {
-  0, 0, mdConnect, mdBestIndex, mdDisconnect, 0, mdOpen, mdClose, mdFilter, mdNext, mdEof,
+  0, 0, mdConnect, mdBestIndex, ps_vt_disconnect, 0, mdOpen, mdClose, mdFilter, mdNext, mdEof,
   mdColumn, mdRowid, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 };
 

@@ -53,10 +53,32 @@ PsCacheEntry *ps_vt_acquire(PsConn *pConn, const char *zTable, sqlite3_value *pS
                             sqlite3_value *pFormat, char **pzErr);
 void ps_vt_release(PsCacheEntry *p);
 
+/* ---- plumbing every profile_* table shares */
+
+/* The table object of every profile_* module: configuration only (the cache). */
+typedef struct PsVtab {
+  sqlite3_vtab base;
+  PsConn *pConn;              /* per-connection cache, owned by the module registration */
+} PsVtab;
+
+/* xConnect: declares zSchema, marks the table SQLITE_VTAB_DIRECTONLY (it reads files, so a
+** schema from an untrusted database must not reach it) and allocates a PsVtab. */
+int ps_vt_connect(sqlite3 *db, void *pAux, const char *zSchema, sqlite3_vtab **ppVtab);
+int ps_vt_disconnect(sqlite3_vtab *pVtab);
+
+/* xBestIndex: for each column aCol[k] (aCol[0] must be the source column) finds a usable
+** '=' constraint, gives it argv index in k order and omits it; returns the idxNum bits (1<<k for
+** each one used), or -1 when the source constraint exists but is not usable (the caller returns
+** SQLITE_CONSTRAINT). */
+int ps_vt_eq_constraints(sqlite3_index_info *pInfo, const int *aCol, int nCol);
+
+/* xFilter: loads the capture for (pSource, pFormat), replacing *ppEntry; on failure sets the
+** table's error message and returns SQLITE_ERROR (or SQLITE_NOMEM). */
+int ps_vt_filter(sqlite3_vtab *pVtab, const char *zTable, sqlite3_value *pSource,
+                 sqlite3_value *pFormat, PsCacheEntry **ppEntry);
+
 /* Sets an SQL result from a PsOut (frees pOut->zFree). */
 void ps_vt_result(sqlite3_context *ctx, PsOut *pOut);
-/* Replaces pVtab->zErrMsg with a printf-style message. */
-void ps_vt_error(sqlite3_vtab *pVtab, const char *zFmt, ...);
 
 int ps_events_register(sqlite3 *db, PsConn *pConn);
 int ps_metadata_register(sqlite3 *db, PsConn *pConn);

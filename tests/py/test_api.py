@@ -5,16 +5,7 @@ import os
 import sqlite3
 import sys
 
-passed = failed = 0
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL", what)
+from testlib import check, done
 
 
 EXPECTED_FUNCTIONS = [("profsql_debug", 0), ("profsql_version", 0)]
@@ -51,5 +42,4 @@ try:
     check(False, "truncated file raised no error")
 except sqlite3.OperationalError as e:
     check(str(e) == "profile_events: tests/data/truncated.json: byte 85: unterminated string", f"message {e}")
-print(f"RESULT {passed} {failed}")
-sys.exit(1 if failed else 0)
+done()

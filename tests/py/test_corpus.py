@@ -15,16 +15,7 @@ import sqlite3
 import sys
 
 CORPUS = os.path.join("..", "shared", "corpus", "chrome")
-passed = failed = 0
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL", what)
+from testlib import check, done
 
 
 def ns(v):
@@ -104,5 +95,4 @@ for name in files:
         check(dtu is not None and dtu[0] == doc["displayTimeUnit"], f"{name}: displayTimeUnit {dtu}")
 
 print(f"{len(files)} corpus files")
-print(f"RESULT {passed} {failed}")
-sys.exit(1 if failed else 0)
+done()
