@@ -50,7 +50,7 @@ $(BUILD)/test_sql.asan: tests/c/test_sql.c tests/c/testlib.h $(EXT_SRC) $(VTAB_S
 	clang $(SAN) $(WARN) $(DEFS) -DSQLITE_CORE -Iext -Ivtab -o $@ tests/c/test_sql.c \
 	  $(EXT_SRC) $(VTAB_SRC) -lsqlite3 $(LDLIBS)
 
-$(BUILD)/gen_trace: bench/gen_trace.c
+$(BUILD)/gen_trace: tests/bench/gen_trace.c
 	@mkdir -p $(BUILD)
 	$(CC) -O2 $(WARN) -o $@ $<
 
@@ -80,7 +80,7 @@ demo: libprofsql.so
 	@sh examples/demo.sh
 
 bench: libprofsql.so $(BUILD)/gen_trace
-	@SQLITE3=$(SQLITE3) PYTHON=$(PYTHON) sh bench/bench.sh
+	@SQLITE3=$(SQLITE3) PYTHON=$(PYTHON) sh tests/bench/bench.sh
 
 clean:
 	rm -rf $(BUILD) libprofsql.so

@@ -1,4 +1,4 @@
--- The queries `make demo` runs on examples/browser_trace.json (written by bench/gen_trace.c:
+-- The queries `make demo` runs on examples/browser_trace.json (written by tests/bench/gen_trace.c:
 -- 4 renderer processes, nested X slices, B/E pairs, async requests, counters, instants).
 .headers on
 .mode box

@@ -14,8 +14,9 @@
 ** What each event becomes (one row per event unless merged):
 **   ts, dur        µs in the file -> integer ns, rounded to nearest (ties away from zero), exact
 **                  for decimal input (no binary floating point: 1.1 -> 1100)
-**   B/E            matched per thread (E closes the innermost open B of the same name; an E with
-**                  no name closes the innermost B) into one row ph='B' with dur; a B never ended
+**   B/E            matched per thread in ts order (E closes the innermost open B of the same
+**                  name among the 256 innermost; an E with no name closes the innermost B) into
+**                  one row ph='B' with dur; a B never ended
 **                  keeps dur NULL ('unclosed_begin'); an E that closes nothing is kept as its own
 **                  row ('unmatched_end')
 **   b/e, S/F       the same, per async track: category + id (id2.local ids scoped to the pid,
@@ -776,6 +777,8 @@ static int matchkey_cmp(const void *a, const void *b){
   return x->row < y->row ? -1 : (x->row > y->row);
 }
 
+#define CH_MATCH_DEPTH 256   /* open begins an end event is matched against, from the innermost */
+
 static int begin_kind(uint8_t ph){ return ph=='B' ? 1 : ph=='b' ? 2 : ph=='S' ? 3 : 0; }
 static int end_kind(uint8_t ph){ return ph=='E' ? 1 : ph=='e' ? 2 : ph=='F' ? 3 : 0; }
 
@@ -824,7 +827,10 @@ static int ch_match(Chrome *p){
       }
       int kind = end_kind(ph);
       int64_t found = -1;
-      for(size_t s=nStack; s>0; s--){
+      /* look at most CH_MATCH_DEPTH open begins down: an end whose name matches nothing must
+      ** not cost a walk of the whole stack (hostile input: 10^5 B then 10^5 unrelated E) */
+      size_t sLow = nStack > CH_MATCH_DEPTH ? nStack - CH_MATCH_DEPTH : 0;
+      for(size_t s=nStack; s>sLow; s--){
         int32_t b0 = aStack[s-1];
         if( begin_kind(e->aPh[b0])!=kind ) continue;
         if( e->aName[r]==0 || e->aName[r]==e->aName[b0] ){ found = (int64_t)(s-1); break; }

@@ -276,6 +276,28 @@ static void test_chrome_basic(void){
   CHECK(cap==0 && bUnsup==1);
 }
 
+/* 100,000 B events and then 100,000 E events whose names match none of them: every E is
+** unmatched, and matching looks at a bounded number of open B's (no quadratic walk) */
+static void test_chrome_unmatched_storm(void){
+  size_t n = 100000, cap = n*80 + 16, k = 0;
+  char *z = malloc(cap);
+  z[k++] = '[';
+  for(size_t i=0; i<n; i++) k += (size_t)snprintf(z+k, cap-k, "%s{\"ph\":\"B\",\"name\":\"a\",\"ts\":%zu}", i ? "," : "", i);
+  for(size_t i=0; i<n; i++) k += (size_t)snprintf(z+k, cap-k, ",{\"ph\":\"E\",\"name\":\"b\",\"ts\":%zu}", n+i);
+  z[k++] = ']';
+  PsErr err;
+  PsCapture *c = load_n(z, k, &err);
+  CHECK(c!=0);
+  if( c ){
+    CHECK_INT(c->ev.n, 2*n);
+    CHECK_STR(meta_text(c, "diagnostic", "unmatched_end_count"), "100000");
+    CHECK_STR(meta_text(c, "diagnostic", "unclosed_begin_count"), "100000");
+    CHECK_INT(c->ev.aDepth[n-1], (long long)n-1);    /* the open B's still nest: 99,999 deep */
+    ps_capture_free(c);
+  }
+  free(z);
+}
+
 /* every prefix of a small trace either loads (array form may be cut between events) or gives an
 ** error naming a byte offset inside the input; none crashes (run under ASan by make test) */
 static void test_chrome_prefixes(void){
@@ -437,6 +459,7 @@ int main(void){
   test_gzip();
   test_chrome_basic();
   test_chrome_prefixes();
+  test_chrome_unmatched_storm();
   test_chrome_columns();
   test_split();
   return tl_done();

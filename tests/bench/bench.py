@@ -8,22 +8,25 @@ with
     cached       the same query again in the same process (capture cached per connection)
     json_each    plain SQLite: json_each(readfile(f), '$.traceEvents') with ->> extraction
     python json  json.load + a dict aggregate (1M only)
-    read floor   cat f > /dev/null (the bytes from the page cache; the lower bound of any reader)
+    read floor   grep -c -F '"ph"' f (a memchr-speed pass over the bytes in the page cache: the
+                 lower bound of any reader)
 and prints wall time, ratio to libprofsql, MB/s and peak RSS (wait4 ru_maxrss) of each.
 Nothing is asserted: the numbers go to docs/performance.md by hand.
 Environment: SQLITE3 (sqlite3 CLI), BENCH_SIZES (default "1000000 5000000"),
-BENCH_TIMEOUT (seconds per baseline run, default 300)."""
+BENCH_TIMEOUT (seconds per baseline run, default 300), BENCH_REPEAT (runs per measurement,
+default 3: the best is shown, since this machine's noise only ever adds time)."""
 import os
 import re
 import subprocess
 import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SQLITE3 = os.environ.get("SQLITE3", "sqlite3")
 SIZES = [int(x) for x in os.environ.get("BENCH_SIZES", "1000000 5000000").split()]
 TIMEOUT = int(os.environ.get("BENCH_TIMEOUT", "300"))
-DATA = os.path.join(ROOT, "bench", "data")
+REPEAT = int(os.environ.get("BENCH_REPEAT", "3"))
+DATA = os.path.join(ROOT, "tests", "bench", "data")
 
 
 def run_rss(argv, stdin=None):
@@ -59,6 +62,17 @@ def run_rss(argv, stdin=None):
     return dt, ru.ru_maxrss * 1024, out, os.waitstatus_to_exitcode(status)
 
 
+def best(argv, stdin=None, repeat=None):
+    """run_rss() REPEAT times; the fastest run (time, its peak RSS, output, status)."""
+    runs = []
+    for _ in range(repeat or REPEAT):
+        r = run_rss(argv, stdin)
+        if r[0] is None or r[3] != 0:
+            return r
+        runs.append(r)
+    return min(runs, key=lambda r: r[0])
+
+
 def ensure_trace(n):
     path = os.path.join(DATA, "trace_%dk.json" % (n // 1000))
     if not os.path.exists(path):
@@ -84,26 +98,32 @@ def main():
         rows = []
         load = ["-cmd", ".load ./libprofsql"]
         q = QUERY.format(src="profile_events('%s')" % path)
-        dt, rss, out, rc = run_rss([SQLITE3, "-batch", "-init", "/dev/null"] + load + [":memory:"], q)
+        dt, rss, out, rc = best([SQLITE3, "-batch", "-init", "/dev/null"] + load + [":memory:"], q)
         rows.append(("libprofsql", dt, rss, rc, out))
-        # first and second query in one process, timed by the shell's .timer
-        dt2, rss2, out2, rc2 = run_rss([SQLITE3, "-batch", "-init", "/dev/null"] + load + [":memory:"],
-                                       ".timer on\n" + q + q)
-        times = [float(x) for x in re.findall(r"Run Time: real ([0-9.]+)", out2)]
+        # first and second query in one process, timed by the shell's .timer (best of REPEAT)
+        times = None
+        for _ in range(REPEAT):
+            dt2, rss2, out2, rc2 = run_rss([SQLITE3, "-batch", "-init", "/dev/null"] + load + [":memory:"],
+                                           ".timer on\n" + q + q)
+            t = [float(x) for x in re.findall(r"Run Time: real ([0-9.]+)", out2)]
+            if len(t) == 2 and (times is None or t[0] < times[0]):
+                times = t
+        times = times or []
         if len(times) == 2:
             rows.append(("  1st query (in-process)", times[0], None, rc2, ""))
             rows.append(("  2nd query, cached", times[1], None, rc2, ""))
         jq = QUERY.format(src="(SELECT value->>'name' AS name, value->>'dur' AS dur FROM "
                               "json_each(readfile('%s'), '$.traceEvents'))" % path)
-        dt, rss, out, rc = run_rss([SQLITE3, "-batch", "-init", "/dev/null", ":memory:"], jq)
+        dt, rss, out, rc = best([SQLITE3, "-batch", "-init", "/dev/null", ":memory:"], jq,
+                                repeat=REPEAT if n <= 1000000 else 1)
         rows.append(("json_each", dt, rss, rc, out))
         if n <= 1000000:
             py = ("import json,collections,sys\nd=json.load(open(sys.argv[1]))\nc=collections.defaultdict(lambda:[0,0])\n"
                   "for e in d['traceEvents']:\n  a=c[e.get('name')]; a[0]+=1; a[1]+=e.get('dur') or 0\nprint(len(c))\n")
-            dt, rss, out, rc = run_rss(["/usr/bin/python3", "-c", py, path])
+            dt, rss, out, rc = best(["/usr/bin/python3", "-c", py, path])
             rows.append(("python json", dt, rss, rc, out))
-        dt, rss, out, rc = run_rss(["cat", path, "-"], "")
-        rows.append(("read floor (cat)", dt, rss, rc, ""))
+        dt, rss, out, rc = best(["grep", "-c", "-F", '"ph"', path])
+        rows.append(("read floor (grep -c)", dt, rss, rc, ""))
         base = rows[0][1]
         print("%-26s %9s %9s %9s %10s %9s" % ("", "seconds", "x libpsql", "MB/s", "peak RSS", "RSS/file"))
         for name, dt, rss, rc, out in rows:
