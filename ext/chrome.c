@@ -363,6 +363,75 @@ static int is_async(uint8_t ph){
 
 static int ch_m_event(Chrome *p, int64_t thread);
 
+/* The event keys the parser reads; everything else is skipped. */
+enum { CH_K_OTHER, CH_K_SLOW, CH_K_PH, CH_K_TS, CH_K_DUR, CH_K_NAME, CH_K_CAT, CH_K_PID, CH_K_TID,
+       CH_K_ARGS, CH_K_ID, CH_K_ID2, CH_K_S, CH_K_BP, CH_K_SCOPE };
+
+static int ch_key_code(const char *k, size_t kn){
+  switch( kn ){
+    case 1: return k[0]=='s' ? CH_K_S : CH_K_OTHER;
+    case 2:
+      if( k[0]=='p' && k[1]=='h' ) return CH_K_PH;
+      if( k[0]=='t' && k[1]=='s' ) return CH_K_TS;
+      if( k[0]=='i' && k[1]=='d' ) return CH_K_ID;
+      if( k[0]=='b' && k[1]=='p' ) return CH_K_BP;
+      return CH_K_OTHER;
+    case 3:
+      if( memcmp(k, "pid", 3)==0 ) return CH_K_PID;
+      if( memcmp(k, "tid", 3)==0 ) return CH_K_TID;
+      if( memcmp(k, "cat", 3)==0 ) return CH_K_CAT;
+      if( memcmp(k, "dur", 3)==0 ) return CH_K_DUR;
+      if( memcmp(k, "id2", 3)==0 ) return CH_K_ID2;
+      return CH_K_OTHER;
+    case 4:
+      if( memcmp(k, "name", 4)==0 ) return CH_K_NAME;
+      if( memcmp(k, "args", 4)==0 ) return CH_K_ARGS;
+      return CH_K_OTHER;
+    case 5: return memcmp(k, "scope", 5)==0 ? CH_K_SCOPE : CH_K_OTHER;
+  }
+  return CH_K_OTHER;
+}
+
+/* Recognises a known key by the bytes after its opening quote (k[0..8) must be readable),
+** closing quote included; on a match *pi moves past the closing quote. Anything else (other
+** keys, escapes) returns CH_K_SLOW for the general path. */
+#define K2(a,b)           ((uint64_t)(unsigned char)(a) | (uint64_t)(unsigned char)(b)<<8)
+#define K3(a,b,c)         (K2(a,b) | (uint64_t)(unsigned char)(c)<<16)
+#define K4(a,b,c,d)       (K3(a,b,c) | (uint64_t)(unsigned char)(d)<<24)
+#define K5(a,b,c,d,e)     (K4(a,b,c,d) | (uint64_t)(unsigned char)(e)<<32)
+#define K6(a,b,c,d,e,f)   (K5(a,b,c,d,e) | (uint64_t)(unsigned char)(f)<<40)
+static inline int ch_key_fast(const char *k, size_t *pi){
+  uint64_t w; memcpy(&w, k, 8);
+  uint64_t w2 = w & 0xFFFF, w3 = w & 0xFFFFFF, w4 = w & 0xFFFFFFFF, w5 = w & 0xFFFFFFFFFFull;
+  int code; size_t len;
+  switch( k[0] ){
+    case 'p':
+      if( w3==K3('p','h','"') ){ code = CH_K_PH; len = 3; break; }
+      if( w4==K4('p','i','d','"') ){ code = CH_K_PID; len = 4; break; }
+      return CH_K_SLOW;
+    case 't':
+      if( w3==K3('t','s','"') ){ code = CH_K_TS; len = 3; break; }
+      if( w4==K4('t','i','d','"') ){ code = CH_K_TID; len = 4; break; }
+      return CH_K_SLOW;
+    case 'd': if( w4==K4('d','u','r','"') ){ code = CH_K_DUR; len = 4; break; } return CH_K_SLOW;
+    case 'c': if( w4==K4('c','a','t','"') ){ code = CH_K_CAT; len = 4; break; } return CH_K_SLOW;
+    case 'n': if( w5==K5('n','a','m','e','"') ){ code = CH_K_NAME; len = 5; break; } return CH_K_SLOW;
+    case 'a': if( w5==K5('a','r','g','s','"') ){ code = CH_K_ARGS; len = 5; break; } return CH_K_SLOW;
+    case 'i':
+      if( w3==K3('i','d','"') ){ code = CH_K_ID; len = 3; break; }
+      if( w4==K4('i','d','2','"') ){ code = CH_K_ID2; len = 4; break; }
+      return CH_K_SLOW;
+    case 's':
+      if( w2==K2('s','"') ){ code = CH_K_S; len = 2; break; }
+      if( (w & 0xFFFFFFFFFFFFull)==K6('s','c','o','p','e','"') ){ code = CH_K_SCOPE; len = 6; break; }
+      return CH_K_SLOW;
+    case 'b': if( w3==K3('b','p','"') ){ code = CH_K_BP; len = 3; break; } return CH_K_SLOW;
+    default: return CH_K_SLOW;
+  }
+  *pi += 1 + len;
+  return code;
+}
+
 /* Parses the object at p->z[i]=='{'; *pi ends past '}'. */
 static int ch_event(Chrome *p, size_t *pi){
   const char *z = p->z;
@@ -383,55 +452,49 @@ static int ch_event(Chrome *p, size_t *pi){
   for(;;){
     /* key */
     if( i>=n || z[i]!='"' ) return ch_err(p, i, "expected a string key in an event object");
-    const char *k; size_t kn;
-    {
+    int key = i+9<=n ? ch_key_fast(z+i+1, &i) : CH_K_SLOW;
+    if( key==CH_K_SLOW ){
+      const char *k; size_t kn;
       size_t j = i+1;
       while( j<n && z[j]!='"' && z[j]!='\\' && (unsigned char)z[j]>=0x20 ) j++;
       if( j<n && z[j]=='"' ){ k = z+i+1; kn = j-i-1; i = j+1; }
       else if( ps_json_string(z, n, &i, &p->scratch, &k, &kn, p->err) ) return PS_ERROR;
+      key = ch_key_code(k, kn);
     }
     i = ws(p, i);
     if( i>=n || z[i]!=':' ) return ch_err(p, i, "expected ':' after a key in an event object");
     i = ws(p, i+1);
     e->nKey++;
     int rc = -1;   /* -1: not a key we read: skip its value */
-    switch( kn ){
-      case 1:
-        if( k[0]=='s' ) rc = ch_char(p, &i, "s", &e->s);
+    switch( key ){
+      case CH_K_S:   rc = ch_char(p, &i, "s", &e->s); break;
+      case CH_K_PH:  rc = ch_char(p, &i, "ph", &e->ph); break;
+      case CH_K_TS:  rc = ch_time(p, &i, "ts", &e->ts, &e->hasTs); break;
+      case CH_K_ID:
+        rc = ch_id_text(p, &i, &e->id, "id");
+        if( rc==PS_OK ){ e->hasId = 1; e->idLocal = 0; }
         break;
-      case 2:
-        if( k[0]=='p' && k[1]=='h' ) rc = ch_char(p, &i, "ph", &e->ph);
-        else if( k[0]=='t' && k[1]=='s' ) rc = ch_time(p, &i, "ts", &e->ts, &e->hasTs);
-        else if( k[0]=='i' && k[1]=='d' ){
-          rc = ch_id_text(p, &i, &e->id, "id");
-          if( rc==PS_OK ){ e->hasId = 1; e->idLocal = 0; }
-        }
-        else if( k[0]=='b' && k[1]=='p' ) rc = ch_char(p, &i, "bp", &e->bp);
+      case CH_K_BP:  rc = ch_char(p, &i, "bp", &e->bp); break;
+      case CH_K_PID: rc = ch_pidtid(p, &i, "pid", &e->pid); break;
+      case CH_K_TID: rc = ch_pidtid(p, &i, "tid", &e->tid); break;
+      case CH_K_CAT: rc = ch_string_id(p, &i, "cat", &e->cat); break;
+      case CH_K_DUR: rc = ch_time(p, &i, "dur", &e->dur, &e->hasDur); break;
+      case CH_K_ID2: rc = ch_id2(p, &i); break;
+      case CH_K_NAME:
+        if( i<n && z[i]=='n' && i+4<=n && memcmp(z+i, "null", 4)==0 ){ i += 4; e->name = 0; rc = 0; }
+        else rc = ch_string_id(p, &i, "name", &e->name);
         break;
-      case 3:
-        if( memcmp(k, "pid", 3)==0 ) rc = ch_pidtid(p, &i, "pid", &e->pid);
-        else if( memcmp(k, "tid", 3)==0 ) rc = ch_pidtid(p, &i, "tid", &e->tid);
-        else if( memcmp(k, "cat", 3)==0 ) rc = ch_string_id(p, &i, "cat", &e->cat);
-        else if( memcmp(k, "dur", 3)==0 ) rc = ch_time(p, &i, "dur", &e->dur, &e->hasDur);
-        else if( memcmp(k, "id2", 3)==0 ) rc = ch_id2(p, &i);
+      case CH_K_ARGS:
+        e->argsOff = i;
+        rc = ps_json_skip(z, n, &i, p->err);
         break;
-      case 4:
-        if( memcmp(k, "name", 4)==0 ){
-          if( i<n && z[i]=='n' && i+4<=n && memcmp(z+i, "null", 4)==0 ){ i += 4; e->name = 0; rc = 0; }
-          else rc = ch_string_id(p, &i, "name", &e->name);
-        }else if( memcmp(k, "args", 4)==0 ){
-          e->argsOff = i;
-          rc = ps_json_skip(z, n, &i, p->err);
-        }
+      case CH_K_SCOPE: {
+        const char *sz; size_t sn;
+        if( i>=n || z[i]!='"' ){ rc = ch_err(p, i, "expected a string for 'scope'"); break; }
+        rc = ps_json_string(z, n, &i, &p->scratch, &sz, &sn, p->err);
+        if( rc==PS_OK ){ e->scope.n = 0; if( ps_buf_append(&e->scope, sz, sn) ) rc = ps_nomem(p->err); }
         break;
-      case 5:
-        if( memcmp(k, "scope", 5)==0 ){
-          const char *sz; size_t sn;
-          if( i>=n || z[i]!='"' ){ rc = ch_err(p, i, "expected a string for 'scope'"); break; }
-          rc = ps_json_string(z, n, &i, &p->scratch, &sz, &sn, p->err);
-          if( rc==PS_OK ){ e->scope.n = 0; if( ps_buf_append(&e->scope, sz, sn) ) rc = ps_nomem(p->err); }
-        }
-        break;
+      }
     }
     if( rc==-1 ) rc = ps_json_skip(z, n, &i, p->err);
     if( rc ) return rc;

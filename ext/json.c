@@ -34,14 +34,26 @@ int ps_buf_append(PsBuf *b, const char *z, size_t n){
 }
 
 /* Scans string content from just after the opening quote; returns the offset of the closing
-** quote or of the first byte needing attention. */
+** quote or of the first byte needing attention ('"', '\\' or a control character). Eight bytes
+** at a time (SWAR): the lowest flagged byte of these bit tricks is always exact. */
+#define SWAR_ONES  0x0101010101010101ull
+#define SWAR_HIGHS 0x8080808080808080ull
 static inline size_t str_scan(const char *z, size_t n, size_t i){
-  while( i+4<=n ){
+  /* most strings in traces are short (phases, keys, names): look at 4 bytes one by one first */
+  if( i+4<=n ){
     if( ps_json_cls[(unsigned char)z[i]]&2 ) return i;
     if( ps_json_cls[(unsigned char)z[i+1]]&2 ) return i+1;
     if( ps_json_cls[(unsigned char)z[i+2]]&2 ) return i+2;
     if( ps_json_cls[(unsigned char)z[i+3]]&2 ) return i+3;
     i += 4;
+  }
+  while( i+8<=n ){
+    uint64_t w; memcpy(&w, z+i, 8);
+    uint64_t q = w ^ (SWAR_ONES * '"'), b = w ^ (SWAR_ONES * '\\');
+    uint64_t m = ((q - SWAR_ONES) & ~q) | ((b - SWAR_ONES) & ~b) | ((w - SWAR_ONES * 0x20) & ~w);
+    m &= SWAR_HIGHS;
+    if( m ) return i + (size_t)(__builtin_ctzll(m) >> 3);
+    i += 8;
   }
   while( i<n && !(ps_json_cls[(unsigned char)z[i]]&2) ) i++;
   return i;
@@ -296,6 +308,12 @@ int ps_json_skip(const char *z, size_t n, size_t *pi, PsErr *err){
       case 'n': if( skip_literal(z, n, &i, "null", 4, err) ) return PS_ERROR; break;
       default:
         if( z[i]=='-' || (z[i]>='0' && z[i]<='9') ){
+          /* plain integers (the common case in args) need no decimal conversion */
+          size_t j = i + (z[i]=='-');
+          if( j<n && z[j]>='1' && z[j]<='9' ){
+            while( j<n && (unsigned)(z[j]-'0')<10 ) j++;
+            if( j>=n || (z[j]!='.' && z[j]!='e' && z[j]!='E') ){ i = j; break; }
+          }
           if( ps_json_number(z, n, &i, &d, err) ) return PS_ERROR;
         }else{
           return ps_err_at(err, (int64_t)i, "expected a JSON value");

@@ -24,6 +24,7 @@ extern const unsigned char ps_json_cls[256];
 #define PS_JSON_WS(c)   (ps_json_cls[(unsigned char)(c)] & 1)
 
 static inline size_t ps_json_ws(const char *z, size_t n, size_t i){
+  if( i<n && (unsigned char)z[i] > ' ' ) return i;     /* the common case: no whitespace */
   while( i<n && PS_JSON_WS(z[i]) ) i++;
   return i;
 }
