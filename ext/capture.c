@@ -330,102 +330,151 @@ static inline int64_t row_end(const PsEvents *e, size_t r){
   return e->aTs[r] > INT64_MAX - d ? INT64_MAX : e->aTs[r] + d;
 }
 
+/* An overlap found while nesting: slice 'row' starts inside 'parent' but outlasts it. */
+typedef struct NestOverlap { int32_t row, parent; } NestOverlap;
+
+static int overlap_cmp(const void *a, const void *b){
+  const NestOverlap *x = a, *y = b;
+  return x->row < y->row ? -1 : (x->row > y->row);
+}
+
+/* Nests the rows of one track given in (ts, longer first, row) order, with an array stack.
+** Used for tracks whose rows are not in that order in the file. */
+static int nest_sorted_track(PsEvents *e, const int32_t *aOrder, size_t nOrder,
+                             NestOverlap **paOv, size_t *pnOv, size_t *pnOvAlloc){
+  struct { int32_t row; int64_t end; } *aStack = 0;
+  size_t nStack = 0, nStackAlloc = 0;
+  for(size_t k=0; k<nOrder; k++){
+    int32_t r = aOrder[k];
+    int64_t ts = e->aTs[r], end = row_end(e, (size_t)r);
+    int bSlice = (e->aFlags[r] & PS_EV_SLICE)!=0, bOpen = bSlice && e->aDur[r]==PS_NULL64;
+    while( nStack>0 ){
+      int64_t pend = aStack[nStack-1].end;
+      if( pend <= ts ){ nStack--; continue; }
+      if( !bSlice || bOpen || end <= pend ) break;
+      if( ps_grow((void**)paOv, sizeof(NestOverlap), pnOvAlloc, *pnOv+1) ){ free(aStack); return PS_NOMEM; }
+      (*paOv)[*pnOv].row = r; (*paOv)[*pnOv].parent = aStack[nStack-1].row; (*pnOv)++;
+      nStack--;
+    }
+    if( nStack>0 ){
+      int32_t p = aStack[nStack-1].row;
+      e->aParent[r] = p; e->aDepth[r] = e->aDepth[p] + 1;
+      if( bOpen ) end = aStack[nStack-1].end;      /* never ended: ends with its parent */
+    }else{
+      e->aParent[r] = -1; e->aDepth[r] = 0;
+    }
+    if( bSlice ){
+      if( ps_grow((void**)&aStack, sizeof(*aStack), &nStackAlloc, nStack+1) ){ free(aStack); return PS_NOMEM; }
+      aStack[nStack].row = r; aStack[nStack].end = end; nStack++;
+    }
+  }
+  free(aStack);
+  return PS_OK;
+}
+
 int ps_capture_nest(PsCapture *cap, PsErr *err){
   PsEvents *e = &cap->ev;
-  size_t n = e->n, nT = cap->nTrack, m = 0;
+  size_t n = e->n, nT = cap->nTrack, nBad = 0;
   int rc = PS_NOMEM;
-  size_t *aStart = calloc(nT+1, sizeof(size_t));
-  int32_t *aOrder = 0;
-  struct { int32_t row; int64_t end; } *aStack = 0;
-  NestKey *aKey = 0;
-  size_t nStack = 0, nStackAlloc = 0;
-  if( aStart==0 ) goto out;
+  /* Pass 1, in file order, one stack per track (linked nodes from one pool): sorted writers
+  ** give every track in (ts, longer first) order, so this is one sequential sweep. A track
+  ** found out of order is marked and nested again in pass 2. */
+  int64_t *aLastTs = malloc((nT ? nT : 1)*sizeof(int64_t));
+  int64_t *aLastEnd = malloc((nT ? nT : 1)*sizeof(int64_t));
+  int32_t *aTop = malloc((nT ? nT : 1)*sizeof(int32_t));
+  uint8_t *aBad = calloc(nT ? nT : 1, 1);
+  struct Node { int32_t row, next; int64_t end; } *aNode = 0;
+  size_t nNode = 0, nNodeAlloc = 0;
+  int32_t iFree = -1;
+  NestOverlap *aOv = 0; size_t nOv = 0, nOvAlloc = 0;
+  size_t *aStart = 0; int32_t *aOrder = 0; NestKey *aKey = 0;
+  if( aLastTs==0 || aLastEnd==0 || aTop==0 || aBad==0 ) goto out;
+  for(size_t t=0; t<nT; t++){ aLastTs[t] = INT64_MIN; aLastEnd[t] = INT64_MAX; aTop[t] = -1; }
   for(size_t i=0; i<n; i++){
-    if( e->aFlags[i] & (PS_EV_SLICE|PS_EV_POINT) ){ aStart[e->aTrack[i]+1]++; m++; }
+    uint8_t fl = e->aFlags[i];
+    if( !(fl & (PS_EV_SLICE|PS_EV_POINT)) ) continue;
+    uint32_t t = e->aTrack[i];
+    if( aBad[t] ) continue;
+    int32_t r = (int32_t)i;
+    int64_t ts = e->aTs[i], end = row_end(e, i);
+    if( ts < aLastTs[t] || (ts==aLastTs[t] && end > aLastEnd[t]) ){ aBad[t] = 1; nBad++; continue; }
+    aLastTs[t] = ts; aLastEnd[t] = end;
+    int bSlice = (fl & PS_EV_SLICE)!=0, bOpen = bSlice && e->aDur[i]==PS_NULL64;
+    while( aTop[t]>=0 ){
+      int32_t k = aTop[t];
+      if( aNode[k].end > ts ){
+        if( !bSlice || bOpen || end <= aNode[k].end ) break;       /* contains r */
+        if( ps_grow((void**)&aOv, sizeof(NestOverlap), &nOvAlloc, nOv+1) ) goto out;
+        aOv[nOv].row = r; aOv[nOv].parent = aNode[k].row; nOv++;
+      }
+      aTop[t] = aNode[k].next; aNode[k].next = iFree; iFree = k;   /* pop */
+    }
+    if( aTop[t]>=0 ){
+      int32_t p = aNode[aTop[t]].row;
+      e->aParent[i] = p; e->aDepth[i] = e->aDepth[p] + 1;
+      if( bOpen ) end = aNode[aTop[t]].end;        /* never ended: ends with its parent */
+    }else{
+      e->aParent[i] = -1; e->aDepth[i] = 0;
+    }
+    if( bSlice ){
+      int32_t k = iFree;
+      if( k>=0 ) iFree = aNode[k].next;
+      else{
+        if( ps_grow((void**)&aNode, sizeof(*aNode), &nNodeAlloc, nNode+1) ) goto out;
+        k = (int32_t)nNode++;
+      }
+      aNode[k].row = r; aNode[k].end = end; aNode[k].next = aTop[t]; aTop[t] = k;
+    }
   }
-  if( m==0 ){ rc = PS_OK; goto out; }
-  for(size_t t=0; t<nT; t++) aStart[t+1] += aStart[t];
-  aOrder = malloc(m*sizeof(int32_t));
-  if( aOrder==0 ) goto out;
-  {
-    size_t *aFill = malloc((nT+1)*sizeof(size_t));
-    if( aFill==0 ) goto out;
-    memcpy(aFill, aStart, (nT+1)*sizeof(size_t));
+  if( nBad ){
+    /* Pass 2: the out-of-order tracks, each sorted by (ts, longer first, row) */
+    size_t j = 0;
+    for(size_t i=0; i<nOv; i++) if( !aBad[e->aTrack[aOv[i].row]] ) aOv[j++] = aOv[i];
+    nOv = j;
+    aStart = calloc(nT+1, sizeof(size_t));
+    if( aStart==0 ) goto out;
+    size_t m = 0;
     for(size_t i=0; i<n; i++){
-      if( e->aFlags[i] & (PS_EV_SLICE|PS_EV_POINT) ) aOrder[aFill[e->aTrack[i]]++] = (int32_t)i;
+      if( (e->aFlags[i] & (PS_EV_SLICE|PS_EV_POINT)) && aBad[e->aTrack[i]] ){ aStart[e->aTrack[i]+1]++; m++; }
     }
-    free(aFill);
+    for(size_t t=0; t<nT; t++) aStart[t+1] += aStart[t];
+    aOrder = malloc(m*sizeof(int32_t));
+    aKey = malloc(m*sizeof(NestKey));
+    if( aOrder==0 || aKey==0 ) goto out;
+    for(size_t i=0; i<n; i++){
+      if( (e->aFlags[i] & (PS_EV_SLICE|PS_EV_POINT)) && aBad[e->aTrack[i]] ){
+        size_t k = aStart[e->aTrack[i]]++;
+        aKey[k].ts = e->aTs[i]; aKey[k].end = row_end(e, i); aKey[k].row = (int32_t)i;
+      }
+    }
+    /* aStart[t] now marks the end of track t's range; its start is the previous track's end */
+    size_t a = 0;
+    for(size_t t=0; t<nT; t++){
+      size_t b = aStart[t];
+      if( b>a ){
+        qsort(aKey+a, b-a, sizeof(NestKey), nestkey_cmp);
+        for(size_t k=a; k<b; k++) aOrder[k] = aKey[k].row;
+        if( nest_sorted_track(e, aOrder+a, b-a, &aOv, &nOv, &nOvAlloc) ) goto out;
+      }
+      a = b;
+    }
   }
-  for(size_t t=0; t<nT; t++){
-    size_t a = aStart[t], b = aStart[t+1];
-    /* The walk below assumes (ts, longer first, row) order, which sorted writers give for free.
-    ** It checks the order as it goes; on the first row out of order it undoes the track's
-    ** diagnostics, sorts the track and walks it again. */
-    size_t nMeta0 = cap->nMeta, aDiag0[PS_DIAG_N];
-    memcpy(aDiag0, cap->nDiag, sizeof(aDiag0));
-    int bSorted = 0;
-walk:
-    nStack = 0;
-    for(size_t k=a; k<b; k++){
-      int32_t r = aOrder[k];
-      int64_t ts = e->aTs[r], end = row_end(e, (size_t)r);
-      if( !bSorted && k>a ){
-        int32_t q = aOrder[k-1];
-        if( e->aTs[q] > ts || (e->aTs[q]==ts && row_end(e, (size_t)q) < end) ){
-          NestKey *pk = realloc(aKey, (b-a)*sizeof(NestKey));
-          if( pk==0 ) goto out;
-          aKey = pk;
-          for(size_t j=a; j<b; j++){
-            int32_t x = aOrder[j];
-            aKey[j-a].ts = e->aTs[x]; aKey[j-a].end = row_end(e, (size_t)x); aKey[j-a].row = x;
-          }
-          qsort(aKey, b-a, sizeof(NestKey), nestkey_cmp);
-          for(size_t j=a; j<b; j++) aOrder[j] = aKey[j-a].row;
-          cap->nMeta = nMeta0;
-          memcpy(cap->nDiag, aDiag0, sizeof(aDiag0));
-          bSorted = 1;
-          goto walk;
-        }
-      }
-      int bOpenEnded = (e->aFlags[r] & PS_EV_SLICE) && e->aDur[r]==PS_NULL64;
-      while( nStack>0 ){
-        int32_t p = aStack[nStack-1].row;
-        int64_t pend = aStack[nStack-1].end;
-        if( pend <= ts ){ nStack--; continue; }          /* ended before r starts */
-        if( !(e->aFlags[r] & PS_EV_SLICE) || bOpenEnded || end <= pend ) break;  /* contains r */
-        /* r starts inside p but ends after it: p is closed for nesting purposes, and r
-        ** nests under the innermost slice that contains it */
-        PsStr s = ps_pool_get(&cap->pool, e->aName[r]), ps = ps_pool_get(&cap->pool, e->aName[p]);
-        if( ps_diag(cap, PS_DIAG_OVERLAP, (int64_t)e->aOff[r],
-                    "slice '%.*s' starts inside '%.*s' (byte %llu) but ends after it; "
-                    "nested under the enclosing slice instead",
-                    (int)(s.n>80?80:s.n), s.z ? s.z : "", (int)(ps.n>80?80:ps.n), ps.z ? ps.z : "",
-                    (unsigned long long)e->aOff[p]) ) goto out;
-        nStack--;
-      }
-      if( nStack>0 ){
-        int32_t p = aStack[nStack-1].row;
-        e->aParent[r] = p;
-        e->aDepth[r] = e->aDepth[p] + 1;
-        /* a slice never ended is taken to end with its parent */
-        if( bOpenEnded ) end = aStack[nStack-1].end;
-      }else{
-        e->aParent[r] = -1;
-        e->aDepth[r] = 0;
-      }
-      if( e->aFlags[r] & PS_EV_SLICE ){
-        if( nStack>=nStackAlloc ){
-          if( ps_grow((void**)&aStack, sizeof(*aStack), &nStackAlloc, nStack+1) ) goto out;
-        }
-        aStack[nStack].row = r; aStack[nStack].end = end;
-        nStack++;
-      }
-    }
+  /* overlap diagnostics, in file order */
+  if( nOv>1 ) qsort(aOv, nOv, sizeof(NestOverlap), overlap_cmp);
+  for(size_t i=0; i<nOv; i++){
+    int32_t r = aOv[i].row, p = aOv[i].parent;
+    PsStr s = ps_pool_get(&cap->pool, e->aName[r]), ps = ps_pool_get(&cap->pool, e->aName[p]);
+    if( ps_diag(cap, PS_DIAG_OVERLAP, (int64_t)e->aOff[r],
+                "slice '%.*s' starts inside '%.*s' (byte %llu) but ends after it; "
+                "nested under the enclosing slice instead",
+                (int)(s.n>80?80:s.n), s.z ? s.z : "", (int)(ps.n>80?80:ps.n), ps.z ? ps.z : "",
+                (unsigned long long)e->aOff[p]) ) goto out;
   }
   rc = PS_OK;
 out:
   if( rc==PS_NOMEM ) ps_nomem(err);
-  free(aStart); free(aOrder); free(aStack); free(aKey);
+  free(aLastTs); free(aLastEnd); free(aTop); free(aBad); free(aNode); free(aOv);
+  free(aStart); free(aOrder); free(aKey);
   return rc;
 }
 
