@@ -145,6 +145,20 @@ static int evBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   return SQLITE_OK;
 }
 
+/* The row id an '=' constraint value names, or -1 when it names none: integers, and REALs
+** with an integral value (SQL compares 3.0 = 3 as equal); text that looks like a number was
+** already converted by the column's INTEGER affinity. */
+static int64_t ev_row_arg(sqlite3_value *v, int64_t n){
+  int t = sqlite3_value_numeric_type(v);
+  int64_t id = -1;
+  if( t==SQLITE_INTEGER ) id = sqlite3_value_int64(v);
+  else if( t==SQLITE_FLOAT ){
+    double d = sqlite3_value_double(v);
+    if( d>=0 && d<(double)n && d==(double)(int64_t)d ) id = (int64_t)d;
+  }
+  return (id>=0 && id<n) ? id : -1;
+}
+
 static int evFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
                     int argc, sqlite3_value **argv){
   EvCursor *c = (EvCursor*)cur;
@@ -161,12 +175,9 @@ static int evFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   c->aList = 0; c->nList = 0; c->iList = 0;
   c->iRow = 0; c->iEnd = n;
   if( pId ){
-    if( sqlite3_value_numeric_type(pId)!=SQLITE_INTEGER ){ c->iEnd = 0; }
-    else{
-      int64_t id = sqlite3_value_int64(pId);
-      if( id<0 || id>=n ){ c->iEnd = 0; }
-      else{ c->iRow = id; c->iEnd = id+1; }
-    }
+    int64_t id = ev_row_arg(pId, n);
+    if( id<0 ){ c->iEnd = 0; }
+    else{ c->iRow = id; c->iEnd = id+1; }
   }
   c->iLo = c->iRow;
   if( idxNum & (EV_IDX_BYNAME|EV_IDX_BYCAT) ){
@@ -176,10 +187,9 @@ static int evFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
     if( n>0 ) c->iRow = c->aList[0];
   }
   if( pParent ){
-    int64_t p = -1;
-    if( sqlite3_value_numeric_type(pParent)==SQLITE_INTEGER ) p = sqlite3_value_int64(pParent);
+    int64_t p = ev_row_arg(pParent, n);
     if( ps_capture_children(c->cap) ) return SQLITE_NOMEM;
-    if( p<0 || p>=n ){ c->aList = c->cap->aChildList; c->nList = 0; }
+    if( p<0 ){ c->aList = c->cap->aChildList; c->nList = 0; }
     else{
       c->aList = c->cap->aChildList + c->cap->aChildStart[p];
       c->nList = (size_t)(c->cap->aChildStart[p+1] - c->cap->aChildStart[p]);
