@@ -222,11 +222,13 @@ static int ch_pidtid(Chrome *p, size_t *pi, const char *zWhat, PsValue *v){
     PsDec d;
     if( ps_json_number(p->z, p->n, pi, &d, p->err) ) return PS_ERROR;
     if( ps_dec_int64(&d, &v->i)==0 ){ v->type = PS_VAL_INT; return PS_OK; }
-    if( d.bInt && (d.bDropped || d.exp10>0 || d.neg) ){
+    size_t nLit = *pi - i0;
+    int bU64 = !d.neg && d.bInt && (nLit<20 || (nLit==20 && memcmp(p->z+i0, "18446744073709551615", 20)<=0));
+    if( d.bInt && !bU64 ){
       /* an integer beyond 64 bits cannot be an id any writer meant: refuse it rather than
       ** keep digits no reader can match (unsigned 64-bit values are kept exactly, as TEXT) */
       return ps_err_at(p->err, (int64_t)i0, "'%s' %.*s is out of range (more than 64 bits)", zWhat,
-                       (int)((*pi-i0)>40?40:(*pi-i0)), p->z+i0);
+                       (int)(nLit>40?40:nLit), p->z+i0);
     }
     v->type = PS_VAL_TEXT;
     return ch_intern(p, p->z+i0, *pi-i0, i0, zWhat, &v->s);

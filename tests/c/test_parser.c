@@ -261,9 +261,9 @@ static void test_chrome_basic(void){
   cap = load("[{\"ph\":\"X\",\"ts\":1e400}]", &err);
   CHECK(cap==0); CHECK_STR(err.msg, "byte 16: 'ts' 1e400 is out of range (more than 2^63 ns)");
   cap = load("[{\"ph\":\"i\",\"pid\":18446744073709551616}]", &err);
-  CHECK(cap==0); CHECK_STR(err.msg, "byte 19: 'pid' 18446744073709551616 is out of range (more than 64 bits)");
+  CHECK(cap==0); CHECK_STR(err.msg, "byte 17: 'pid' 18446744073709551616 is out of range (more than 64 bits)");
   cap = load("[{\"ph\":\"i\",\"tid\":-9223372036854775809}]", &err);
-  CHECK(cap==0); CHECK_STR(err.msg, "byte 19: 'tid' -9223372036854775809 is out of range (more than 64 bits)");
+  CHECK(cap==0); CHECK_STR(err.msg, "byte 17: 'tid' -9223372036854775809 is out of range (more than 64 bits)");
   cap = load("[{\"ph\":\"XY\"}]", &err);
   CHECK(cap==0); CHECK_STR(err.msg, "byte 7: expected a one-character string for 'ph', found \"XY\"");
   cap = load("[{\"ph\":\"X\",\"name\":\"bad \xff utf8\"}]", &err);
