@@ -15,8 +15,8 @@ LDLIBS    := -lz -lpthread
 SQLITE3   ?= sqlite3
 PYTHON    ?= /usr/bin/python3
 
-EXT_SRC   := ext/ps_util.c ext/source.c ext/json.c ext/capture.c ext/chrome.c ext/formats.c
-VTAB_SRC  := vtab/loader.c vtab/profile_events.c vtab/profile_metadata.c vtab/profsql.c
+EXT_SRC   := ext/ps_util.c ext/source.c ext/json.c ext/capture.c ext/chrome.c ext/timings.c ext/formats.c
+VTAB_SRC  := vtab/loader.c vtab/profile_events.c vtab/profile_records.c vtab/profile_metadata.c vtab/profsql.c
 EXT_HDR   := $(wildcard ext/*.h)
 VTAB_HDR  := $(wildcard vtab/*.h)
 

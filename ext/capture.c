@@ -83,7 +83,7 @@ void ps_capture_free(PsCapture *cap){
   free(e->aTs); free(e->aDur); free(e->aOff); free(e->aEndOff); free(e->aName); free(e->aCat);
   free(e->aThread); free(e->aTrack); free(e->aParent); free(e->aDepth); free(e->aPh);
   free(e->aFlags);
-  free(cap->aThread); free(cap->aTrack); free(cap->aMeta); free(cap->aLink);
+  free(cap->aThread); free(cap->aTrack); free(cap->aMeta); free(cap->aLink); free(cap->aRec);
   free(cap->aChildStart); free(cap->aChildList); free(cap->aRoots);
   free(cap->aByStr[0]); free(cap->aByStr[1]);
   ps_pool_free(&cap->pool);
@@ -100,6 +100,7 @@ size_t ps_capture_memory(const PsCapture *cap){
        + cap->pool.nAlloc*sizeof(PsStr) + cap->pool.nHash*4
        + cap->nThreadAlloc*sizeof(PsThread) + cap->nTrackAlloc*sizeof(PsTrack)
        + cap->nMetaAlloc*sizeof(PsMeta) + cap->nLinkAlloc*sizeof(PsLink)
+       + cap->nRecAlloc*sizeof(PsRecord)
        + (cap->aChildStart ? (e->n*2+1)*4 : 0);
 }
 
@@ -260,7 +261,8 @@ int ps_meta_printf(PsCapture *cap, const char *zScope, const char *zKey, int64_t
 }
 
 const char *const ps_diag_names[PS_DIAG_N] = {
-  "unmatched_end", "unclosed_begin", "overlap", "missing_ph", "empty_event", "other"
+  "unmatched_end", "unclosed_begin", "overlap", "missing_ph", "empty_event", "other",
+  "unparsed_line", "missing_parent", "parent_cycle", "duplicate_id", "unknown_id"
 };
 
 int ps_diag(PsCapture *cap, int kind, int64_t off, const char *fmt, ...){

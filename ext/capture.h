@@ -81,6 +81,11 @@ typedef struct PsMeta {
   int64_t off;            /* byte offset it refers to, or -1 */
 } PsMeta;
 
+/* Diagnostic kinds (names in ps_diag_names): each is counted; see ps_diag(). */
+enum { PS_DIAG_UNMATCHED_END, PS_DIAG_UNCLOSED, PS_DIAG_OVERLAP, PS_DIAG_NO_PH,
+       PS_DIAG_EMPTY, PS_DIAG_OTHER, PS_DIAG_UNPARSED, PS_DIAG_MISSING_PARENT, PS_DIAG_CYCLE,
+       PS_DIAG_DUPLICATE, PS_DIAG_UNKNOWN_ID, PS_DIAG_N };
+
 /* ---------------------------------------------------------------- events */
 /* aFlags bits */
 #define PS_EV_SLICE   0x01   /* has an extent [ts, ts+dur): nests and can be a parent */
@@ -109,6 +114,23 @@ typedef struct PsEvents {
 
 /* A (row -> row) link, e.g. the slice a flow event binds to. Sorted by row after parsing. */
 typedef struct PsLink { int32_t row, target; } PsLink;
+
+/* ---------------------------------------------------------------- timer records */
+/* One record line of a timings report (PocketMine-MP, Spigot/Bukkit): see ext/timings.c.
+** int64 fields are PS_NULL64 when the report does not have them. */
+typedef struct PsRecord {
+  int64_t recordId;       /* RecordId, or the 1-based line order for reports without ids */
+  int64_t parentId;       /* ParentRecordId as written (PS_NULL64 for 'none' / no tree) */
+  int64_t timerId, threadId;
+  int64_t time, count, violations, ticks, peak;   /* ns, -, -, ticks, ns */
+  int64_t self;           /* time minus the children's time (PS_NULL64 without a tree) */
+  uint64_t avgOff;        /* the Avg literal in the source (avgLen 0: absent) */
+  uint32_t avgLen;
+  uint32_t line;          /* 1-based line number */
+  int32_t parent;         /* row of the resolved parent, -1 for roots and unresolvable ones */
+  int32_t depth;          /* depth in the tree (0 = root), -1 when in a parent cycle */
+  uint32_t category, name, group, plugin;         /* pool ids */
+} PsRecord;
 
 /* ---------------------------------------------------------------- format hooks */
 /* A value produced by a format's lazy column hook; the vtab turns it into an SQL result. */
@@ -149,13 +171,14 @@ struct PsCapture {
   PsTrack *aTrack;   size_t nTrack, nTrackAlloc;
   PsMeta *aMeta;     size_t nMeta, nMetaAlloc;
   PsLink *aLink;     size_t nLink, nLinkAlloc;    /* flow binding: event row -> slice row */
+  PsRecord *aRec;    size_t nRec, nRecAlloc;      /* timer records (timings reports) */
   /* built on first use by ps_capture_children() */
   int32_t *aChildStart;   /* n+1 offsets into aChildList */
   int32_t *aChildList;    /* row ids grouped by parent, in row order */
   int32_t *aRoots;        /* rows without a parent */
   size_t nRoots;
   int32_t *aByStr[2];     /* rows ordered by (name, row) / (cat, row) string order; built on use */
-  size_t nDiag[8];        /* diagnostics per kind, for capping the rows written */
+  size_t nDiag[PS_DIAG_N];/* diagnostics per kind, for capping the rows written */
 };
 
 PsCapture *ps_capture_new(void);
@@ -189,8 +212,6 @@ int ps_meta_printf(PsCapture *cap, const char *zScope, const char *zKey, int64_t
 /* Diagnostic kinds: each is counted; at most PS_DIAG_ROWS rows per kind are kept, and a final
 ** ('diagnostic', '<kind>_count', N) row gives the total. */
 #define PS_DIAG_ROWS 1000
-enum { PS_DIAG_UNMATCHED_END, PS_DIAG_UNCLOSED, PS_DIAG_OVERLAP, PS_DIAG_NO_PH,
-       PS_DIAG_EMPTY, PS_DIAG_OTHER, PS_DIAG_N };
 int ps_diag(PsCapture *cap, int kind, int64_t off, const char *fmt, ...)
 #if defined(__GNUC__)
   __attribute__((format(printf, 4, 5)))

@@ -8,6 +8,7 @@
 
 const PsFormat *const ps_formats[] = {
   &ps_format_chrome,
+  &ps_format_timings,
   0
 };
 

@@ -11,6 +11,7 @@
 #include "capture.h"
 
 extern const PsFormat ps_format_chrome;     /* chrome.c: Trace Event Format JSON */
+extern const PsFormat ps_format_timings;    /* timings.c: PocketMine-MP / Spigot timings reports */
 
 /* All formats, NULL-terminated, in detection priority order. */
 extern const PsFormat *const ps_formats[];

@@ -6,6 +6,7 @@
 **
 ** Registers
 **   profile_events(source [, format])    vtab/profile_events.c
+**   profile_records(source [, format])   vtab/profile_records.c
 **   profile_metadata(source [, format])  vtab/profile_metadata.c
 **   profsql_version()                    TEXT: the library version (from the VERSION file)
 **   profsql_debug()                      TEXT (JSON): cache statistics of this connection:
@@ -55,6 +56,7 @@ int sqlite3_profsql_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routine
                                     debugFunc, 0, 0, ps_conn_release);
   }
   if( rc==SQLITE_OK ) rc = ps_events_register(db, pConn);
+  if( rc==SQLITE_OK ) rc = ps_records_register(db, pConn);
   if( rc==SQLITE_OK ) rc = ps_metadata_register(db, pConn);
   ps_conn_release(pConn);
   return rc;

@@ -1,0 +1,443 @@
+/*
+** timings.c — parser for game-server timings reports: PocketMine-MP tree-style reports
+** (`# FormatVersion 1`, and 2/3 whose category names end in " ThreadId: N") and the legacy v1
+** text report that PocketMine-MP, Spigot and Bukkit servers write.
+**
+** Follows the writers and the pmmp/timings viewer as recorded in shared/corpus/README.md
+** ("Facts: PocketMine / Spigot timings text"):
+**   category line   a line whose first byte is neither a space nor '#'
+**   record line     indented: <name> Time: N Count: N [Avg: X] Violations: N
+**                   [RecordId: N ParentRecordId: N|none TimerId: N [Ticks: N Peak: N]]
+**                   (the name is everything before the first " Time: " from which the rest of
+**                   the line parses; so names may hold '#', ':', '\', parentheses)
+**   '# Key value'   report metadata (Version, PocketMine-MP, Entities, LivingEntities,
+**                   FormatVersion, ...)
+**   Sample time N (Xs)          the sample length in ns
+**   <spigotConfig> ... </spigotConfig>   (Spigot appends spigot.yml after Sample time; also
+**                   HTML-escaped) kept as one metadata value, never read as records or categories
+** Lines end in LF or CRLF. A line that is none of these is kept as a diagnostic with its line
+** number (the viewer drops such lines silently).
+**
+** Regrouping as the viewer does: a "** " prefix means "already counted by another timer" and
+** goes to group 'Minecraft - Breakdown'; "Plugin: <P> Event: <E>" and "Task: <P> Runnable: <R>"
+** go to group <P> (plugin <P>); categories 'Custom Timings' and 'Minecraft - ** indicates it's
+** already counted by another timing' are group 'Minecraft'. Group and plugin names have HTML
+** entities decoded (the viewer's htmlspecialchars_decode); `name` stays exactly as written.
+**
+** Tree: ParentRecordId links are resolved after the whole file is read (parents may come later);
+** a parent that does not exist, or a cycle, is a diagnostic and never loops: such records get
+** depth NULL (cycles) or become roots of their subtree (missing parent). self = time minus the
+** children's time. Reports without ids have record ids in file order and no tree.
+**
+** Derived figures (the viewer's lib/TimingsReport.php): ticks = Count of 'Server Tick Update
+** Cycle', else of 'Full Server Tick' (looked up without the "** " prefix, the unprefixed record
+** first); average TPS = ticks / sample seconds; server load % = Full Server Tick time / sample
+** time × 100.
+*/
+#include "formats.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct Tm {
+  const char *z; size_t n;
+  PsCapture *cap;
+  PsErr *err;
+  uint32_t category;          /* current category (pool id), 0 before the first */
+  int64_t threadId;           /* " ThreadId: N" of the current category, or PS_NULL64 */
+  int bTree;                  /* some record has a RecordId */
+  char buf[512];
+} Tm;
+
+/* ---------------------------------------------------------------- small scanners */
+
+/* Reads decimal digits at z[*pi] into *pv; 0 on success, -1 if none or overflow. */
+static int tm_digits(const char *z, size_t n, size_t *pi, int64_t *pv){
+  size_t i = *pi;
+  uint64_t v = 0;
+  if( i>=n || z[i]<'0' || z[i]>'9' ) return -1;
+  while( i<n && z[i]>='0' && z[i]<='9' ){
+    if( v > (uint64_t)(INT64_MAX - 9)/10 ) return -1;
+    v = v*10 + (uint64_t)(z[i]-'0');
+    i++;
+  }
+  *pi = i; *pv = (int64_t)v;
+  return 0;
+}
+
+static int tm_lit(const char *z, size_t n, size_t *pi, const char *zLit){
+  size_t k = strlen(zLit);
+  if( *pi + k > n || memcmp(z + *pi, zLit, k)!=0 ) return -1;
+  *pi += k;
+  return 0;
+}
+
+typedef struct TmFields {
+  int64_t time, count, violations, recordId, parentId, timerId, ticks, peak;
+  size_t avgOff, avgLen;
+} TmFields;
+
+/* Parses "Time: ..." to the end of the line z[i..n). */
+static int tm_tail(const char *z, size_t n, size_t i, TmFields *f){
+  f->violations = f->recordId = f->parentId = f->timerId = f->ticks = f->peak = PS_NULL64;
+  f->avgLen = 0;
+  if( tm_lit(z, n, &i, "Time: ") || tm_digits(z, n, &i, &f->time) ) return -1;
+  if( tm_lit(z, n, &i, " Count: ") || tm_digits(z, n, &i, &f->count) ) return -1;
+  if( tm_lit(z, n, &i, " Avg: ")==0 ){
+    size_t a = i;
+    while( i<n && ((z[i]>='0' && z[i]<='9') || z[i]=='.') ) i++;
+    if( i==a ) return -1;
+    f->avgOff = a; f->avgLen = i-a;
+  }
+  if( i==n ) return 0;                       /* very early Bukkit: no Violations */
+  if( tm_lit(z, n, &i, " Violations: ") || tm_digits(z, n, &i, &f->violations) ) return -1;
+  if( i==n ) return 0;
+  if( tm_lit(z, n, &i, " RecordId: ") || tm_digits(z, n, &i, &f->recordId) ) return -1;
+  if( tm_lit(z, n, &i, " ParentRecordId: ") ) return -1;
+  if( tm_lit(z, n, &i, "none") && tm_digits(z, n, &i, &f->parentId) ) return -1;
+  if( tm_lit(z, n, &i, " TimerId: ") || tm_digits(z, n, &i, &f->timerId) ) return -1;
+  if( i==n ) return 0;
+  if( tm_lit(z, n, &i, " Ticks: ") || tm_digits(z, n, &i, &f->ticks) ) return -1;
+  if( tm_lit(z, n, &i, " Peak: ") || tm_digits(z, n, &i, &f->peak) ) return -1;
+  return i==n ? 0 : -1;
+}
+
+/* Finds the first occurrence of zNeedle in z[a..b), or -1. */
+static int64_t tm_find(const char *z, size_t a, size_t b, const char *zNeedle){
+  size_t k = strlen(zNeedle);
+  for(size_t i=a; i+k<=b; i++){
+    if( z[i]==zNeedle[0] && memcmp(z+i, zNeedle, k)==0 ) return (int64_t)i;
+  }
+  return -1;
+}
+
+/* Interns z[0..n) with HTML entities decoded (&amp; &lt; &gt; &quot; &#039; &#39;). */
+static uint32_t tm_intern_decoded(Tm *p, const char *z, size_t n){
+  char stackBuf[512], *b = n < sizeof(stackBuf) ? stackBuf : malloc(n+1);
+  if( b==0 ) return 0;
+  size_t k = 0;
+  for(size_t i=0; i<n; i++){
+    static const struct { const char *e; char c; } ent[] = {
+      {"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&#039;", '\''}, {"&#39;", '\''}
+    };
+    int done = 0;
+    if( z[i]=='&' ){
+      for(size_t e=0; e<sizeof(ent)/sizeof(ent[0]); e++){
+        size_t l = strlen(ent[e].e);
+        if( i+l<=n && memcmp(z+i, ent[e].e, l)==0 ){ b[k++] = ent[e].c; i += l-1; done = 1; break; }
+      }
+    }
+    if( !done ) b[k++] = z[i];
+  }
+  uint32_t id = ps_pool_intern(&p->cap->pool, b, k, 0);
+  if( b!=stackBuf ) free(b);
+  return id;
+}
+
+/* ---------------------------------------------------------------- lines */
+
+static int tm_category(Tm *p, const char *z, size_t n){
+  p->threadId = PS_NULL64;
+  /* PM5 (FormatVersion 3): "<group> ThreadId: <id>": the last such suffix */
+  int64_t t = -1, f = -1;
+  while( (f = tm_find(z, (size_t)(f+1), n, " ThreadId: "))>=0 ) t = f;
+  if( t>=0 ){
+    size_t j = (size_t)t + 11;
+    int64_t id;
+    if( tm_digits(z, n, &j, &id)==0 && j==n ){ p->threadId = id; n = (size_t)t; }
+  }
+  p->category = ps_pool_intern(&p->cap->pool, z, n, 0);
+  return p->category ? PS_OK : PS_NOMEM;
+}
+
+static int tm_is_minecraft_group(PsStr s){
+  return (s.n==9 && memcmp(s.z, "Minecraft", 9)==0)
+      || (s.n==21 && memcmp(s.z, "Minecraft - Breakdown", 21)==0)
+      || (s.n==6 && memcmp(s.z, "Events", 6)==0);
+}
+
+/* A record line (z[0..n) is the line without its end, off its offset in the file). */
+static int tm_record(Tm *p, const char *z, size_t n, size_t off, uint32_t line){
+  size_t a = 0;
+  while( a<n && (z[a]==' ' || z[a]=='\t') ) a++;
+  TmFields f;
+  int64_t at = -1;
+  for(size_t s=a; s<n; ){
+    int64_t k = tm_find(z, s, n, " Time: ");
+    if( k<0 ) break;
+    if( (size_t)k>a && tm_tail(z, n, (size_t)k+1, &f)==0 ){ at = k; break; }
+    s = (size_t)k+1;
+  }
+  if( at<0 ){
+    return ps_diag(p->cap, PS_DIAG_UNPARSED, (int64_t)off,
+                   "line %u: not a timings record (expected '<name> Time: N Count: N ...'): %.*s",
+                   line, (int)(n-a > 60 ? 60 : n-a), z+a);
+  }
+  PsCapture *cap = p->cap;
+  if( ps_grow((void**)&cap->aRec, sizeof(PsRecord), &cap->nRecAlloc, cap->nRec+1) ) return PS_NOMEM;
+  PsRecord *r = &cap->aRec[cap->nRec];
+  memset(r, 0, sizeof(*r));
+  const char *zName = z+a; size_t nName = (size_t)at - a;
+  r->name = ps_pool_intern(&cap->pool, zName, nName, 0);
+  if( r->name==0 ) return PS_NOMEM;
+  if( f.recordId!=PS_NULL64 ) p->bTree = 1;
+  r->recordId = f.recordId!=PS_NULL64 ? f.recordId : (int64_t)cap->nRec + 1;
+  r->parentId = f.parentId; r->timerId = f.timerId; r->threadId = p->threadId;
+  r->time = f.time; r->count = f.count; r->violations = f.violations;
+  r->ticks = f.ticks; r->peak = f.peak; r->self = PS_NULL64;
+  r->avgOff = f.avgLen ? off + f.avgOff : 0; r->avgLen = (uint32_t)f.avgLen;
+  r->line = line; r->parent = -1; r->depth = -1;
+  r->category = p->category;
+  /* regrouping */
+  PsStr cat = ps_pool_get(&cap->pool, p->category);
+  const char *zg = cat.z ? cat.z : ""; size_t ng = cat.n;
+  if( (ng==14 && memcmp(zg, "Custom Timings", 14)==0)
+   || (ng>=23 && memcmp(zg, "Minecraft - ** indicates", 23)==0) ){ zg = "Minecraft"; ng = 9; }
+  const char *zPlugin = 0; size_t nPlugin = 0;
+  int64_t e;
+  if( nName>=3 && memcmp(zName, "** ", 3)==0 ){
+    zg = "Minecraft - Breakdown"; ng = 21;
+  }else if( nName>8 && memcmp(zName, "Plugin: ", 8)==0 && (e = tm_find(zName, 8, nName, " Event: "))>=0 ){
+    zg = zPlugin = zName+8; ng = nPlugin = (size_t)e-8;
+  }else if( nName>6 && memcmp(zName, "Task: ", 6)==0 && (e = tm_find(zName, 6, nName, " Runnable: "))>=0 ){
+    zg = zPlugin = zName+6; ng = nPlugin = (size_t)e-6;
+  }
+  r->group = tm_intern_decoded(p, zg, ng);
+  if( r->group==0 ) return PS_NOMEM;
+  if( zPlugin ){
+    r->plugin = r->group;
+  }else if( cat.n && !tm_is_minecraft_group(ps_pool_get(&cap->pool, r->group)) ){
+    r->plugin = r->group;           /* records under a plugin's own category */
+  }
+  cap->nRec++;
+  return PS_OK;
+}
+
+/* "# Key value" */
+static int tm_meta_line(Tm *p, const char *z, size_t n, size_t off){
+  size_t i = 1;
+  while( i<n && z[i]==' ' ) i++;
+  size_t k0 = i;
+  while( i<n && z[i]!=' ' ) i++;
+  size_t k1 = i;
+  while( i<n && z[i]==' ' ) i++;
+  if( k1==k0 ) return PS_OK;
+  snprintf(p->buf, sizeof(p->buf), "%.*s", (int)(k1-k0 > 200 ? 200 : k1-k0), z+k0);
+  if( strcmp(p->buf, "FormatVersion")==0 || strcmp(p->buf, "Entities")==0 || strcmp(p->buf, "LivingEntities")==0 ){
+    size_t j = i; int64_t v;
+    if( tm_digits(z, n, &j, &v)==0 && j==n ) return ps_meta_int(p->cap, "report", p->buf, v, (int64_t)off);
+  }
+  return ps_meta_text(p->cap, "report", p->buf, i<n ? z+i : 0, n-i, PS_META_TEXT, (int64_t)off);
+}
+
+/* ---------------------------------------------------------------- tree */
+
+typedef struct IdRow { int64_t id; int32_t row; } IdRow;
+static int idrow_cmp(const void *a, const void *b){
+  const IdRow *x = a, *y = b;
+  if( x->id!=y->id ) return x->id < y->id ? -1 : 1;
+  return x->row < y->row ? -1 : (x->row > y->row);
+}
+
+static int tm_tree(Tm *p){
+  PsCapture *cap = p->cap;
+  size_t n = cap->nRec;
+  PsRecord *a = cap->aRec;
+  if( !p->bTree ){
+    for(size_t r=0; r<n; r++){ a[r].depth = 0; }
+    return PS_OK;
+  }
+  int rc = PS_NOMEM;
+  IdRow *aId = malloc((n ? n : 1)*sizeof(IdRow));
+  int32_t *aStack = malloc((n ? n : 1)*sizeof(int32_t));
+  uint8_t *aState = calloc(n ? n : 1, 1);
+  if( aId==0 || aStack==0 || aState==0 ) goto out;
+  for(size_t r=0; r<n; r++){ aId[r].id = a[r].recordId; aId[r].row = (int32_t)r; }
+  qsort(aId, n, sizeof(IdRow), idrow_cmp);
+  for(size_t k=1; k<n; k++){
+    if( aId[k].id==aId[k-1].id ){
+      PsRecord *d = &a[aId[k].row];
+      if( ps_diag(cap, PS_DIAG_DUPLICATE, -1, "line %u: RecordId %lld is used again (first on line %u); links go to the first",
+                  d->line, (long long)d->recordId, a[aId[k-1].row].line) ) goto out;
+    }
+  }
+  /* resolve parents (they may come later in the file) */
+  for(size_t r=0; r<n; r++){
+    if( a[r].parentId==PS_NULL64 ) continue;
+    size_t lo = 0, hi = n;
+    while( lo<hi ){ size_t m = (lo+hi)/2; if( aId[m].id < a[r].parentId ) lo = m+1; else hi = m; }
+    if( lo<n && aId[lo].id==a[r].parentId ){
+      a[r].parent = aId[lo].row;
+    }else if( ps_diag(cap, PS_DIAG_MISSING_PARENT, -1, "line %u: ParentRecordId %lld of RecordId %lld does not exist; the record is a root",
+                      a[r].line, (long long)a[r].parentId, (long long)a[r].recordId) ){
+      goto out;
+    }
+  }
+  /* depths, iteratively; a cycle cuts its members out of the tree (depth NULL) */
+  for(size_t r0=0; r0<n; r0++){
+    if( aState[r0] ) continue;
+    size_t nStack = 0;
+    int32_t r = (int32_t)r0;
+    while( r>=0 && aState[r]==0 ){ aState[r] = 1; aStack[nStack++] = r; r = a[r].parent; }
+    int32_t base;
+    if( r<0 ) base = -1;
+    else if( aState[r]==1 ){
+      /* r is on the stack: the records from r up to the top form a cycle */
+      size_t k = nStack;
+      while( k>0 && aStack[k-1]!=r ) k--;
+      for(size_t j=k-1; j<nStack; j++){
+        PsRecord *c = &a[aStack[j]];
+        if( ps_diag(cap, PS_DIAG_CYCLE, -1, "line %u: RecordId %lld is in a ParentRecordId cycle; left out of the tree",
+                    c->line, (long long)c->recordId) ) goto out;
+        c->parent = -1; c->depth = -1; aState[aStack[j]] = 2;
+      }
+      nStack = k-1;
+      base = -2;          /* below a cycle: not in the tree either */
+    }else base = a[r].depth < 0 ? -2 : a[r].depth;
+    while( nStack>0 ){
+      int32_t x = aStack[--nStack];
+      if( base==-2 ){ a[x].depth = -1; }
+      else{ a[x].depth = base + 1; base = a[x].depth; }
+      aState[x] = 2;
+    }
+  }
+  /* self time */
+  for(size_t r=0; r<n; r++) a[r].self = a[r].time;
+  for(size_t r=0; r<n; r++){
+    if( a[r].parent>=0 && a[r].depth>=0 ) a[a[r].parent].self -= a[r].time;
+  }
+  rc = PS_OK;
+out:
+  free(aId); free(aStack); free(aState);
+  if( rc==PS_NOMEM ) ps_nomem(p->err);
+  return rc;
+}
+
+/* ---------------------------------------------------------------- derived figures */
+
+static const PsRecord *tm_find_timer(PsCapture *cap, const char *zName){
+  const PsRecord *pStar = 0;
+  size_t k = strlen(zName);
+  for(size_t r=0; r<cap->nRec; r++){
+    PsStr s = ps_pool_get(&cap->pool, cap->aRec[r].name);
+    if( s.n==k && memcmp(s.z, zName, k)==0 ) return &cap->aRec[r];
+    if( pStar==0 && s.n==k+3 && memcmp(s.z, "** ", 3)==0 && memcmp(s.z+3, zName, k)==0 ) pStar = &cap->aRec[r];
+  }
+  return pStar;
+}
+
+static int tm_derived(Tm *p, int64_t sampleNs){
+  PsCapture *cap = p->cap;
+  const PsRecord *pCycle = tm_find_timer(cap, "Server Tick Update Cycle");
+  const PsRecord *pFull = tm_find_timer(cap, "Full Server Tick");
+  const PsRecord *pTicks = pCycle ? pCycle : pFull;
+  if( pFull==0 ){
+    if( ps_diag(cap, PS_DIAG_OTHER, -1, "no 'Full Server Tick' record: the viewer rejects such a report; no load figure") ) return PS_NOMEM;
+  }
+  if( pTicks && ps_meta_int(cap, "derived", "ticks", pTicks->count, -1) ) return PS_NOMEM;
+  if( sampleNs>0 ){
+    double sec = (double)sampleNs / 1e9;
+    if( pTicks ){
+      PsMeta *m;
+      if( ps_meta_int(cap, "derived", "average_tps", 0, -1) ) return PS_NOMEM;
+      m = &cap->aMeta[cap->nMeta-1]; m->type = PS_META_REAL; m->r = (double)pTicks->count / sec;
+    }
+    if( pFull ){
+      PsMeta *m;
+      if( ps_meta_int(cap, "derived", "server_load_pct", 0, -1) ) return PS_NOMEM;
+      m = &cap->aMeta[cap->nMeta-1]; m->type = PS_META_REAL; m->r = (double)pFull->time / (double)sampleNs * 100.0;
+    }
+  }
+  return PS_OK;
+}
+
+/* ---------------------------------------------------------------- entry points */
+
+static int tm_parse(PsCapture *cap, PsErr *err){
+  Tm p;
+  memset(&p, 0, sizeof(p));
+  p.z = cap->src.z; p.n = cap->src.n; p.cap = cap; p.err = err; p.threadId = PS_NULL64;
+  const char *z = p.z;
+  size_t n = p.n, i = 0, cfgStart = 0;
+  uint32_t line = 0;
+  int bConfig = 0, rc = PS_OK;
+  int64_t sampleNs = PS_NULL64;
+  if( n>=3 && (unsigned char)z[0]==0xEF && (unsigned char)z[1]==0xBB && (unsigned char)z[2]==0xBF ) i = 3;
+  while( i<n && rc==PS_OK ){
+    size_t a = i;
+    const char *e = memchr(z+i, '\n', n-i);
+    size_t b = e ? (size_t)(e - z) : n;
+    i = e ? b+1 : n;
+    line++;
+    if( b>a && z[b-1]=='\r' ) b--;
+    const char *l = z+a; size_t ln = b-a;
+    if( bConfig ){
+      if( tm_find(l, 0, ln, "</spigotConfig>")>=0 || tm_find(l, 0, ln, "&lt;/spigotConfig&gt;")>=0 ){
+        rc = ps_meta_text(cap, "report", "spigotConfig", z+cfgStart, a-cfgStart, PS_META_TEXT, (int64_t)cfgStart);
+        bConfig = 0;
+      }
+      continue;
+    }
+    if( ln==0 ) continue;
+    if( (ln>=14 && memcmp(l, "<spigotConfig>", 14)==0) || (ln>=20 && memcmp(l, "&lt;spigotConfig&gt;", 20)==0) ){
+      bConfig = 1; cfgStart = i;
+      continue;
+    }
+    if( ln>12 && (l[0]=='S' || l[0]=='s') && strncasecmp(l, "Sample time ", 12)==0 ){
+      size_t j = 12; int64_t v;
+      if( tm_digits(l, ln, &j, &v)==0 ){
+        sampleNs = v;
+        rc = ps_meta_int(cap, "report", "sample_time_ns", v, (int64_t)a);
+        continue;
+      }
+    }
+    if( l[0]=='#' ){ rc = tm_meta_line(&p, l, ln, a); continue; }
+    if( l[0]==' ' || l[0]=='\t' ){
+      if( p.category==0 && (rc = tm_category(&p, "", 0))!=PS_OK ) break;
+      rc = tm_record(&p, l, ln, a, line);
+      continue;
+    }
+    rc = tm_category(&p, l, ln);
+  }
+  if( rc==PS_OK && bConfig ){
+    rc = ps_meta_text(cap, "report", "spigotConfig", z+cfgStart, n-cfgStart, PS_META_TEXT, (int64_t)cfgStart);
+    if( rc==PS_OK ) rc = ps_diag(cap, PS_DIAG_OTHER, (int64_t)cfgStart, "<spigotConfig> is never closed");
+  }
+  if( rc==PS_OK && cap->nRec==0 ){
+    rc = ps_err(err, "no timings record found (expected indented '<name> Time: N Count: N ...' lines)");
+  }
+  if( rc==PS_OK ) rc = ps_meta_text(cap, "capture", "kind", p.bTree ? "tree" : "legacy", p.bTree ? 4 : 6, PS_META_TEXT, -1);
+  if( rc==PS_OK ) rc = ps_meta_int(cap, "capture", "records", (int64_t)cap->nRec, -1);
+  if( rc==PS_OK ) rc = tm_tree(&p);
+  if( rc==PS_OK ) rc = tm_derived(&p, sampleNs);
+  return rc;
+}
+
+/* Looks like a timings report when, within the first 64 KiB, an indented line has the record
+** shape "... Time: <digits> Count: <digits>". */
+static int tm_probe(const char *z, size_t n){
+  size_t lim = n < 65536 ? n : 65536, i = 0;
+  while( i<lim ){
+    const char *e = memchr(z+i, '\n', lim-i);
+    size_t b = e ? (size_t)(e - z) : lim;
+    if( b>i && (z[i]==' ' || z[i]=='\t') ){
+      int64_t k = tm_find(z, i, b, " Time: ");
+      if( k>=0 ){
+        size_t j = (size_t)k+7; int64_t v;
+        if( tm_digits(z, b, &j, &v)==0 && tm_lit(z, b, &j, " Count: ")==0 ) return 3;
+      }
+    }
+    if( !e ) break;
+    i = b+1;
+  }
+  return 0;
+}
+
+static int tm_column(const PsCapture *cap, size_t row, int iCol, PsOut *o){
+  (void)cap; (void)row; (void)iCol;
+  memset(o, 0, sizeof(*o));
+  return PS_OK;
+}
+
+const PsFormat ps_format_timings = { "timings", tm_probe, tm_parse, tm_column };

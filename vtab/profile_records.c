@@ -1,0 +1,186 @@
+/*
+** profile_records.c — the profile_records table-valued function: one row per timer record of a
+** timings report (PocketMine-MP tree and legacy v1 reports, Spigot/Bukkit v1 reports).
+**
+**   SELECT group_name, sum(time_ns)/1e6 AS ms FROM profile_records('timings.txt')
+**    GROUP BY group_name ORDER BY ms DESC;
+**
+** Arguments (HIDDEN): source (path TEXT or BLOB), format (optional: 'timings').
+** Columns (times in integer nanoseconds, as the writers print them)
+**   record_id         RecordId; reports without ids: the record's order in the file (1, 2, ...)
+**   parent_record_id  ParentRecordId; NULL for 'none' and for reports without ids
+**   timer_id          TimerId (NULL without ids)
+**   category          the category line the record sits under (a PM5 " ThreadId: N" suffix
+**                     moved to thread_id)
+**   name              the record's name exactly as written (with a "** " prefix if it has one)
+**   group_name        the viewer's group: 'Minecraft - Breakdown' for "** " records, <P> for
+**                     "Plugin: <P> Event: ..." and "Task: <P> Runnable: ..." records, else the
+**                     category ('Custom Timings' and the old "Minecraft - ** indicates ..." header
+**                     read as 'Minecraft'); HTML entities decoded
+**   plugin            <P> of Plugin:/Task: records, or the category when it is a plugin's own
+**                     ('Name vX.Y'); NULL for Minecraft's own timers
+**   thread_id         the category's ThreadId (FormatVersion 2/3), else NULL
+**   time_ns, count, violations   Time, Count, Violations
+**   avg               Avg as written (INTEGER or REAL); NULL when absent
+**   ticks, peak_ns    Ticks, Peak (tree reports)
+**   self_ns           time_ns minus the time_ns of the record's children; NULL without a tree
+**   depth             depth in the record tree (0 = root); NULL for records in a parent cycle
+**   line              1-based line number in the report
+** Errors: as profile_events (vtab/loader.c). SQLITE_VTAB_DIRECTONLY: it reads files.
+*/
+#include "profsql.h"
+SQLITE_EXTENSION_INIT3
+
+#include <string.h>
+#include <stdlib.h>
+
+#define RC_SCHEMA "CREATE TABLE x(record_id INTEGER, parent_record_id INTEGER, timer_id INTEGER, " \
+  "category TEXT, name TEXT, group_name TEXT, plugin TEXT, thread_id INTEGER, time_ns INTEGER, " \
+  "count INTEGER, avg, violations INTEGER, ticks INTEGER, peak_ns INTEGER, self_ns INTEGER, " \
+  "depth INTEGER, line INTEGER, source HIDDEN, format HIDDEN)"
+#define RC_RECORD_ID   0
+#define RC_PARENT_ID   1
+#define RC_TIMER_ID    2
+#define RC_CATEGORY    3
+#define RC_NAME        4
+#define RC_GROUP       5
+#define RC_PLUGIN      6
+#define RC_THREAD_ID   7
+#define RC_TIME        8
+#define RC_COUNT       9
+#define RC_AVG        10
+#define RC_VIOLATIONS 11
+#define RC_TICKS      12
+#define RC_PEAK       13
+#define RC_SELF       14
+#define RC_DEPTH      15
+#define RC_LINE       16
+#define RC_SOURCE     17
+#define RC_FORMAT     18
+
+typedef struct RcCursor {
+  sqlite3_vtab_cursor base;
+  PsCacheEntry *pEntry;       /* reference held while open */
+  int64_t iRow;
+} RcCursor;
+
+static int rcConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
+                     sqlite3_vtab **ppVtab, char **pzErr){
+  (void)argc; (void)argv; (void)pzErr;
+  return ps_vt_connect(db, pAux, RC_SCHEMA, ppVtab);
+}
+
+static int rcOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur){
+  (void)pVtab;
+  RcCursor *c = sqlite3_malloc(sizeof(*c));
+  if( c==0 ) return SQLITE_NOMEM;
+  memset(c, 0, sizeof(*c));
+  *ppCur = &c->base;
+  return SQLITE_OK;
+}
+
+static int rcClose(sqlite3_vtab_cursor *cur){
+  RcCursor *c = (RcCursor*)cur;
+  ps_vt_release(c->pEntry);
+  sqlite3_free(c);
+  return SQLITE_OK;
+}
+
+/* idxNum bits: 1 source = ?, 2 format = ? (argv in that order). */
+static int rcBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
+  (void)pVtab;
+  static const int aCol[2] = { RC_SOURCE, RC_FORMAT };
+  int idxNum = ps_vt_eq_constraints(pInfo, aCol, 2);
+  if( idxNum<0 ) return SQLITE_CONSTRAINT;
+  pInfo->idxNum = idxNum;
+  pInfo->estimatedCost = 1e5;
+  pInfo->estimatedRows = 10000;
+  return SQLITE_OK;
+}
+
+static int rcFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
+                    int argc, sqlite3_value **argv){
+  RcCursor *c = (RcCursor*)cur;
+  (void)idxStr; (void)argc;
+  int k = 0;
+  sqlite3_value *pSource = (idxNum & 1) ? argv[k++] : 0;
+  sqlite3_value *pFormat = (idxNum & 2) ? argv[k++] : 0;
+  int rc = ps_vt_filter(cur->pVtab, "profile_records", pSource, pFormat, &c->pEntry);
+  if( rc!=SQLITE_OK ) return rc;
+  c->iRow = 0;
+  return SQLITE_OK;
+}
+
+static int rcNext(sqlite3_vtab_cursor *cur){ ((RcCursor*)cur)->iRow++; return SQLITE_OK; }
+
+static int rcEof(sqlite3_vtab_cursor *cur){
+  RcCursor *c = (RcCursor*)cur;
+  return c->pEntry==0 || c->iRow >= (int64_t)c->pEntry->cap->nRec;
+}
+
+static void result_i64(sqlite3_context *ctx, int64_t v){
+  if( v==PS_NULL64 ) sqlite3_result_null(ctx); else sqlite3_result_int64(ctx, v);
+}
+
+static void result_pool(sqlite3_context *ctx, const PsCapture *cap, uint32_t id){
+  if( id==0 ){ sqlite3_result_null(ctx); return; }
+  PsStr s = ps_pool_get(&cap->pool, id);
+  sqlite3_result_text(ctx, s.z, (int)s.n, SQLITE_STATIC);
+}
+
+static int rcColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
+  RcCursor *c = (RcCursor*)cur;
+  const PsCapture *cap = c->pEntry->cap;
+  const PsRecord *r = &cap->aRec[c->iRow];
+  switch( iCol ){
+    case RC_RECORD_ID:  result_i64(ctx, r->recordId); break;
+    case RC_PARENT_ID:  result_i64(ctx, r->parentId); break;
+    case RC_TIMER_ID:   result_i64(ctx, r->timerId); break;
+    case RC_CATEGORY:   result_pool(ctx, cap, r->category); break;
+    case RC_NAME:       result_pool(ctx, cap, r->name); break;
+    case RC_GROUP:      result_pool(ctx, cap, r->group); break;
+    case RC_PLUGIN:     result_pool(ctx, cap, r->plugin); break;
+    case RC_THREAD_ID:  result_i64(ctx, r->threadId); break;
+    case RC_TIME:       result_i64(ctx, r->time); break;
+    case RC_COUNT:      result_i64(ctx, r->count); break;
+    case RC_AVG: {
+      if( r->avgLen==0 ){ sqlite3_result_null(ctx); break; }
+      const char *z = cap->src.z + r->avgOff;
+      if( memchr(z, '.', r->avgLen) ){
+        char buf[64]; size_t k = r->avgLen < sizeof(buf)-1 ? r->avgLen : sizeof(buf)-1;
+        memcpy(buf, z, k); buf[k] = 0;
+        sqlite3_result_double(ctx, strtod(buf, 0));
+      }else{
+        sqlite3_int64 v = 0;
+        for(uint32_t i=0; i<r->avgLen && v < (INT64_MAX-9)/10; i++) v = v*10 + (z[i]-'0');
+        sqlite3_result_int64(ctx, v);
+      }
+      break;
+    }
+    case RC_VIOLATIONS: result_i64(ctx, r->violations); break;
+    case RC_TICKS:      result_i64(ctx, r->ticks); break;
+    case RC_PEAK:       result_i64(ctx, r->peak); break;
+    case RC_SELF:       result_i64(ctx, r->self); break;
+    case RC_DEPTH:
+      if( r->depth<0 ) sqlite3_result_null(ctx); else sqlite3_result_int(ctx, r->depth);
+      break;
+    case RC_LINE:       sqlite3_result_int64(ctx, r->line); break;
+    default:            sqlite3_result_null(ctx); break;
+  }
+  return SQLITE_OK;
+}
+
+static int rcRowid(sqlite3_vtab_cursor *cur, sqlite_int64 *pRowid){
+  *pRowid = ((RcCursor*)cur)->iRow;
+  return SQLITE_OK;
+}
+
+static sqlite3_module rcModule = {
+  0, 0, rcConnect, rcBestIndex, ps_vt_disconnect, 0, rcOpen, rcClose, rcFilter, rcNext, rcEof,
+  rcColumn, rcRowid, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+};
+
+int ps_records_register(sqlite3 *db, PsConn *pConn){
+  pConn->nRef++;
+  return sqlite3_create_module_v2(db, "profile_records", &rcModule, pConn, ps_conn_release);
+}
