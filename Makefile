@@ -15,7 +15,7 @@ LDLIBS    := -lz -lpthread
 SQLITE3   ?= sqlite3
 PYTHON    ?= /usr/bin/python3
 
-EXT_SRC   := ext/ps_util.c ext/source.c ext/json.c ext/capture.c ext/chrome.c ext/timings.c ext/formats.c
+EXT_SRC   := ext/ps_util.c ext/source.c ext/json.c ext/capture.c ext/chrome.c ext/timings.c ext/lms.c ext/formats.c
 VTAB_SRC  := vtab/loader.c vtab/profile_events.c vtab/profile_records.c vtab/profile_metadata.c vtab/profsql.c
 EXT_HDR   := $(wildcard ext/*.h)
 VTAB_HDR  := $(wildcard vtab/*.h)
@@ -57,16 +57,16 @@ $(BUILD)/gen_trace: tests/bench/gen_trace.c
 # ---- libFuzzer targets (tests/fuzz/): one per parser and input path, and one through SQL
 FUZZ      := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_TIME ?= 60
-$(BUILD)/fuzz_chrome: tests/fuzz/fuzz_chrome.c $(EXT_SRC) $(EXT_HDR)
+$(BUILD)/fuzz_%: tests/fuzz/fuzz_format.c $(EXT_SRC) $(EXT_HDR)
 	@mkdir -p $(BUILD)
-	clang $(FUZZ) $(DEFS) -o $@ tests/fuzz/fuzz_chrome.c $(EXT_SRC) $(LDLIBS)
+	clang $(FUZZ) $(DEFS) -DFUZZ_FORMAT=ps_format_$* -o $@ tests/fuzz/fuzz_format.c $(EXT_SRC) $(LDLIBS)
 $(BUILD)/fuzz_gzip: tests/fuzz/fuzz_gzip.c $(EXT_SRC) $(EXT_HDR)
 	@mkdir -p $(BUILD)
 	clang $(FUZZ) $(DEFS) -o $@ tests/fuzz/fuzz_gzip.c $(EXT_SRC) $(LDLIBS)
 $(BUILD)/fuzz_sql: tests/fuzz/fuzz_sql.c $(EXT_SRC) $(VTAB_SRC) $(EXT_HDR) $(VTAB_HDR)
 	@mkdir -p $(BUILD)
 	clang $(FUZZ) $(DEFS) -DSQLITE_CORE -o $@ tests/fuzz/fuzz_sql.c $(EXT_SRC) $(VTAB_SRC) -lsqlite3 $(LDLIBS)
-FUZZERS := $(BUILD)/fuzz_chrome $(BUILD)/fuzz_gzip $(BUILD)/fuzz_sql
+FUZZERS := $(BUILD)/fuzz_chrome $(BUILD)/fuzz_timings $(BUILD)/fuzz_lms $(BUILD)/fuzz_gzip $(BUILD)/fuzz_sql
 
 # make fuzz: every target for FUZZ_TIME seconds, seeded from the test inputs; fails on any
 # crash, leak or timeout (libFuzzer exits non-zero and leaves crash-* files in build/fuzz/).

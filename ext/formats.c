@@ -9,6 +9,7 @@
 const PsFormat *const ps_formats[] = {
   &ps_format_chrome,
   &ps_format_timings,
+  &ps_format_lms,
   0
 };
 

@@ -12,6 +12,7 @@
 
 extern const PsFormat ps_format_chrome;     /* chrome.c: Trace Event Format JSON */
 extern const PsFormat ps_format_timings;    /* timings.c: PocketMine-MP / Spigot timings reports */
+extern const PsFormat ps_format_lms;        /* lms.c: lms profiler CSV */
 
 /* All formats, NULL-terminated, in detection priority order. */
 extern const PsFormat *const ps_formats[];

@@ -327,6 +327,47 @@ static void test_chrome_prefixes(void){
   ps_capture_free(cap);
 }
 
+/* timings and lms: every prefix loads or errors cleanly (under ASan by make test), and the
+** complete files give the hand-computed counts of tests/data/README.md */
+static void test_text_formats(void){
+  static const struct { const char *zFile; size_t nRows; int bRecords; } a[] = {
+    { "tests/data/timings_edge.txt", 11, 1 },
+    { "tests/data/timings_edge_crlf.txt", 11, 1 },
+    { "tests/data/lms_edge.csv", 5, 0 },
+    { "tests/data/lms_example.csv", 3, 0 },
+  };
+  for(size_t k=0; k<sizeof(a)/sizeof(a[0]); k++){
+    FILE *f = fopen(a[k].zFile, "rb");
+    CHECK(f!=0);
+    if( f==0 ) continue;
+    char buf[8192]; size_t n = fread(buf, 1, sizeof(buf), f); fclose(f);
+    int nBadOff = 0;
+    for(size_t cut=0; cut<n; cut++){
+      PsErr err;
+      PsCapture *c = load_n(buf, cut, &err);
+      if( c ) ps_capture_free(c); else if( err.off > (int64_t)cut ) nBadOff++;
+    }
+    CHECK_INT(nBadOff, 0);
+    PsErr err;
+    PsCapture *c = load_n(buf, n, &err);
+    CHECK(c!=0);
+    if( c ){
+      CHECK_INT(a[k].bRecords ? c->nRec : c->ev.n, a[k].nRows);
+      ps_capture_free(c);
+    }
+  }
+  /* lms: an END before any BEGIN, then a normal pair */
+  PsErr err;
+  PsCapture *c = load("2,0,a\n1,0,5\n0,0,1\n1,0,2\n", &err);
+  CHECK(c && c->ev.n==1 && c->ev.aTs[0]==6000 && c->ev.aDur[0]==2000);
+  CHECK_STR(c ? meta_text(c, "diagnostic", "unmatched_end_count") : "", "1");
+  ps_capture_free(c);
+  /* a timings report without any record is an error */
+  c = load("Minecraft\n    Full Server Tick Time: 5 Count: 1 Avg: 5 Violations: 0\n", &err);
+  CHECK(c && c->nRec==1);
+  ps_capture_free(c);
+}
+
 static void test_chrome_columns(void){
   PsErr err;
   PsCapture *cap = load("[{\"ph\":\"B\",\"name\":\"p\",\"ts\":1,\"tts\":1,\"args\":{\"a\":1}},"
@@ -465,6 +506,7 @@ int main(void){
   test_chrome_prefixes();
   test_chrome_unmatched_storm();
   test_chrome_columns();
+  test_text_formats();
   test_split();
   return tl_done();
 }

@@ -7,17 +7,18 @@ cd "$(dirname "$0")/../.." || exit 1
 secs=${1:-60}
 mkdir -p build/fuzz
 status=0
-for t in chrome gzip sql; do
+for t in chrome timings lms gzip sql; do
   seeds=build/fuzz/seeds_$t
   rm -rf "$seeds"; mkdir -p "$seeds"
-  cp tests/data/*.json tests/data/*.gz examples/*.json "$seeds"/ 2>/dev/null
+  cp tests/data/*.json tests/data/*.gz tests/data/*.txt tests/data/*.csv examples/*.json "$seeds"/ 2>/dev/null
   [ -d tests/fuzz/regressions ] && cp tests/fuzz/regressions/* "$seeds"/ 2>/dev/null
-  if [ -d ../shared/corpus/chrome ]; then
-    for f in ../shared/corpus/chrome/*; do
+  if [ -d ../shared/corpus ]; then
+    for f in ../shared/corpus/chrome/* ../shared/corpus/pmmp/* ../shared/corpus/aikar/*; do
       [ "$(wc -c < "$f")" -lt 300000 ] && cp "$f" "$seeds"/
     done
   fi
   corpus=build/fuzz/corpus_$t; mkdir -p "$corpus"
+  case $t in timings|lms) dict=$t ;; *) dict=chrome ;; esac
   if [ "$secs" -eq 0 ]; then
     args="-runs=0"
   else
@@ -25,7 +26,7 @@ for t in chrome gzip sql; do
   fi
   echo "fuzz_$t: $args"
   if ! ./build/fuzz_$t $args -timeout=10 -rss_limit_mb=4096 -max_len=300000 \
-        -dict=tests/fuzz/chrome.dict -artifact_prefix=build/fuzz/ "$corpus" "$seeds" \
+        -dict=tests/fuzz/$dict.dict -artifact_prefix=build/fuzz/ "$corpus" "$seeds" \
         > build/fuzz/fuzz_$t.log 2>&1; then
     echo "FAIL fuzz_$t (see build/fuzz/fuzz_$t.log)"; tail -n 30 build/fuzz/fuzz_$t.log
     status=1

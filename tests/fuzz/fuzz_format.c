@@ -1,7 +1,8 @@
 /*
-** fuzz_chrome.c — libFuzzer target for the Trace Event Format parser (ext/chrome.c) and the
-** capture passes, without SQLite. Every accepted input is also read back through every lazy
-** column, the children index and the name/cat order, so those paths see hostile bytes too.
+** fuzz_format.c — libFuzzer target for one format parser and the capture passes, without SQLite;
+** built once per parser with -DFUZZ_FORMAT=ps_format_<name> (build/fuzz_chrome, fuzz_timings,
+** fuzz_lms). Every accepted input is also read back through every lazy column, the children
+** index and the name/cat order, so those paths see hostile bytes too.
 **   make fuzz   (clang -fsanitize=fuzzer,address,undefined)
 */
 #include "../../ext/formats.h"
@@ -10,7 +11,7 @@
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size){
   PsSource src; PsErr err; int bUnsup;
   if( ps_source_open_blob(&src, data, size, (uint64_t)64 << 20, &err) ) return 0;
-  PsCapture *cap = ps_capture_load(&src, &ps_format_chrome, &err, &bUnsup);
+  PsCapture *cap = ps_capture_load(&src, &FUZZ_FORMAT, &err, &bUnsup);
   if( cap==0 ) return 0;
   for(size_t r=0; r<cap->ev.n; r++){
     for(int c=PS_COL_ARGS; c<=PS_COL_FLOW_OUT; c++){
