@@ -7,6 +7,7 @@
 #   make clean
 
 VERSION   := $(shell cat VERSION)
+BUILD     := build
 CC        ?= cc
 CFLAGS    ?= -O2 -g
 WARN      := -Wall -Wextra
@@ -16,18 +17,24 @@ SQLITE3   ?= sqlite3
 PYTHON    ?= /usr/bin/python3
 
 EXT_SRC   := ext/ps_util.c ext/source.c ext/json.c ext/capture.c ext/chrome.c ext/timings.c ext/lms.c ext/formats.c
-VTAB_SRC  := vtab/loader.c vtab/profile_events.c vtab/profile_records.c vtab/profile_metadata.c vtab/profsql.c
+VTAB_SRC  := vtab/loader.c vtab/profile_events.c vtab/profile_records.c vtab/profile_metadata.c \
+             vtab/profile_open.c vtab/profsql.c
+SQL_SRC   := sql/event_tree.sql sql/record_tree.sql
 EXT_HDR   := $(wildcard ext/*.h)
-VTAB_HDR  := $(wildcard vtab/*.h)
+VTAB_HDR  := $(wildcard vtab/*.h) $(BUILD)/sql_text.h
 
-BUILD     := build
 
 .PHONY: all test demo bench clean fuzz
 
 all: libprofsql.so
 
 libprofsql.so: $(EXT_SRC) $(VTAB_SRC) $(EXT_HDR) $(VTAB_HDR) VERSION
-	$(CC) $(CFLAGS) $(WARN) $(DEFS) -fPIC -shared -o $@ $(EXT_SRC) $(VTAB_SRC) $(LDLIBS)
+	$(CC) $(CFLAGS) $(WARN) $(DEFS) -I$(BUILD) -fPIC -shared -o $@ $(EXT_SRC) $(VTAB_SRC) $(LDLIBS)
+
+# the sql/ helpers compiled in as C strings (profile_open runs exactly these files)
+$(BUILD)/sql_text.h: $(SQL_SRC) sql/embed.sh
+	@mkdir -p $(BUILD)
+	sh sql/embed.sh $(SQL_SRC) > $@
 
 # ---- C tests: the parsers alone (no SQLite), and the extension driven through the SQLite C API
 $(BUILD)/test_parser: tests/c/test_parser.c tests/c/testlib.h $(EXT_SRC) $(EXT_HDR)
@@ -36,7 +43,7 @@ $(BUILD)/test_parser: tests/c/test_parser.c tests/c/testlib.h $(EXT_SRC) $(EXT_H
 
 $(BUILD)/test_sql: tests/c/test_sql.c tests/c/testlib.h $(EXT_SRC) $(VTAB_SRC) $(EXT_HDR) $(VTAB_HDR)
 	@mkdir -p $(BUILD)
-	$(CC) $(CFLAGS) $(WARN) $(DEFS) -DSQLITE_CORE -Iext -Ivtab -o $@ tests/c/test_sql.c \
+	$(CC) $(CFLAGS) $(WARN) $(DEFS) -DSQLITE_CORE -Iext -Ivtab -I$(BUILD) -o $@ tests/c/test_sql.c \
 	  $(EXT_SRC) $(VTAB_SRC) -lsqlite3 $(LDLIBS)
 
 # The same tests under AddressSanitizer + UndefinedBehaviorSanitizer (clang).
@@ -47,7 +54,7 @@ $(BUILD)/test_parser.asan: tests/c/test_parser.c tests/c/testlib.h $(EXT_SRC) $(
 
 $(BUILD)/test_sql.asan: tests/c/test_sql.c tests/c/testlib.h $(EXT_SRC) $(VTAB_SRC) $(EXT_HDR) $(VTAB_HDR)
 	@mkdir -p $(BUILD)
-	clang $(SAN) $(WARN) $(DEFS) -DSQLITE_CORE -Iext -Ivtab -o $@ tests/c/test_sql.c \
+	clang $(SAN) $(WARN) $(DEFS) -DSQLITE_CORE -Iext -Ivtab -I$(BUILD) -o $@ tests/c/test_sql.c \
 	  $(EXT_SRC) $(VTAB_SRC) -lsqlite3 $(LDLIBS)
 
 $(BUILD)/gen_trace: tests/bench/gen_trace.c
@@ -65,7 +72,7 @@ $(BUILD)/fuzz_gzip: tests/fuzz/fuzz_gzip.c $(EXT_SRC) $(EXT_HDR)
 	clang $(FUZZ) $(DEFS) -o $@ tests/fuzz/fuzz_gzip.c $(EXT_SRC) $(LDLIBS)
 $(BUILD)/fuzz_sql: tests/fuzz/fuzz_sql.c $(EXT_SRC) $(VTAB_SRC) $(EXT_HDR) $(VTAB_HDR)
 	@mkdir -p $(BUILD)
-	clang $(FUZZ) $(DEFS) -DSQLITE_CORE -o $@ tests/fuzz/fuzz_sql.c $(EXT_SRC) $(VTAB_SRC) -lsqlite3 $(LDLIBS)
+	clang $(FUZZ) $(DEFS) -DSQLITE_CORE -I$(BUILD) -o $@ tests/fuzz/fuzz_sql.c $(EXT_SRC) $(VTAB_SRC) -lsqlite3 $(LDLIBS)
 FUZZERS := $(BUILD)/fuzz_chrome $(BUILD)/fuzz_timings $(BUILD)/fuzz_lms $(BUILD)/fuzz_gzip $(BUILD)/fuzz_sql
 
 # make fuzz: every target for FUZZ_TIME seconds, seeded from the test inputs; fails on any

@@ -85,7 +85,7 @@ void ps_capture_free(PsCapture *cap){
   free(e->aFlags);
   free(cap->aThread); free(cap->aTrack); free(cap->aMeta); free(cap->aLink); free(cap->aRec);
   free(cap->aChildStart); free(cap->aChildList); free(cap->aRoots);
-  free(cap->aByStr[0]); free(cap->aByStr[1]);
+  free(cap->aByStr[0]); free(cap->aByStr[1]); free(cap->aRecById); free(cap->aRecByParent);
   ps_pool_free(&cap->pool);
   ps_arena_free(&cap->arena);
   ps_source_close(&cap->src);
@@ -567,4 +567,35 @@ const int32_t *ps_capture_order_by_str(PsCapture *cap, int iWhich){
 fail:
   free(aRank); free(aUsed); free(aOut); free(aCount);
   return 0;
+}
+
+static const PsCapture *g_recCap; static int g_recParent;   /* qsort context, set around the call */
+static int rec_cmp(const void *a, const void *b){
+  const PsRecord *x = &g_recCap->aRec[*(const int32_t*)a], *y = &g_recCap->aRec[*(const int32_t*)b];
+  int64_t u = g_recParent ? x->parentId : x->recordId, v = g_recParent ? y->parentId : y->recordId;
+  if( u!=v ) return u < v ? -1 : 1;
+  return *(const int32_t*)a < *(const int32_t*)b ? -1 : 1;
+}
+
+const int32_t *ps_capture_records_eq(PsCapture *cap, int bParent, int64_t v, size_t *pn){
+  int32_t **pa = bParent ? &cap->aRecByParent : &cap->aRecById;
+  size_t n = cap->nRec;
+  if( *pa==0 ){
+    int32_t *a = malloc((n ? n : 1)*sizeof(int32_t));
+    if( a==0 ) return 0;
+    for(size_t i=0; i<n; i++) a[i] = (int32_t)i;
+    g_recCap = cap; g_recParent = bParent;
+    qsort(a, n, sizeof(int32_t), rec_cmp);
+    g_recCap = 0;
+    *pa = a;
+  }
+  const int32_t *a = *pa;
+#define KEY(i) (bParent ? cap->aRec[a[i]].parentId : cap->aRec[a[i]].recordId)
+  size_t lo = 0, hi = n;
+  while( lo<hi ){ size_t m = (lo+hi)/2; if( KEY(m) < v ) lo = m+1; else hi = m; }
+  size_t e = lo;
+  while( e<n && KEY(e)==v ) e++;
+#undef KEY
+  *pn = e - lo;
+  return a + lo;
 }

@@ -178,6 +178,8 @@ struct PsCapture {
   int32_t *aRoots;        /* rows without a parent */
   size_t nRoots;
   int32_t *aByStr[2];     /* rows ordered by (name, row) / (cat, row) string order; built on use */
+  int32_t *aRecById;      /* record rows ordered by (recordId, row); built on use */
+  int32_t *aRecByParent;  /* record rows ordered by (parentId, row); built on use */
   size_t nDiag[PS_DIAG_N];/* diagnostics per kind, for capping the rows written */
 };
 
@@ -235,6 +237,9 @@ int ps_capture_children(PsCapture *cap);
 ** first, ties in row order: what ORDER BY / GROUP BY name needs without a sorter. Built once per
 ** capture on first use (counting sort over string ranks). Returns NULL when out of memory. */
 const int32_t *ps_capture_order_by_str(PsCapture *cap, int iWhich);
+/* Record rows whose recordId (bParent 0) or parentId (bParent 1) equals v: *pn rows from the
+** returned position of an index built on first use; NULL when out of memory. */
+const int32_t *ps_capture_records_eq(PsCapture *cap, int bParent, int64_t v, size_t *pn);
 /* Returns the target of row's link or -1. */
 int32_t ps_capture_link(const PsCapture *cap, int32_t row);
 /* Sorts links by row (call after adding them). */

@@ -61,8 +61,23 @@ SQLITE_EXTENSION_INIT3
 typedef struct RcCursor {
   sqlite3_vtab_cursor base;
   PsCacheEntry *pEntry;       /* reference held while open */
-  int64_t iRow;
+  int64_t iRow;               /* current row (a full scan), or index into aList */
+  const int32_t *aList;       /* rows of a record_id / parent_record_id lookup, or NULL */
+  size_t nList;
+  int bParentFilter;          /* parent_record_id = ? as well as record_id = ? */
+  int64_t iParentWant;        /* ... its value (PS_NULL64: matches nothing) */
 } RcCursor;
+
+/* In a list scan with both constraints, moves iRow to the next row matching parent_record_id. */
+static void rcSkip(RcCursor *c){
+  if( !c->bParentFilter ) return;
+  int64_t want = c->iParentWant;
+  while( c->iRow < (int64_t)c->nList ){
+    int64_t p = c->pEntry->cap->aRec[c->aList[c->iRow]].parentId;
+    if( want!=PS_NULL64 && p==want ) return;
+    c->iRow++;
+  }
+}
 
 static int rcConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
                      sqlite3_vtab **ppVtab, char **pzErr){
@@ -86,15 +101,18 @@ static int rcClose(sqlite3_vtab_cursor *cur){
   return SQLITE_OK;
 }
 
-/* idxNum bits: 1 source = ?, 2 format = ? (argv in that order). */
+/* idxNum bits (argv in this order): 1 source = ?, 2 format = ?, 4 record_id = ?,
+** 8 parent_record_id = ? (4 and 8 are lookups in an index built once per capture, which keeps
+** the recursive CTEs of sql/record_tree.sql linear). */
 static int rcBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   (void)pVtab;
-  static const int aCol[2] = { RC_SOURCE, RC_FORMAT };
-  int idxNum = ps_vt_eq_constraints(pInfo, aCol, 2);
+  static const int aCol[4] = { RC_SOURCE, RC_FORMAT, RC_RECORD_ID, RC_PARENT_ID };
+  int idxNum = ps_vt_eq_constraints(pInfo, aCol, 4);
   if( idxNum<0 ) return SQLITE_CONSTRAINT;
   pInfo->idxNum = idxNum;
-  pInfo->estimatedCost = 1e5;
-  pInfo->estimatedRows = 10000;
+  if( idxNum & 4 ){ pInfo->estimatedCost = 2.0; pInfo->estimatedRows = 1; }
+  else if( idxNum & 8 ){ pInfo->estimatedCost = 10.0; pInfo->estimatedRows = 5; }
+  else{ pInfo->estimatedCost = 1e5; pInfo->estimatedRows = 10000; }
   return SQLITE_OK;
 }
 
@@ -105,17 +123,40 @@ static int rcFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   int k = 0;
   sqlite3_value *pSource = (idxNum & 1) ? argv[k++] : 0;
   sqlite3_value *pFormat = (idxNum & 2) ? argv[k++] : 0;
+  sqlite3_value *pId = (idxNum & 4) ? argv[k++] : 0;
+  sqlite3_value *pParent = (idxNum & 8) ? argv[k++] : 0;
   int rc = ps_vt_filter(cur->pVtab, "profile_records", pSource, pFormat, &c->pEntry);
   if( rc!=SQLITE_OK ) return rc;
-  c->iRow = 0;
+  c->iRow = 0; c->aList = 0; c->nList = 0;
+  sqlite3_value *pKey = pId ? pId : pParent;
+  if( pKey ){
+    /* with both, look up by record_id and check parent_record_id row by row in rcNext */
+    static const int32_t aNone[1] = {0};
+    c->aList = aNone;
+    if( sqlite3_value_numeric_type(pKey)==SQLITE_INTEGER ){
+      c->aList = ps_capture_records_eq(c->pEntry->cap, pId==0, sqlite3_value_int64(pKey), &c->nList);
+      if( c->aList==0 ) return SQLITE_NOMEM;
+    }
+    c->bParentFilter = pId && pParent;
+    c->iParentWant = (pParent && sqlite3_value_numeric_type(pParent)==SQLITE_INTEGER)
+                   ? sqlite3_value_int64(pParent) : PS_NULL64;
+    rcSkip(c);
+  }
   return SQLITE_OK;
 }
 
-static int rcNext(sqlite3_vtab_cursor *cur){ ((RcCursor*)cur)->iRow++; return SQLITE_OK; }
+static int rcNext(sqlite3_vtab_cursor *cur){
+  RcCursor *c = (RcCursor*)cur;
+  c->iRow++;
+  if( c->aList ) rcSkip(c);
+  return SQLITE_OK;
+}
 
 static int rcEof(sqlite3_vtab_cursor *cur){
   RcCursor *c = (RcCursor*)cur;
-  return c->pEntry==0 || c->iRow >= (int64_t)c->pEntry->cap->nRec;
+  if( c->pEntry==0 ) return 1;
+  if( c->aList ) return c->iRow >= (int64_t)c->nList;
+  return c->iRow >= (int64_t)c->pEntry->cap->nRec;
 }
 
 static void result_i64(sqlite3_context *ctx, int64_t v){
@@ -131,7 +172,7 @@ static void result_pool(sqlite3_context *ctx, const PsCapture *cap, uint32_t id)
 static int rcColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
   RcCursor *c = (RcCursor*)cur;
   const PsCapture *cap = c->pEntry->cap;
-  const PsRecord *r = &cap->aRec[c->iRow];
+  const PsRecord *r = &cap->aRec[c->aList ? c->aList[c->iRow] : c->iRow];
   switch( iCol ){
     case RC_RECORD_ID:  result_i64(ctx, r->recordId); break;
     case RC_PARENT_ID:  result_i64(ctx, r->parentId); break;
@@ -171,7 +212,8 @@ static int rcColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
 }
 
 static int rcRowid(sqlite3_vtab_cursor *cur, sqlite_int64 *pRowid){
-  *pRowid = ((RcCursor*)cur)->iRow;
+  RcCursor *c = (RcCursor*)cur;
+  *pRowid = c->aList ? c->aList[c->iRow] : c->iRow;
   return SQLITE_OK;
 }
 

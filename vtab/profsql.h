@@ -83,5 +83,6 @@ void ps_vt_result(sqlite3_context *ctx, PsOut *pOut);
 int ps_events_register(sqlite3 *db, PsConn *pConn);
 int ps_metadata_register(sqlite3 *db, PsConn *pConn);
 int ps_records_register(sqlite3 *db, PsConn *pConn);
+int ps_open_register(sqlite3 *db, PsConn *pConn);
 
 #endif

@@ -8,7 +8,7 @@ import sys
 from testlib import check, done
 
 
-EXPECTED_FUNCTIONS = [("profsql_debug", 0), ("profsql_version", 0)]
+EXPECTED_FUNCTIONS = [("profile_open", 1), ("profile_open", 2), ("profsql_debug", 0), ("profsql_version", 0)]
 EXPECTED_MODULES = ["profile_events", "profile_metadata", "profile_records"]
 
 FUNCS_SQL = "SELECT name, narg FROM pragma_function_list ORDER BY name, narg"

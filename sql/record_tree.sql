@@ -1,0 +1,71 @@
+-- record_tree.sql — the timer tree of a timings report's records, as TEMP views.
+--
+-- Input: a table or view `records` with at least record_id, parent_record_id, name, time_ns,
+-- depth — e.g.
+--   CREATE TEMP VIEW records AS SELECT * FROM profile_records('timings.txt');
+--   .read sql/record_tree.sql
+-- (profile_open() creates `records` and these views for you.) Reports without record ids
+-- (legacy v1) have no tree: every record is a root.
+--
+-- Views
+--   record_tree(record_id, parent_record_id, root_id, depth, name, path, stack, inclusive_ns,
+--               self_ns, share_of_parent, share_of_root)
+--       every record reached from a root (ParentRecordId none, or naming a record that does not
+--       exist): path = names from the root joined with ' > ', stack = joined with ';',
+--       self_ns = time minus the children's time, shares as fractions of parent's / root's time
+--   record_ancestors(record_id, ancestor_id, distance)
+--   record_descendants(record_id, descendant_id, distance)
+--   record_folded(stack, self_ns, line)   folded stacks: 'a;b;c <self ns>' (negative as 0)
+-- Cycle-safe: records in a ParentRecordId cycle (depth NULL in profile_records) are never
+-- reached from a root, the walks skip them, and every walk stops at depth 100000.
+DROP VIEW IF EXISTS temp.record_tree;
+CREATE TEMP VIEW record_tree AS
+WITH RECURSIVE walk(record_id, parent_record_id, root_id, depth, name, path, stack, t, parent_t, root_t) AS (
+  SELECT r.record_id, r.parent_record_id, r.record_id, 0, r.name, r.name, r.name, r.time_ns, NULL, r.time_ns
+    FROM records r
+   WHERE r.parent_record_id IS NULL
+      OR NOT EXISTS (SELECT 1 FROM records p WHERE p.record_id = r.parent_record_id)
+  UNION ALL
+  SELECT c.record_id, c.parent_record_id, w.root_id, w.depth + 1, c.name,
+         w.path || ' > ' || c.name, w.stack || ';' || c.name, c.time_ns, w.t, w.root_t
+    FROM walk w JOIN records c ON c.parent_record_id = w.record_id
+   WHERE c.depth IS NOT NULL AND w.depth < 100000
+)
+SELECT w.record_id, w.parent_record_id, w.root_id, w.depth, w.name, w.path, w.stack,
+       w.t AS inclusive_ns,
+       w.t - coalesce((SELECT sum(k.time_ns) FROM records k WHERE k.parent_record_id = w.record_id
+                        AND k.depth IS NOT NULL), 0) AS self_ns,
+       CASE WHEN w.parent_t > 0 THEN 1.0 * w.t / w.parent_t END AS share_of_parent,
+       CASE WHEN w.root_t > 0 THEN 1.0 * w.t / w.root_t END AS share_of_root
+  FROM walk w;
+
+DROP VIEW IF EXISTS temp.record_ancestors;
+CREATE TEMP VIEW record_ancestors AS
+WITH RECURSIVE up(record_id, ancestor_id, distance) AS (
+  SELECT record_id, parent_record_id, 1 FROM records
+   WHERE parent_record_id IS NOT NULL AND depth IS NOT NULL
+     AND EXISTS (SELECT 1 FROM records p WHERE p.record_id = records.parent_record_id)
+  UNION ALL
+  SELECT u.record_id, p.parent_record_id, u.distance + 1
+    FROM up u JOIN records p ON p.record_id = u.ancestor_id
+   WHERE p.parent_record_id IS NOT NULL AND p.depth IS NOT NULL AND u.distance < 100000
+     AND EXISTS (SELECT 1 FROM records q WHERE q.record_id = p.parent_record_id)
+)
+SELECT record_id, ancestor_id, distance FROM up;
+
+DROP VIEW IF EXISTS temp.record_descendants;
+CREATE TEMP VIEW record_descendants AS
+WITH RECURSIVE down(record_id, descendant_id, distance) AS (
+  SELECT parent_record_id, record_id, 1 FROM records
+   WHERE parent_record_id IS NOT NULL AND depth IS NOT NULL
+  UNION ALL
+  SELECT d.record_id, c.record_id, d.distance + 1
+    FROM down d JOIN records c ON c.parent_record_id = d.descendant_id
+   WHERE c.depth IS NOT NULL AND d.distance < 100000
+)
+SELECT record_id, descendant_id, distance FROM down;
+
+DROP VIEW IF EXISTS temp.record_folded;
+CREATE TEMP VIEW record_folded AS
+SELECT stack, sum(max(self_ns, 0)) AS self_ns, stack || ' ' || sum(max(self_ns, 0)) AS line
+  FROM record_tree GROUP BY stack;

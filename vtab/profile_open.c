@@ -1,0 +1,173 @@
+/*
+** profile_open.c — profile_open(source [, prefix]): one call that makes a capture look like a
+** set of ordinary tables.
+**
+**   SELECT profile_open('trace.json');     -- '["events","records","metadata","event_tree",...]'
+**   SELECT name, self_ns FROM event_tree ORDER BY self_ns DESC LIMIT 10;
+**
+** Creates (replacing earlier ones of the same name) TEMP views
+**   <prefix>events    SELECT * FROM profile_events(source)
+**   <prefix>records   SELECT * FROM profile_records(source)
+**   <prefix>metadata  SELECT * FROM profile_metadata(source)
+** and the tree views of sql/event_tree.sql (when the capture has events) and
+** sql/record_tree.sql (when it has records), with the prefix in front of every view name. The
+** SQL is the text of those files, compiled in at build time (build/sql_text.h, sql/embed.sh).
+** (profile_jobs and profile_xplanes views will join these when those tables exist.)
+** Returns a JSON array of the view names created.
+**
+** Arguments: source as for the tables (a path, or a BLOB, which is kept in
+** temp.profsql_sources so that the views can refer to it); prefix, optional, letters, digits
+** and '_' only. Errors: those of loading the capture ("profile_open: cannot open ..."), a bad
+** prefix, or a failing statement. SQLITE_DIRECTONLY: it reads files and creates schema objects.
+*/
+#include "profsql.h"
+SQLITE_EXTENSION_INIT3
+
+#include <string.h>
+#include "sql_text.h"
+
+/* The view names of the embedded SQL: each whole identifier gets the prefix. */
+static const char *const azViewName[] = {
+  "events", "records", "metadata",
+  "event_tree", "event_ancestors", "event_descendants", "event_folded",
+  "record_tree", "record_ancestors", "record_descendants", "record_folded", 0
+};
+
+static int is_ident(char c){
+  return (c>='a' && c<='z') || (c>='A' && c<='Z') || (c>='0' && c<='9') || c=='_';
+}
+
+/* Copies zSql with zPrefix before every identifier listed in azViewName (outside string
+** literals and comments). Returns sqlite3_malloc'ed text or NULL. */
+static char *open_prefixed(const char *zSql, const char *zPrefix){
+  sqlite3_str *s = sqlite3_str_new(0);
+  size_t n = strlen(zSql), i = 0, nPre = strlen(zPrefix);
+  while( i<n ){
+    char c = zSql[i];
+    if( c=='\'' ){
+      size_t j = i+1;
+      while( j<n && !(zSql[j]=='\'' && (j+1>=n || zSql[j+1]!='\'')) ) j += (zSql[j]=='\'') ? 2 : 1;
+      if( j<n ) j++;
+      sqlite3_str_append(s, zSql+i, (int)(j-i)); i = j; continue;
+    }
+    if( c=='-' && i+1<n && zSql[i+1]=='-' ){
+      const char *e = strchr(zSql+i, '\n');
+      size_t j = e ? (size_t)(e - zSql) : n;
+      sqlite3_str_append(s, zSql+i, (int)(j-i)); i = j; continue;
+    }
+    if( is_ident(c) && (i==0 || !is_ident(zSql[i-1])) ){
+      size_t j = i;
+      while( j<n && is_ident(zSql[j]) ) j++;
+      for(int k=0; azViewName[k] && nPre; k++){
+        if( strlen(azViewName[k])==j-i && memcmp(azViewName[k], zSql+i, j-i)==0 ){
+          sqlite3_str_appendall(s, zPrefix);
+          break;
+        }
+      }
+      sqlite3_str_append(s, zSql+i, (int)(j-i)); i = j; continue;
+    }
+    sqlite3_str_appendchar(s, 1, c);
+    i++;
+  }
+  return sqlite3_str_finish(s);
+}
+
+static void openFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  PsConn *pConn = sqlite3_user_data(ctx);
+  sqlite3 *db = sqlite3_context_db_handle(ctx);
+  const char *zPrefix = "";
+  if( argc>1 && sqlite3_value_type(argv[1])!=SQLITE_NULL ){
+    zPrefix = (const char*)sqlite3_value_text(argv[1]);
+    if( zPrefix==0 ){ sqlite3_result_error_nomem(ctx); return; }
+    for(const char *p=zPrefix; *p; p++){
+      if( !is_ident(*p) ){
+        sqlite3_result_error(ctx, "profile_open: the prefix may hold only letters, digits and '_'", -1);
+        return;
+      }
+    }
+  }
+  char *zErr = 0;
+  PsCacheEntry *e = ps_vt_acquire(pConn, "profile_open", argv[0], 0, &zErr);
+  if( e==0 ){
+    if( zErr ){ sqlite3_result_error(ctx, zErr, -1); sqlite3_free(zErr); }
+    else sqlite3_result_error_nomem(ctx);
+    return;
+  }
+  int bEvents = e->cap->ev.n>0, bRecords = e->cap->nRec>0;
+  ps_vt_release(e);
+
+  char *zSrc = 0;
+  int rc = SQLITE_OK;
+  if( sqlite3_value_type(argv[0])==SQLITE_BLOB ){
+    /* the views refer to the bytes through a TEMP table row named by the prefix */
+    rc = sqlite3_exec(db, "CREATE TEMP TABLE IF NOT EXISTS profsql_sources(name TEXT PRIMARY KEY, data BLOB)", 0, 0, 0);
+    if( rc==SQLITE_OK ){
+      sqlite3_stmt *st = 0;
+      rc = sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO temp.profsql_sources(name, data) VALUES (?1, ?2)", -1, &st, 0);
+      if( rc==SQLITE_OK ){
+        sqlite3_bind_text(st, 1, zPrefix, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_value(st, 2, argv[0]);
+        rc = sqlite3_step(st)==SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
+        sqlite3_finalize(st);
+      }
+    }
+    zSrc = sqlite3_mprintf("(SELECT data FROM temp.profsql_sources WHERE name = %Q)", zPrefix);
+  }else{
+    zSrc = sqlite3_mprintf("%Q", (const char*)sqlite3_value_text(argv[0]));
+  }
+  sqlite3_str *pOut = sqlite3_str_new(0);
+  sqlite3_str_appendchar(pOut, 1, '[');
+  int nOut = 0;
+  static const char *const azTable[3][2] = {
+    {"events", "profile_events"}, {"records", "profile_records"}, {"metadata", "profile_metadata"}
+  };
+  for(int k=0; k<3 && rc==SQLITE_OK && zSrc; k++){
+    char *z = sqlite3_mprintf("DROP VIEW IF EXISTS temp.\"%w%w\"; CREATE TEMP VIEW \"%w%w\" AS SELECT * FROM %s(%s);",
+                              zPrefix, azTable[k][0], zPrefix, azTable[k][0], azTable[k][1], zSrc);
+    rc = z ? sqlite3_exec(db, z, 0, 0, &zErr) : SQLITE_NOMEM;
+    sqlite3_free(z);
+    if( rc==SQLITE_OK ){
+      sqlite3_str_appendf(pOut, "%s\"%s%s\"", nOut++ ? "," : "", zPrefix, azTable[k][0]);
+    }
+  }
+  static const struct { const char *zSql; const char *azViews[4]; int bRecords; } aTree[] = {
+    { ps_sql_event_tree, {"event_tree", "event_ancestors", "event_descendants", "event_folded"}, 0 },
+    { ps_sql_record_tree, {"record_tree", "record_ancestors", "record_descendants", "record_folded"}, 1 },
+  };
+  for(int k=0; k<2 && rc==SQLITE_OK && zSrc; k++){
+    if( aTree[k].bRecords ? !bRecords : !bEvents ) continue;
+    char *z = open_prefixed(aTree[k].zSql, zPrefix);
+    rc = z ? sqlite3_exec(db, z, 0, 0, &zErr) : SQLITE_NOMEM;
+    sqlite3_free(z);
+    for(int v=0; v<4 && rc==SQLITE_OK; v++){
+      sqlite3_str_appendf(pOut, ",\"%s%s\"", zPrefix, aTree[k].azViews[v]);
+    }
+  }
+  sqlite3_str_appendchar(pOut, 1, ']');
+  char *zJson = sqlite3_str_finish(pOut);
+  if( zSrc==0 ) rc = SQLITE_NOMEM;
+  if( rc!=SQLITE_OK ){
+    char *zMsg = sqlite3_mprintf("profile_open: %s", zErr ? zErr : sqlite3_errstr(rc));
+    sqlite3_result_error(ctx, zMsg ? zMsg : "profile_open: out of memory", -1);
+    sqlite3_free(zMsg);
+    sqlite3_free(zJson);
+  }else if( zJson==0 ){
+    sqlite3_result_error_nomem(ctx);
+  }else{
+    sqlite3_result_text(ctx, zJson, -1, sqlite3_free);
+  }
+  sqlite3_free(zErr);
+  sqlite3_free(zSrc);
+}
+
+int ps_open_register(sqlite3 *db, PsConn *pConn){
+  pConn->nRef++;
+  int rc = sqlite3_create_function_v2(db, "profile_open", 1, SQLITE_UTF8|SQLITE_DIRECTONLY, pConn,
+                                      openFunc, 0, 0, ps_conn_release);
+  if( rc==SQLITE_OK ){
+    pConn->nRef++;
+    rc = sqlite3_create_function_v2(db, "profile_open", 2, SQLITE_UTF8|SQLITE_DIRECTONLY, pConn,
+                                    openFunc, 0, 0, ps_conn_release);
+  }
+  return rc;
+}
