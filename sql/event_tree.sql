@@ -21,45 +21,54 @@
 -- imported or hand-made tables) is never entered and never loops.
 DROP VIEW IF EXISTS temp.event_tree;
 CREATE TEMP VIEW event_tree AS
-WITH RECURSIVE walk(id, parent_id, root_id, depth, name, path, stack, dur, parent_dur, root_dur) AS (
-  SELECT e.id, e.parent_id, e.id, 0, e.name, e.name, e.name, e.dur, NULL, e.dur
-    FROM events e
-   WHERE e.dur IS NOT NULL
-     AND (e.parent_id IS NULL OR NOT EXISTS (SELECT 1 FROM events p WHERE p.id = e.parent_id))
-  UNION ALL
-  SELECT c.id, c.parent_id, w.root_id, w.depth + 1, c.name,
-         w.path || ' > ' || coalesce(c.name, ''), w.stack || ';' || coalesce(c.name, ''),
-         c.dur, w.dur, w.root_dur
-    FROM walk w JOIN events c ON c.parent_id = w.id
-   WHERE c.dur IS NOT NULL AND w.depth < 100000
-)
+WITH RECURSIVE
+  -- one read of `events`; SQLite indexes the copy for the joins below
+  node(id, parent_id, name, dur) AS MATERIALIZED (
+    SELECT id, parent_id, name, dur FROM events WHERE dur IS NOT NULL),
+  child(parent_id, total) AS MATERIALIZED (
+    SELECT parent_id, sum(dur) FROM node WHERE parent_id IS NOT NULL GROUP BY parent_id),
+  walk(id, parent_id, root_id, depth, name, path, stack, dur, parent_dur, root_dur) AS (
+    SELECT n.id, n.parent_id, n.id, 0, n.name, n.name, n.name, n.dur, NULL, n.dur
+      FROM node n
+     WHERE n.parent_id IS NULL OR n.parent_id NOT IN (SELECT id FROM node)
+    UNION ALL
+    SELECT c.id, c.parent_id, w.root_id, w.depth + 1, c.name,
+           w.path || ' > ' || coalesce(c.name, ''), w.stack || ';' || coalesce(c.name, ''),
+           c.dur, w.dur, w.root_dur
+      FROM walk w JOIN node c ON c.parent_id = w.id
+     WHERE w.depth < 100000
+  )
 SELECT w.id, w.parent_id, w.root_id, w.depth, w.name, w.path, w.stack,
        w.dur AS inclusive_ns,
-       w.dur - coalesce((SELECT sum(k.dur) FROM events k WHERE k.parent_id = w.id), 0) AS self_ns,
+       w.dur - coalesce(k.total, 0) AS self_ns,
        CASE WHEN w.parent_dur > 0 THEN 1.0 * w.dur / w.parent_dur END AS share_of_parent,
        CASE WHEN w.root_dur > 0 THEN 1.0 * w.dur / w.root_dur END AS share_of_root
-  FROM walk w;
+  FROM walk w LEFT JOIN child k ON k.parent_id = w.id;
 
 DROP VIEW IF EXISTS temp.event_ancestors;
 CREATE TEMP VIEW event_ancestors AS
-WITH RECURSIVE up(id, ancestor_id, distance) AS (
-  SELECT id, parent_id, 1 FROM events WHERE parent_id IS NOT NULL
-  UNION ALL
-  SELECT u.id, p.parent_id, u.distance + 1
-    FROM up u JOIN events p ON p.id = u.ancestor_id
-   WHERE p.parent_id IS NOT NULL AND p.parent_id <> u.id AND u.distance < 100000
-)
+WITH RECURSIVE
+  node(id, parent_id) AS MATERIALIZED (SELECT id, parent_id FROM events),
+  up(id, ancestor_id, distance) AS (
+    SELECT id, parent_id, 1 FROM node WHERE parent_id IS NOT NULL
+    UNION ALL
+    SELECT u.id, p.parent_id, u.distance + 1
+      FROM up u JOIN node p ON p.id = u.ancestor_id
+     WHERE p.parent_id IS NOT NULL AND p.parent_id <> u.id AND u.distance < 100000
+  )
 SELECT id, ancestor_id, distance FROM up;
 
 DROP VIEW IF EXISTS temp.event_descendants;
 CREATE TEMP VIEW event_descendants AS
-WITH RECURSIVE down(id, descendant_id, distance) AS (
-  SELECT parent_id, id, 1 FROM events WHERE parent_id IS NOT NULL
-  UNION ALL
-  SELECT d.id, c.id, d.distance + 1
-    FROM down d JOIN events c ON c.parent_id = d.descendant_id
-   WHERE c.id <> d.id AND d.distance < 100000
-)
+WITH RECURSIVE
+  node(id, parent_id) AS MATERIALIZED (SELECT id, parent_id FROM events),
+  down(id, descendant_id, distance) AS (
+    SELECT parent_id, id, 1 FROM node WHERE parent_id IS NOT NULL
+    UNION ALL
+    SELECT d.id, c.id, d.distance + 1
+      FROM down d JOIN node c ON c.parent_id = d.descendant_id
+     WHERE c.id <> d.id AND d.distance < 100000
+  )
 SELECT id, descendant_id, distance FROM down;
 
 DROP VIEW IF EXISTS temp.event_folded;

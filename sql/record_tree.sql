@@ -20,49 +20,55 @@
 -- reached from a root, the walks skip them, and every walk stops at depth 100000.
 DROP VIEW IF EXISTS temp.record_tree;
 CREATE TEMP VIEW record_tree AS
-WITH RECURSIVE walk(record_id, parent_record_id, root_id, depth, name, path, stack, t, parent_t, root_t) AS (
-  SELECT r.record_id, r.parent_record_id, r.record_id, 0, r.name, r.name, r.name, r.time_ns, NULL, r.time_ns
-    FROM records r
-   WHERE r.parent_record_id IS NULL
-      OR NOT EXISTS (SELECT 1 FROM records p WHERE p.record_id = r.parent_record_id)
-  UNION ALL
-  SELECT c.record_id, c.parent_record_id, w.root_id, w.depth + 1, c.name,
-         w.path || ' > ' || c.name, w.stack || ';' || c.name, c.time_ns, w.t, w.root_t
-    FROM walk w JOIN records c ON c.parent_record_id = w.record_id
-   WHERE c.depth IS NOT NULL AND w.depth < 100000
-)
+WITH RECURSIVE
+  -- one read of `records`; SQLite indexes the copy for the joins below
+  node(id, parent_id, name, t, in_tree) AS MATERIALIZED (
+    SELECT record_id, parent_record_id, name, time_ns, depth IS NOT NULL FROM records),
+  child(parent_id, total) AS MATERIALIZED (
+    SELECT parent_id, sum(t) FROM node WHERE parent_id IS NOT NULL AND in_tree GROUP BY parent_id),
+  walk(record_id, parent_record_id, root_id, depth, name, path, stack, t, parent_t, root_t) AS (
+    SELECT n.id, n.parent_id, n.id, 0, n.name, n.name, n.name, n.t, NULL, n.t
+      FROM node n
+     WHERE n.parent_id IS NULL OR n.parent_id NOT IN (SELECT id FROM node)
+    UNION ALL
+    SELECT c.id, c.parent_id, w.root_id, w.depth + 1, c.name,
+           w.path || ' > ' || c.name, w.stack || ';' || c.name, c.t, w.t, w.root_t
+      FROM walk w JOIN node c ON c.parent_id = w.record_id
+     WHERE c.in_tree AND w.depth < 100000
+  )
 SELECT w.record_id, w.parent_record_id, w.root_id, w.depth, w.name, w.path, w.stack,
        w.t AS inclusive_ns,
-       w.t - coalesce((SELECT sum(k.time_ns) FROM records k WHERE k.parent_record_id = w.record_id
-                        AND k.depth IS NOT NULL), 0) AS self_ns,
+       w.t - coalesce(k.total, 0) AS self_ns,
        CASE WHEN w.parent_t > 0 THEN 1.0 * w.t / w.parent_t END AS share_of_parent,
        CASE WHEN w.root_t > 0 THEN 1.0 * w.t / w.root_t END AS share_of_root
-  FROM walk w;
+  FROM walk w LEFT JOIN child k ON k.parent_id = w.record_id;
 
 DROP VIEW IF EXISTS temp.record_ancestors;
 CREATE TEMP VIEW record_ancestors AS
-WITH RECURSIVE up(record_id, ancestor_id, distance) AS (
-  SELECT record_id, parent_record_id, 1 FROM records
-   WHERE parent_record_id IS NOT NULL AND depth IS NOT NULL
-     AND EXISTS (SELECT 1 FROM records p WHERE p.record_id = records.parent_record_id)
-  UNION ALL
-  SELECT u.record_id, p.parent_record_id, u.distance + 1
-    FROM up u JOIN records p ON p.record_id = u.ancestor_id
-   WHERE p.parent_record_id IS NOT NULL AND p.depth IS NOT NULL AND u.distance < 100000
-     AND EXISTS (SELECT 1 FROM records q WHERE q.record_id = p.parent_record_id)
-)
+WITH RECURSIVE
+  node(id, parent_id) AS MATERIALIZED (
+    SELECT record_id, parent_record_id FROM records WHERE depth IS NOT NULL),
+  up(record_id, ancestor_id, distance) AS (
+    SELECT id, parent_id, 1 FROM node WHERE parent_id IN (SELECT id FROM node)
+    UNION ALL
+    SELECT u.record_id, p.parent_id, u.distance + 1
+      FROM up u JOIN node p ON p.id = u.ancestor_id
+     WHERE p.parent_id IN (SELECT id FROM node) AND u.distance < 100000
+  )
 SELECT record_id, ancestor_id, distance FROM up;
 
 DROP VIEW IF EXISTS temp.record_descendants;
 CREATE TEMP VIEW record_descendants AS
-WITH RECURSIVE down(record_id, descendant_id, distance) AS (
-  SELECT parent_record_id, record_id, 1 FROM records
-   WHERE parent_record_id IS NOT NULL AND depth IS NOT NULL
-  UNION ALL
-  SELECT d.record_id, c.record_id, d.distance + 1
-    FROM down d JOIN records c ON c.parent_record_id = d.descendant_id
-   WHERE c.depth IS NOT NULL AND d.distance < 100000
-)
+WITH RECURSIVE
+  node(id, parent_id) AS MATERIALIZED (
+    SELECT record_id, parent_record_id FROM records WHERE depth IS NOT NULL),
+  down(record_id, descendant_id, distance) AS (
+    SELECT parent_id, id, 1 FROM node WHERE parent_id IS NOT NULL
+    UNION ALL
+    SELECT d.record_id, c.id, d.distance + 1
+      FROM down d JOIN node c ON c.parent_id = d.descendant_id
+     WHERE d.distance < 100000
+  )
 SELECT record_id, descendant_id, distance FROM down;
 
 DROP VIEW IF EXISTS temp.record_folded;

@@ -242,6 +242,15 @@ int ps_vt_eq_constraints(sqlite3_index_info *pInfo, const int *aCol, int nCol){
 int ps_vt_filter(sqlite3_vtab *pVtab, const char *zTable, sqlite3_value *pSource,
                  sqlite3_value *pFormat, PsCacheEntry **ppEntry){
   char *zErr = 0;
+  /* A cursor filtered again within its statement (the inner side of a join, a recursive CTE)
+  ** with the same path keeps its capture: one statement sees one version of the file, and the
+  ** stat() of the cache check is not paid per row. (BLOBs go through the cache's byte compare.) */
+  PsCacheEntry *pOld = *ppEntry;
+  if( pOld && pOld->zPath && pSource && sqlite3_value_type(pSource)==SQLITE_TEXT
+   && (pFormat==0 || sqlite3_value_type(pFormat)==SQLITE_NULL) && pOld->pFmt==0 ){
+    const char *z = (const char*)sqlite3_value_text(pSource);
+    if( z && strcmp(z, pOld->zPath)==0 ) return SQLITE_OK;
+  }
   PsCacheEntry *e = ps_vt_acquire(((PsVtab*)pVtab)->pConn, zTable, pSource, pFormat, &zErr);
   if( e==0 ){
     sqlite3_free(pVtab->zErrMsg);
