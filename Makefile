@@ -61,6 +61,10 @@ $(BUILD)/gen_trace: tests/bench/gen_trace.c
 	@mkdir -p $(BUILD)
 	$(CC) -O2 $(WARN) -o $@ $<
 
+$(BUILD)/gen_text: tests/bench/gen_text.c
+	@mkdir -p $(BUILD)
+	$(CC) -O2 $(WARN) -o $@ $<
+
 # ---- libFuzzer targets (tests/fuzz/): one per parser and input path, and one through SQL
 FUZZ      := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_TIME ?= 60
@@ -86,7 +90,7 @@ test: libprofsql.so $(FUZZERS) $(BUILD)/test_parser $(BUILD)/test_sql $(BUILD)/t
 demo: libprofsql.so
 	@sh examples/demo.sh
 
-bench: libprofsql.so $(BUILD)/gen_trace
+bench: libprofsql.so $(BUILD)/gen_trace $(BUILD)/gen_text
 	@SQLITE3=$(SQLITE3) PYTHON=$(PYTHON) sh tests/bench/bench.sh
 
 clean:

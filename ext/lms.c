@@ -89,6 +89,7 @@ static int lms_parse(PsCapture *cap, PsErr *err){
     size_t b = e ? (size_t)(e - z) : n;
     i = e ? b+1 : n;
     line++;
+    if( (line & 0xFFFF)==0 ) ps_source_done_before(&cap->src, a);
     if( b>a && z[b-1]=='\r' ) b--;
     if( b==a ) continue;
     size_t j = a;

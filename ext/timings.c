@@ -370,6 +370,7 @@ static int tm_parse(PsCapture *cap, PsErr *err){
     size_t b = e ? (size_t)(e - z) : n;
     i = e ? b+1 : n;
     line++;
+    if( (line & 0xFFF)==0 ) ps_source_done_before(&cap->src, a);
     if( b>a && z[b-1]=='\r' ) b--;
     const char *l = z+a; size_t ln = b-a;
     if( bConfig ){

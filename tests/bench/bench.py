@@ -12,7 +12,10 @@ with
                  lower bound of any reader)
 and prints wall time, ratio to libprofsql, MB/s and peak RSS (wait4 ru_maxrss) of each.
 Nothing is asserted: the numbers go to docs/performance.md by hand.
-Environment: SQLITE3 (sqlite3 CLI), BENCH_SIZES (default "1000000 5000000"),
+Then the text formats (build/gen_text): a 1M-record timings report and a 10M-marker lms CSV
+(load rate), and profile_open + a full record_tree query on the 1M-record report.
+Environment: SQLITE3 (sqlite3 CLI), BENCH_SIZES (default "1000000 5000000"), BENCH_TEXT=0 skips
+the text formats,
 BENCH_TIMEOUT (seconds per baseline run, default 300), BENCH_REPEAT (runs per measurement,
 default 3: the best is shown, since this machine's noise only ever adds time)."""
 import os
@@ -134,7 +137,49 @@ def main():
             print("%-26s %9.3f %9.2f %9.0f %10s %9s" % (
                 name, dt, dt / base if base else 0, mb / dt if dt else 0,
                 "%.0f MB" % (rss / 1e6) if rss else "", "%.2f" % (rss / size) if rss else ""))
+    if os.environ.get("BENCH_TEXT", "1") != "0":
+        bench_text()
     return 0
+
+
+def ensure_text(kind, n):
+    path = os.path.join(DATA, "%s_%dk.%s" % (kind, n // 1000, "txt" if kind == "timings" else "csv"))
+    if not os.path.exists(path):
+        os.makedirs(DATA, exist_ok=True)
+        with open(path + ".tmp", "wb") as f:
+            subprocess.check_call([os.path.join(ROOT, "build", "gen_text"), kind, str(n)], stdout=f)
+        os.rename(path + ".tmp", path)
+    return path
+
+
+def bench_text():
+    """The timings and lms parsers: load rate, and the tree helpers on a 1M-record report."""
+    load = ["-cmd", ".load ./libprofsql"]
+    cases = [
+        ("timings", 1000000, "SELECT count(*), sum(time_ns) FROM profile_records('%s');\n"),
+        ("lms", 10000000, "SELECT count(*), sum(dur) FROM profile_events('%s');\n"),
+    ]
+    print("\n== text formats (load = parse + one scan; best of %d)" % REPEAT)
+    print("%-40s %9s %9s %10s %9s" % ("", "seconds", "MB/s", "peak RSS", "RSS/file"))
+    for kind, n, q in cases:
+        path = ensure_text(kind, n)
+        size = os.path.getsize(path)
+        subprocess.run(["cat", path], stdout=subprocess.DEVNULL)
+        dt, rss, out, rc = best([SQLITE3, "-batch", "-init", "/dev/null"] + load + [":memory:"], q % path)
+        label = "%s %s (%.0f MB)" % (kind, "1M records" if kind == "timings" else "10M markers", size / 1e6)
+        if dt is None or rc != 0:
+            print("%-40s failed: %s" % (label, out.strip()[-80:]))
+            continue
+        print("%-40s %9.3f %9.0f %10s %9.2f" % (label, dt, size / 1e6 / dt, "%.0f MB" % (rss / 1e6), rss / size))
+    path = ensure_text("timings", 1000000)
+    q = (".timer on\nSELECT profile_open('%s');\n"
+         "SELECT count(*), max(depth), sum(self_ns) FROM record_tree;\n") % path
+    dt, rss, out, rc = run_rss([SQLITE3, "-batch", "-init", "/dev/null"] + load + [":memory:"], q)
+    t = [float(x) for x in re.findall(r"Run Time: real ([0-9.]+)", out)]
+    if rc == 0 and len(t) == 2:
+        print("%-40s %9.3f %9s %10s" % ("profile_open + full record_tree (1M)", t[0] + t[1], "", "%.0f MB" % (rss / 1e6)))
+    else:
+        print("profile_open + record_tree failed: %s" % out.strip()[-80:])
 
 
 if __name__ == "__main__":
