@@ -83,14 +83,10 @@ static int lms_parse(PsCapture *cap, PsErr *err){
   /* the variant: the new one starts with a mapping line */
   int bOld = !(n>=2 && z[0]=='2' && z[1]==',');
   if( ps_events_reserve(cap, n/24 + 16) ) return ps_nomem(err);
-  while( i<n && rc==PS_OK ){
-    size_t a = i;
-    const char *e = memchr(z+i, '\n', n-i);
-    size_t b = e ? (size_t)(e - z) : n;
-    i = e ? b+1 : n;
+  size_t a, b;
+  while( rc==PS_OK && ps_next_line(z, n, &i, &a, &b) ){
     line++;
     if( (line & 0xFFFF)==0 ) ps_source_done_before(&cap->src, a);
-    if( b>a && z[b-1]=='\r' ) b--;
     if( b==a ) continue;
     size_t j = a;
     int64_t type, v2;
@@ -189,20 +185,15 @@ static int lms_parse(PsCapture *cap, PsErr *err){
 /* An lms CSV: the first line and at least 3 in 4 of the first (up to 64) lines are
 ** 0|1|2,<int>,<...> (a stray bad line further down is a diagnostic, not another format). */
 static int lms_probe(const char *z, size_t n){
-  size_t i = 0, nLine = 0, nGood = 0;
-  while( i<n && nLine<64 ){
-    const char *e = memchr(z+i, '\n', n-i);
-    size_t b = e ? (size_t)(e - z) : n;
-    if( b>i && z[b-1]=='\r' ) b--;
-    if( b>i ){
-      size_t j = i+2; int64_t v;
-      int good = b-i>=4 && (z[i]=='0' || z[i]=='1' || z[i]=='2') && z[i+1]==','
+  size_t i = 0, nLine = 0, nGood = 0, a, b;
+  while( nLine<64 && ps_next_line(z, n, &i, &a, &b) ){
+    if( b>a ){
+      size_t j = a+2; int64_t v;
+      int good = b-a>=4 && (z[a]=='0' || z[a]=='1' || z[a]=='2') && z[a+1]==','
               && lms_digits(z, b, &j, &v)==0 && j<b && z[j]==',';
       if( nLine==0 && !good ) return 0;
       nLine++; nGood += good;
     }
-    if( !e ) break;
-    i = (size_t)(e - z) + 1;
   }
   return (nLine>0 && nGood*4 >= nLine*3) ? 3 : 0;
 }

@@ -16,6 +16,7 @@
 
 #include "ps_util.h"
 #include <stdint.h>
+#include <string.h>
 
 /* Default cap on the size of an inflated gzip stream: 16 GiB. */
 #define PS_MAX_INFLATED ((uint64_t)16 << 30)
@@ -44,6 +45,20 @@ int ps_source_open_blob(PsSource *pSrc, const void *p, size_t n, uint64_t maxInf
 ** in the OS page cache and fault back in when a lazy column re-reads them, so a parse of a file
 ** bigger than RAM does not hold the whole file resident. No effect on heap buffers. */
 void ps_source_done_before(PsSource *pSrc, size_t off);
+
+/* Line reader for the text formats: the line starting at *pi is z[*pa..*pb) without its "\n"
+** or "\r\n"; *pi moves to the next line. Returns 0 at the end of input. */
+static inline int ps_next_line(const char *z, size_t n, size_t *pi, size_t *pa, size_t *pb){
+  size_t i = *pi;
+  if( i>=n ) return 0;
+  const char *e = memchr(z+i, '\n', n-i);
+  size_t b = e ? (size_t)(e - z) : n;
+  *pa = i;
+  *pi = e ? b+1 : n;
+  if( b>i && z[b-1]=='\r' ) b--;
+  *pb = b;
+  return 1;
+}
 
 /* Releases the bytes. Safe on a zeroed PsSource. */
 void ps_source_close(PsSource *pSrc);

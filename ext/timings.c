@@ -364,14 +364,10 @@ static int tm_parse(PsCapture *cap, PsErr *err){
   int bConfig = 0, rc = PS_OK;
   int64_t sampleNs = PS_NULL64;
   if( n>=3 && (unsigned char)z[0]==0xEF && (unsigned char)z[1]==0xBB && (unsigned char)z[2]==0xBF ) i = 3;
-  while( i<n && rc==PS_OK ){
-    size_t a = i;
-    const char *e = memchr(z+i, '\n', n-i);
-    size_t b = e ? (size_t)(e - z) : n;
-    i = e ? b+1 : n;
+  size_t a, b;
+  while( rc==PS_OK && ps_next_line(z, n, &i, &a, &b) ){
     line++;
     if( (line & 0xFFF)==0 ) ps_source_done_before(&cap->src, a);
-    if( b>a && z[b-1]=='\r' ) b--;
     const char *l = z+a; size_t ln = b-a;
     if( bConfig ){
       if( tm_find(l, 0, ln, "</spigotConfig>")>=0 || tm_find(l, 0, ln, "&lt;/spigotConfig&gt;")>=0 ){
@@ -418,19 +414,15 @@ static int tm_parse(PsCapture *cap, PsErr *err){
 /* Looks like a timings report when, within the first 64 KiB, an indented line has the record
 ** shape "... Time: <digits> Count: <digits>". */
 static int tm_probe(const char *z, size_t n){
-  size_t lim = n < 65536 ? n : 65536, i = 0;
-  while( i<lim ){
-    const char *e = memchr(z+i, '\n', lim-i);
-    size_t b = e ? (size_t)(e - z) : lim;
-    if( b>i && (z[i]==' ' || z[i]=='\t') ){
-      int64_t k = tm_find(z, i, b, " Time: ");
+  size_t lim = n < 65536 ? n : 65536, i = 0, a, b;
+  while( ps_next_line(z, lim, &i, &a, &b) ){
+    if( b>a && (z[a]==' ' || z[a]=='\t') ){
+      int64_t k = tm_find(z, a, b, " Time: ");
       if( k>=0 ){
         size_t j = (size_t)k+7; int64_t v;
         if( tm_digits(z, b, &j, &v)==0 && tm_lit(z, b, &j, " Count: ")==0 ) return 3;
       }
     }
-    if( !e ) break;
-    i = b+1;
   }
   return 0;
 }

@@ -3,7 +3,6 @@ registers: exactly these functions and modules, no more, no fewer. Run from the 
 Prints "RESULT <passed> <failed>" last (tests/run.sh reads it)."""
 import os
 import sqlite3
-import sys
 
 from testlib import check, done
 

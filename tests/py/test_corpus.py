@@ -12,10 +12,9 @@ import gzip
 import json
 import os
 import sqlite3
-import sys
 
 CORPUS = os.path.join("..", "shared", "corpus", "chrome")
-from testlib import check, done
+from testlib import check, connect, done, skip
 
 
 def ns(v):
@@ -42,13 +41,9 @@ def load_json(path):
 
 
 if not os.path.isdir(CORPUS):
-    print(f"SKIP corpus: {CORPUS} not found (the corpus ships beside the repository, not in it)")
-    print("RESULT 0 0")
-    sys.exit(0)
+    skip(f"corpus: {CORPUS} not found (the corpus ships beside the repository, not in it)")
 
-db = sqlite3.connect(":memory:")
-db.enable_load_extension(True)
-db.load_extension(os.path.abspath("libprofsql"))
+db = connect()
 
 files = sorted(os.listdir(CORPUS))
 for name in files:

@@ -8,10 +8,9 @@ so outer lasts 10 µs, inner 4 µs (depth 1 under outer) and t2 9 µs; t2 starts
 outlasts inner and outer: 2 'overlap' diagnostics per iteration and t2 is a root. Iteration k
 starts at T = 13k. Prints "RESULT <passed> <failed>" last."""
 import os
-import sqlite3
 import tempfile
 
-from testlib import check, done
+from testlib import check, connect, done
 
 N = 30000
 lines = ["2,0,outer", "2,1,inner", "2,2,t2"]
@@ -21,9 +20,7 @@ fd, path = tempfile.mkstemp(suffix=".csv")
 with os.fdopen(fd, "w") as f:
     f.write("\n".join(lines) + "\n")
 try:
-    db = sqlite3.connect(":memory:")
-    db.enable_load_extension(True)
-    db.load_extension(os.path.abspath("libprofsql"))
+    db = connect()
     rows = dict((r[0], r[1:]) for r in db.execute(
         "SELECT name, count(*), sum(dur), min(dur), max(dur), max(depth), min(depth) "
         "FROM profile_events(?) GROUP BY name", (path,)))

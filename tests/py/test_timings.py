@@ -11,9 +11,8 @@ Skips when ../shared/corpus is absent. Prints "RESULT <passed> <failed>" last.""
 import os
 import re
 import sqlite3
-import sys
 
-from testlib import check, done
+from testlib import check, connect, done, skip
 
 CORPUS = os.path.join("..", "shared", "corpus")
 RECORD = re.compile(r"^(.+?) Time: (\d+) Count: (\d+)(?: Avg: ([\d\.]+))? Violations: (\d+)"
@@ -26,13 +25,9 @@ for sub in ("pmmp", "aikar"):
     if os.path.isdir(d):
         files += [os.path.join(d, f) for f in sorted(os.listdir(d))]
 if not files:
-    print(f"SKIP timings corpus: {CORPUS} not found")
-    print("RESULT 0 0")
-    sys.exit(0)
+    skip(f"timings corpus: {CORPUS} not found")
 
-db = sqlite3.connect(":memory:")
-db.enable_load_extension(True)
-db.load_extension(os.path.abspath("libprofsql"))
+db = connect()
 
 for path in files:
     name = os.path.basename(path)
