@@ -101,7 +101,8 @@ typedef struct PsEvents {
   int64_t  *aTs;          /* start, ns */
   int64_t  *aDur;         /* duration, ns, PS_NULL64 when unknown */
   uint64_t *aOff;         /* byte offset of the event in the source bytes */
-  uint64_t *aEndOff;      /* offset of the event that ended this row (0 = none); NULL if unused */
+  uint64_t *aEndOff;      /* chrome: offset of the event that ended this row (0 = none);
+                          ** xspace: end of the XEvent message; NULL if unused */
   uint32_t *aName;        /* pool id */
   uint32_t *aCat;         /* pool id */
   uint32_t *aThread;      /* index into threads */
@@ -132,6 +133,28 @@ typedef struct PsRecord {
   uint32_t category, name, group, plugin;         /* pool ids */
 } PsRecord;
 
+/* ---------------------------------------------------------------- XSpace planes and lines */
+/* An XPlane of an XSpace capture (ext/xspace.c); keyed by its index in the file. */
+typedef struct PsPlane {
+  uint32_t index;
+  int64_t id;             /* XPlane.id (not unique in real files) */
+  uint32_t name;          /* pool id */
+  uint32_t nLines;
+  size_t off, len;        /* the XPlane message in the source */
+  void *aEventMeta;       /* sorted event metadata table (xspace.c's XMeta), in the capture arena */
+  void *aStatMeta;        /* sorted stat metadata table */
+  size_t nEventMeta, nStatMeta;
+} PsPlane;
+
+/* An XLine. */
+typedef struct PsLine {
+  uint32_t plane;         /* plane index */
+  int64_t id, displayId;
+  uint32_t name, displayName;     /* pool ids */
+  int64_t timestampNs, durationPs;
+  uint32_t nEvents, firstRow;
+} PsLine;
+
 /* ---------------------------------------------------------------- format hooks */
 /* A value produced by a format's lazy column hook; the vtab turns it into an SQL result. */
 typedef struct PsOut {
@@ -159,6 +182,10 @@ typedef struct PsFormat {
 #define PS_COL_FLOW_ID   6
 #define PS_COL_FLOW_IN   7
 #define PS_COL_FLOW_OUT  8
+#define PS_COL_DISPLAY_NAME 9
+#define PS_COL_OFFSET_PS    10
+#define PS_COL_DURATION_PS  11
+#define PS_COL_NUM_OCC      12
 
 struct PsCapture {
   const PsFormat *pFormat;
@@ -172,6 +199,9 @@ struct PsCapture {
   PsMeta *aMeta;     size_t nMeta, nMetaAlloc;
   PsLink *aLink;     size_t nLink, nLinkAlloc;    /* flow binding: event row -> slice row */
   PsRecord *aRec;    size_t nRec, nRecAlloc;      /* timer records (timings reports) */
+  PsPlane *aPlane;   size_t nPlane, nPlaneAlloc;  /* XSpace planes */
+  PsLine *aLine;     size_t nLine, nLineAlloc;    /* XSpace lines */
+  char *zHost;                                    /* XSpace hostnames[0] (arena), or NULL */
   /* built on first use by ps_capture_children() */
   int32_t *aChildStart;   /* n+1 offsets into aChildList */
   int32_t *aChildList;    /* row ids grouped by parent, in row order */

@@ -10,6 +10,7 @@ const PsFormat *const ps_formats[] = {
   &ps_format_chrome,
   &ps_format_timings,
   &ps_format_lms,
+  &ps_format_xspace,
   0
 };
 

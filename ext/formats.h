@@ -13,6 +13,11 @@
 extern const PsFormat ps_format_chrome;     /* chrome.c: Trace Event Format JSON */
 extern const PsFormat ps_format_timings;    /* timings.c: PocketMine-MP / Spigot timings reports */
 extern const PsFormat ps_format_lms;        /* lms.c: lms profiler CSV */
+extern const PsFormat ps_format_xspace;     /* xspace.c: TensorFlow/JAX XSpace protobuf */
+
+/* XSpace: the JSON object of a stats list (xspace.c), for lazy columns and metadata. */
+int ps_xspace_stats_json(const PsCapture *cap, uint32_t iPlane, size_t off, size_t len, uint32_t statField,
+                         size_t metaOff, size_t metaLen, PsOut *o);
 
 /* All formats, NULL-terminated, in detection priority order. */
 extern const PsFormat *const ps_formats[];

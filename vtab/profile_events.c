@@ -30,6 +30,12 @@
 **   flow_in, flow_out  1/0: the row receives / sends a flow (s: out, t: both, f: in)
 **   slice_id     for s/t/f flow events: id of the slice the event binds to
 **   byte_offset  offset of the event in the (decompressed) file
+**   display_name, offset_ps, duration_ps, num_occurrences   XSpace: the event metadata's
+**                display_name, and the XEvent's exact offset_ps / duration_ps (ps) and
+**                num_occurrences (aggregated events); NULL for other formats
+** For XSpace captures (ext/xspace.c): one row per XEvent, ts = XLine.timestamp_ns + offset_ps/1000
+** and dur = duration_ps/1000 rounded to the nearest ns, pid = plane index, tid = line id,
+** process_name / thread_name = plane / line name, args = the event's and its metadata's stats.
 **
 ** Query planning (xBestIndex idxNum bits, argv in this order):
 **   1 source = ?   2 format = ?   4 id = ?   8 parent_id = ?
@@ -52,6 +58,7 @@ SQLITE_EXTENSION_INIT3
   "ph TEXT, pid, tid, process_name TEXT, thread_name TEXT, depth INTEGER, parent_id INTEGER, " \
   "track INTEGER, args TEXT, tts INTEGER, tdur INTEGER, async_id, scope TEXT, flow_id, " \
   "flow_in INTEGER, flow_out INTEGER, slice_id INTEGER, byte_offset INTEGER, " \
+  "display_name TEXT, offset_ps INTEGER, duration_ps INTEGER, num_occurrences INTEGER, " \
   "source HIDDEN, format HIDDEN)"
 #define EV_ID            0
 #define EV_TS            1
@@ -76,8 +83,12 @@ SQLITE_EXTENSION_INIT3
 #define EV_FLOW_OUT     20
 #define EV_SLICE_ID     21
 #define EV_BYTE_OFFSET  22
-#define EV_SOURCE       23
-#define EV_FORMAT       24
+#define EV_DISPLAY_NAME 23
+#define EV_OFFSET_PS    24
+#define EV_DURATION_PS  25
+#define EV_NUM_OCC      26
+#define EV_SOURCE       27
+#define EV_FORMAT       28
 
 #define EV_IDX_SOURCE  1
 #define EV_IDX_FORMAT  2
@@ -289,6 +300,10 @@ static int evColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
     case EV_FLOW_ID:  lazy = PS_COL_FLOW_ID; break;
     case EV_FLOW_IN:  lazy = PS_COL_FLOW_IN; break;
     case EV_FLOW_OUT: lazy = PS_COL_FLOW_OUT; break;
+    case EV_DISPLAY_NAME: lazy = PS_COL_DISPLAY_NAME; break;
+    case EV_OFFSET_PS:    lazy = PS_COL_OFFSET_PS; break;
+    case EV_DURATION_PS:  lazy = PS_COL_DURATION_PS; break;
+    case EV_NUM_OCC:      lazy = PS_COL_NUM_OCC; break;
     default: sqlite3_result_null(ctx); return SQLITE_OK;
   }
   PsOut o;

@@ -7,6 +7,7 @@
 ** Registers
 **   profile_events(source [, format])    vtab/profile_events.c
 **   profile_records(source [, format])   vtab/profile_records.c
+**   profile_xplanes(source [, format])   vtab/profile_xplanes.c
 **   profile_metadata(source [, format])  vtab/profile_metadata.c
 **   profile_open(source [, prefix])      vtab/profile_open.c: TEMP views + the sql/ tree views
 **   profsql_version()                    TEXT: the library version (from the VERSION file)
@@ -58,6 +59,7 @@ int sqlite3_profsql_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routine
   }
   if( rc==SQLITE_OK ) rc = ps_events_register(db, pConn);
   if( rc==SQLITE_OK ) rc = ps_records_register(db, pConn);
+  if( rc==SQLITE_OK ) rc = ps_xplanes_register(db, pConn);
   if( rc==SQLITE_OK ) rc = ps_metadata_register(db, pConn);
   if( rc==SQLITE_OK ) rc = ps_open_register(db, pConn);
   ps_conn_release(pConn);

@@ -84,5 +84,6 @@ int ps_events_register(sqlite3 *db, PsConn *pConn);
 int ps_metadata_register(sqlite3 *db, PsConn *pConn);
 int ps_records_register(sqlite3 *db, PsConn *pConn);
 int ps_open_register(sqlite3 *db, PsConn *pConn);
+int ps_xplanes_register(sqlite3 *db, PsConn *pConn);
 
 #endif

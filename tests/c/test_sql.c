@@ -92,7 +92,7 @@ static void test_blob(void){
   CHECK_INT(atoi(q1("SELECT profsql_debug()->>'loads'")), loads);
   /* an empty BLOB */
   CHECK_STR(q1("SELECT count(*) FROM profile_events(x'')"),
-            "ERROR: profile_events: the BLOB is not a supported capture (supported: chrome, timings, lms)");
+            "ERROR: profile_events: the BLOB is not a supported capture (supported: chrome, timings, lms, xspace)");
 }
 
 static void test_lookups(void){

@@ -1,0 +1,499 @@
+/*
+** xspace.c — decoder for TensorFlow/JAX/PyTorch-XLA profiler captures: the `XSpace` protobuf
+** (`<logdir>/plugins/profile/<run>/<host>.xplane.pb`), read with a wire-format decoder of our own
+** (no generated code), in one pass over the mapped bytes, strings referenced in place.
+**
+** Messages (tensorflow.profiler, xplane.proto), field numbers:
+**   XSpace{planes=1, errors=2, warnings=3, hostnames=4}
+**   XPlane{id=1, name=2, lines=3, event_metadata=4 (map int64->XEventMetadata),
+**          stat_metadata=5 (map int64->XStatMetadata), stats=6}
+**   XLine{id=1, display_id=10, name=2, display_name=11, timestamp_ns=3, duration_ps=9, events=4}
+**   XEvent{metadata_id=1, offset_ps=2 | num_occurrences=5, duration_ps=3, stats=4}
+**   XStat{metadata_id=1, double_value=2, uint64_value=3, int64_value=4, str_value=5,
+**         bytes_value=6, ref_value=7}
+**   XEventMetadata{id=1, name=2, display_name=4, metadata=3, stats=5, child_id=6}
+**   XStatMetadata{id=1, name=2, description=3}
+** Unknown fields are skipped by wire type. Every length must fit inside its parent message;
+** a varint longer than 10 bytes, a length past the end, a wrong wire type for a known field, or
+** a group wire type is an error naming the byte offset and the message being read.
+**
+** Rows (profile_events): one per XEvent. ts = XLine.timestamp_ns + offset_ps / 1000 and dur =
+** duration_ps / 1000, both rounded to the nearest ns (halves up); the exact offset_ps and
+** duration_ps are columns too. pid = plane index (plane ids are not unique in real files),
+** tid = line id, process_name = plane name, thread_name = line name; events nest per line.
+** args = the event's stats merged with its metadata's stats (the event's win), keyed by stat
+** name; ref_value is resolved to the referenced stat metadata's name, bytes_value becomes
+** {"bytes": N, "hex": "<first 16 bytes>"}; built lazily from the bytes at aOff..aEndOff.
+** Planes and lines are in PsCapture.aPlane / aLine (profile_xplanes).
+*/
+#include "formats.h"
+#include "json.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WT_VARINT 0
+#define WT_I64    1
+#define WT_LEN    2
+#define WT_I32    5
+
+/* A message being decoded: bytes [i, end) of the source; zMsg names it in errors. */
+typedef struct PbMsg {
+  const uint8_t *z;
+  size_t i, end;
+  const char *zMsg;
+} PbMsg;
+
+typedef struct PbField {
+  uint32_t num;
+  int wt;
+  uint64_t v;                 /* varint / fixed value */
+  size_t off, len;            /* WT_LEN payload */
+  size_t at;                  /* offset of the tag */
+} PbField;
+
+static int pb_varint(const uint8_t *z, size_t end, size_t *pi, uint64_t *pv, const char *zMsg, PsErr *err){
+  size_t i = *pi;
+  uint64_t v = 0;
+  for(int k=0; k<10; k++){
+    if( i>=end ) return ps_err_at(err, (int64_t)*pi, "truncated varint in %s", zMsg);
+    uint8_t b = z[i++];
+    v |= (uint64_t)(b & 0x7F) << (7*k);
+    if( (b & 0x80)==0 ){ *pi = i; *pv = v; return PS_OK; }
+  }
+  return ps_err_at(err, (int64_t)*pi, "varint longer than 10 bytes in %s", zMsg);
+}
+
+/* Reads the next field of m. Returns PS_OK with f filled, PS_ERROR, or 3 at the end. */
+static int pb_next(PbMsg *m, PbField *f, PsErr *err){
+  if( m->i >= m->end ) return 3;
+  f->at = m->i;
+  uint64_t tag;
+  if( pb_varint(m->z, m->end, &m->i, &tag, m->zMsg, err) ) return PS_ERROR;
+  f->num = (uint32_t)(tag >> 3);
+  f->wt = (int)(tag & 7);
+  if( f->num==0 || (tag>>3) > 0x1FFFFFFF ) return ps_err_at(err, (int64_t)f->at, "invalid field number in %s", m->zMsg);
+  switch( f->wt ){
+    case WT_VARINT: return pb_varint(m->z, m->end, &m->i, &f->v, m->zMsg, err);
+    case WT_I64:
+      if( m->end - m->i < 8 ) return ps_err_at(err, (int64_t)m->i, "truncated fixed64 in %s", m->zMsg);
+      memcpy(&f->v, m->z + m->i, 8); m->i += 8;
+      return PS_OK;
+    case WT_I32: {
+      if( m->end - m->i < 4 ) return ps_err_at(err, (int64_t)m->i, "truncated fixed32 in %s", m->zMsg);
+      uint32_t w; memcpy(&w, m->z + m->i, 4); m->i += 4; f->v = w;
+      return PS_OK;
+    }
+    case WT_LEN: {
+      uint64_t len; size_t at = m->i;
+      if( pb_varint(m->z, m->end, &m->i, &len, m->zMsg, err) ) return PS_ERROR;
+      if( len > m->end - m->i ){
+        return ps_err_at(err, (int64_t)at, "length %llu runs past the end of %s (%llu bytes left)",
+                         (unsigned long long)len, m->zMsg, (unsigned long long)(m->end - m->i));
+      }
+      f->off = m->i; f->len = (size_t)len; m->i += (size_t)len;
+      return PS_OK;
+    }
+    default:
+      return ps_err_at(err, (int64_t)f->at, "wire type %d of field %u is not supported in %s", f->wt, f->num, m->zMsg);
+  }
+}
+
+static int pb_want(const PbField *f, int wt, const char *zField, const char *zMsg, PsErr *err){
+  if( f->wt==wt ) return PS_OK;
+  return ps_err_at(err, (int64_t)f->at, "field %s of %s has wire type %d, expected %d", zField, zMsg, f->wt, wt);
+}
+
+static PbMsg pb_sub(const PbMsg *m, const PbField *f, const char *zMsg){
+  PbMsg s = { m->z, f->off, f->off + f->len, zMsg };
+  return s;
+}
+
+/* ------------------------------------------------------------------ per-plane tables */
+
+typedef struct XMeta { int64_t id; uint32_t name, displayName; size_t off, len; } XMeta;
+
+static int xmeta_cmp(const void *a, const void *b){
+  const XMeta *x = a, *y = b;
+  return x->id < y->id ? -1 : (x->id > y->id);
+}
+
+static const XMeta *xmeta_find(const XMeta *a, size_t n, int64_t id){
+  size_t lo = 0, hi = n;
+  while( lo<hi ){ size_t m = (lo+hi)/2; if( a[m].id < id ) lo = m+1; else hi = m; }
+  return (lo<n && a[lo].id==id) ? &a[lo] : 0;
+}
+
+typedef struct Xs {
+  const uint8_t *z; size_t n;
+  PsCapture *cap;
+  PsErr *err;
+  size_t nStats;
+} Xs;
+
+static int xs_string(Xs *p, const PbField *f, uint32_t *pId){
+  int bNew = 0;
+  *pId = ps_pool_intern(&p->cap->pool, (const char*)p->z + f->off, f->len, &bNew);
+  return *pId ? PS_OK : ps_nomem(p->err);
+}
+
+/* Walks a XStat message, checking its structure (lazy columns decode it again). */
+static int xs_check_stat(Xs *p, const PbMsg *parent, const PbField *f){
+  PbMsg m = pb_sub(parent, f, "XStat");
+  PbField g; int rc;
+  while( (rc = pb_next(&m, &g, p->err))==PS_OK ){
+    if( g.num==2 && pb_want(&g, WT_I64, "double_value", "XStat", p->err) ) return PS_ERROR;
+    if( (g.num==1 || g.num==3 || g.num==4 || g.num==7) && pb_want(&g, WT_VARINT, "value", "XStat", p->err) ) return PS_ERROR;
+    if( (g.num==5 || g.num==6) && pb_want(&g, WT_LEN, "str/bytes_value", "XStat", p->err) ) return PS_ERROR;
+  }
+  p->nStats++;
+  return rc==3 ? PS_OK : rc;
+}
+
+/* map entry {key=1, value=2}: returns the value's field (len 0 if absent) and the key. */
+static int xs_map_entry(Xs *p, const PbMsg *parent, const PbField *f, const char *zMsg, int64_t *pKey, PbField *pVal){
+  PbMsg m = pb_sub(parent, f, zMsg);
+  PbField g; int rc;
+  *pKey = 0; memset(pVal, 0, sizeof(*pVal));
+  while( (rc = pb_next(&m, &g, p->err))==PS_OK ){
+    if( g.num==1 ){ if( pb_want(&g, WT_VARINT, "key", zMsg, p->err) ) return PS_ERROR; *pKey = (int64_t)g.v; }
+    else if( g.num==2 ){ if( pb_want(&g, WT_LEN, "value", zMsg, p->err) ) return PS_ERROR; *pVal = g; }
+  }
+  return rc==3 ? PS_OK : rc;
+}
+
+static int64_t ps_to_ns(int64_t ps){
+  return ps >= 0 ? (ps + 500) / 1000 : -((-ps + 500) / 1000);
+}
+
+/* One XPlane: metadata maps first (they follow the lines in the bytes), then lines and events. */
+static int xs_plane(Xs *p, const PbMsg *space, const PbField *pf, size_t iPlane){
+  PsCapture *cap = p->cap;
+  PbMsg m = pb_sub(space, pf, "XPlane");
+  PbField f; int rc;
+  PsPlane pl; memset(&pl, 0, sizeof(pl));
+  pl.index = (uint32_t)iPlane; pl.off = pf->off; pl.len = pf->len;
+  XMeta *aEv = 0, *aSt = 0; size_t nEv = 0, nEvAlloc = 0, nSt = 0, nStAlloc = 0;
+  /* pass 1: scalars, maps, plane stats */
+  while( (rc = pb_next(&m, &f, p->err))==PS_OK ){
+    switch( f.num ){
+      case 1: if( pb_want(&f, WT_VARINT, "id", "XPlane", p->err) ) goto fail; pl.id = (int64_t)f.v; break;
+      case 2: if( pb_want(&f, WT_LEN, "name", "XPlane", p->err) || xs_string(p, &f, &pl.name) ) goto fail; break;
+      case 3: if( pb_want(&f, WT_LEN, "lines", "XPlane", p->err) ) goto fail; break;
+      case 4: case 5: {
+        int64_t key; PbField val;
+        const char *zEntry = f.num==4 ? "XPlane.event_metadata entry" : "XPlane.stat_metadata entry";
+        if( pb_want(&f, WT_LEN, "metadata map", "XPlane", p->err) || xs_map_entry(p, &m, &f, zEntry, &key, &val) ) goto fail;
+        XMeta x; memset(&x, 0, sizeof(x));
+        x.id = key; x.off = val.off; x.len = val.len;
+        PbMsg vm = { m.z, val.off, val.off + val.len, f.num==4 ? "XEventMetadata" : "XStatMetadata" };
+        PbField g;
+        while( (rc = pb_next(&vm, &g, p->err))==PS_OK ){
+          if( g.num==2 ){ if( pb_want(&g, WT_LEN, "name", vm.zMsg, p->err) || xs_string(p, &g, &x.name) ) goto fail; }
+          else if( f.num==4 && g.num==4 ){ if( pb_want(&g, WT_LEN, "display_name", vm.zMsg, p->err) || xs_string(p, &g, &x.displayName) ) goto fail; }
+          else if( f.num==4 && g.num==5 ){ if( pb_want(&g, WT_LEN, "stats", vm.zMsg, p->err) || xs_check_stat(p, &vm, &g) ) goto fail; }
+        }
+        if( rc!=3 ) goto fail;
+        if( f.num==4 ){
+          if( ps_grow((void**)&aEv, sizeof(XMeta), &nEvAlloc, nEv+1) ){ ps_nomem(p->err); goto fail; }
+          aEv[nEv++] = x;
+        }else{
+          if( ps_grow((void**)&aSt, sizeof(XMeta), &nStAlloc, nSt+1) ){ ps_nomem(p->err); goto fail; }
+          aSt[nSt++] = x;
+        }
+        break;
+      }
+      case 6: if( pb_want(&f, WT_LEN, "stats", "XPlane", p->err) || xs_check_stat(p, &m, &f) ) goto fail; break;
+    }
+  }
+  if( rc!=3 ) goto fail;
+  qsort(aEv, nEv, sizeof(XMeta), xmeta_cmp);
+  qsort(aSt, nSt, sizeof(XMeta), xmeta_cmp);
+  /* pass 2: lines */
+  m = pb_sub(space, pf, "XPlane");
+  while( (rc = pb_next(&m, &f, p->err))==PS_OK ){
+    if( f.num!=3 ) continue;
+    PsLine ln; memset(&ln, 0, sizeof(ln));
+    ln.plane = (uint32_t)iPlane; ln.firstRow = (uint32_t)cap->ev.n;
+    PbMsg lm = pb_sub(&m, &f, "XLine");
+    PbField g;
+    while( (rc = pb_next(&lm, &g, p->err))==PS_OK ){
+      switch( g.num ){
+        case 1: if( pb_want(&g, WT_VARINT, "id", "XLine", p->err) ) goto fail; ln.id = (int64_t)g.v; break;
+        case 10: if( pb_want(&g, WT_VARINT, "display_id", "XLine", p->err) ) goto fail; ln.displayId = (int64_t)g.v; break;
+        case 2: if( pb_want(&g, WT_LEN, "name", "XLine", p->err) || xs_string(p, &g, &ln.name) ) goto fail; break;
+        case 11: if( pb_want(&g, WT_LEN, "display_name", "XLine", p->err) || xs_string(p, &g, &ln.displayName) ) goto fail; break;
+        case 3: if( pb_want(&g, WT_VARINT, "timestamp_ns", "XLine", p->err) ) goto fail; ln.timestampNs = (int64_t)g.v; break;
+        case 9: if( pb_want(&g, WT_VARINT, "duration_ps", "XLine", p->err) ) goto fail; ln.durationPs = (int64_t)g.v; break;
+        case 4: if( pb_want(&g, WT_LEN, "events", "XLine", p->err) ) goto fail; break;
+      }
+    }
+    if( rc!=3 ) goto fail;
+    PsValue pid, tid; memset(&pid, 0, sizeof(pid)); memset(&tid, 0, sizeof(tid));
+    pid.type = PS_VAL_INT; pid.i = (int64_t)iPlane; tid.type = PS_VAL_INT; tid.i = ln.id;
+    int64_t th = ps_thread_get(cap, &pid, &tid);
+    if( th<0 ){ ps_nomem(p->err); goto fail; }
+    cap->aThread[th].processName = pl.name;
+    cap->aThread[th].threadName = ln.name;
+    uint32_t track = cap->aThread[th].track;
+    lm = pb_sub(&m, &f, "XLine");
+    while( (rc = pb_next(&lm, &g, p->err))==PS_OK ){
+      if( g.num!=4 ) continue;
+      PbMsg em = pb_sub(&lm, &g, "XEvent");
+      PbField h;
+      int64_t metaId = 0, offPs = 0, durPs = 0;
+      while( (rc = pb_next(&em, &h, p->err))==PS_OK ){
+        switch( h.num ){
+          case 1: if( pb_want(&h, WT_VARINT, "metadata_id", "XEvent", p->err) ) goto fail; metaId = (int64_t)h.v; break;
+          case 2: if( pb_want(&h, WT_VARINT, "offset_ps", "XEvent", p->err) ) goto fail; offPs = (int64_t)h.v; break;
+          case 3: if( pb_want(&h, WT_VARINT, "duration_ps", "XEvent", p->err) ) goto fail; durPs = (int64_t)h.v; break;
+          case 5: if( pb_want(&h, WT_VARINT, "num_occurrences", "XEvent", p->err) ) goto fail; break;
+          case 4: if( pb_want(&h, WT_LEN, "stats", "XEvent", p->err) || xs_check_stat(p, &em, &h) ) goto fail; break;
+        }
+      }
+      if( rc!=3 ) goto fail;
+      int64_t r = ps_events_add(cap);
+      if( r<0 ){ ps_nomem(p->err); goto fail; }
+      PsEvents *ev = &cap->ev;
+      const XMeta *xm = xmeta_find(aEv, nEv, metaId);
+      ev->aTs[r] = ln.timestampNs + ps_to_ns(offPs);
+      ev->aDur[r] = ps_to_ns(durPs);
+      ev->aOff[r] = g.off; ev->aEndOff[r] = g.off + g.len;
+      ev->aName[r] = xm ? xm->name : 0;
+      ev->aThread[r] = (uint32_t)th; ev->aTrack[r] = track;
+      ev->aPh[r] = 'X'; ev->aFlags[r] = PS_EV_SLICE;
+      ln.nEvents++;
+    }
+    if( rc!=3 ) goto fail;
+    if( ps_grow((void**)&cap->aLine, sizeof(PsLine), &cap->nLineAlloc, cap->nLine+1) ){ ps_nomem(p->err); goto fail; }
+    cap->aLine[cap->nLine++] = ln;
+    pl.nLines++;
+  }
+  if( rc!=3 ) goto fail;
+  /* the plane's metadata tables move into the arena, for the lazy columns */
+  pl.aEventMeta = nEv ? ps_arena_alloc(&cap->arena, nEv*sizeof(XMeta)) : 0;
+  pl.aStatMeta = nSt ? ps_arena_alloc(&cap->arena, nSt*sizeof(XMeta)) : 0;
+  if( (nEv && !pl.aEventMeta) || (nSt && !pl.aStatMeta) ){ ps_nomem(p->err); goto fail; }
+  if( nEv ) memcpy(pl.aEventMeta, aEv, nEv*sizeof(XMeta));
+  if( nSt ) memcpy(pl.aStatMeta, aSt, nSt*sizeof(XMeta));
+  pl.nEventMeta = nEv; pl.nStatMeta = nSt;
+  free(aEv); free(aSt);
+  if( ps_grow((void**)&cap->aPlane, sizeof(PsPlane), &cap->nPlaneAlloc, cap->nPlane+1) ) return ps_nomem(p->err);
+  cap->aPlane[cap->nPlane++] = pl;
+  return PS_OK;
+fail:
+  free(aEv); free(aSt);
+  return p->err->msg[0] && strcmp(p->err->msg, "out of memory")==0 ? PS_NOMEM : PS_ERROR;
+}
+
+/* ------------------------------------------------------------------ stats as JSON */
+
+static const XMeta *plane_stat_meta(const PsPlane *pl, int64_t id){
+  return xmeta_find((const XMeta*)pl->aStatMeta, pl->nStatMeta, id);
+}
+
+/* Appends the stats of message [off, off+len) (fields numbered statField) to b as JSON members;
+** names already in the object (earlier = the event's own) are skipped. */
+static int stats_json(const PsCapture *cap, const PsPlane *pl, size_t off, size_t len, uint32_t statField,
+                      PsBuf *b, int *pnMembers, uint32_t *aSeen, size_t *pnSeen){
+  PbMsg m = { (const uint8_t*)cap->src.z, off, off+len, "XEvent" };
+  PbField f; PsErr err;
+  char tmp[64];
+  while( pb_next(&m, &f, &err)==PS_OK ){
+    if( f.num!=statField || f.wt!=WT_LEN ) continue;
+    PbMsg sm = pb_sub(&m, &f, "XStat");
+    PbField g;
+    int64_t metaId = 0; int kind = 0; PbField val; memset(&val, 0, sizeof(val));
+    while( pb_next(&sm, &g, &err)==PS_OK ){
+      if( g.num==1 ) metaId = (int64_t)g.v;
+      else if( g.num>=2 && g.num<=7 ){ kind = (int)g.num; val = g; }
+    }
+    const XMeta *sx = plane_stat_meta(pl, metaId);
+    uint32_t nameId = sx ? sx->name : 0;
+    int dup = 0;
+    for(size_t k=0; k<*pnSeen; k++) if( aSeen[k]==nameId && nameId ){ dup = 1; break; }
+    if( dup || kind==0 ) continue;
+    if( *pnSeen < 256 ) aSeen[(*pnSeen)++] = nameId;
+    PsStr nm = ps_pool_get(&cap->pool, nameId);
+    if( ps_buf_append(b, *pnMembers ? ",\"" : "\"", *pnMembers ? 2 : 1) ) return PS_NOMEM;
+    if( nm.z ){
+      for(uint32_t k=0; k<nm.n; k++){
+        char c = nm.z[k];
+        if( c=='"' || c=='\\' ){ if( ps_buf_append(b, "\\", 1) ) return PS_NOMEM; }
+        if( (unsigned char)c < 0x20 ){ snprintf(tmp, sizeof(tmp), "\\u%04x", c); if( ps_buf_append(b, tmp, 6) ) return PS_NOMEM; continue; }
+        if( ps_buf_append(b, &c, 1) ) return PS_NOMEM;
+      }
+    }else{
+      snprintf(tmp, sizeof(tmp), "stat_%lld", (long long)metaId);
+      if( ps_buf_append(b, tmp, strlen(tmp)) ) return PS_NOMEM;
+    }
+    if( ps_buf_append(b, "\":", 2) ) return PS_NOMEM;
+    (*pnMembers)++;
+    switch( kind ){
+      case 2: {
+        double d; memcpy(&d, &val.v, 8);
+        if( isfinite(d) ) snprintf(tmp, sizeof(tmp), "%.17g", d); else snprintf(tmp, sizeof(tmp), "null");
+        if( ps_buf_append(b, tmp, strlen(tmp)) ) return PS_NOMEM;
+        break;
+      }
+      case 3: snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)val.v); if( ps_buf_append(b, tmp, strlen(tmp)) ) return PS_NOMEM; break;
+      case 4: snprintf(tmp, sizeof(tmp), "%lld", (long long)(int64_t)val.v); if( ps_buf_append(b, tmp, strlen(tmp)) ) return PS_NOMEM; break;
+      case 7: case 5: {
+        const char *s; size_t sn;
+        if( kind==7 ){
+          const XMeta *rx = plane_stat_meta(pl, (int64_t)val.v);
+          PsStr r = ps_pool_get(&cap->pool, rx ? rx->name : 0);
+          s = r.z ? r.z : ""; sn = r.n;
+        }else{ s = cap->src.z + val.off; sn = val.len; }
+        if( ps_buf_append(b, "\"", 1) ) return PS_NOMEM;
+        for(size_t k=0; k<sn; k++){
+          unsigned char c = (unsigned char)s[k];
+          if( c=='"' || c=='\\' ){ if( ps_buf_append(b, "\\", 1) || ps_buf_append(b, (const char*)&c, 1) ) return PS_NOMEM; }
+          else if( c<0x20 ){ snprintf(tmp, sizeof(tmp), "\\u%04x", c); if( ps_buf_append(b, tmp, 6) ) return PS_NOMEM; }
+          else if( ps_buf_append(b, (const char*)&c, 1) ) return PS_NOMEM;
+        }
+        if( ps_buf_append(b, "\"", 1) ) return PS_NOMEM;
+        break;
+      }
+      case 6: {
+        /* bytes (often serialized protos): never raw binary in JSON */
+        int k = snprintf(tmp, sizeof(tmp), "{\"bytes\":%zu,\"hex\":\"", val.len);
+        if( ps_buf_append(b, tmp, (size_t)k) ) return PS_NOMEM;
+        for(size_t j=0; j<val.len && j<16; j++){
+          snprintf(tmp, sizeof(tmp), "%02x", (unsigned char)cap->src.z[val.off+j]);
+          if( ps_buf_append(b, tmp, 2) ) return PS_NOMEM;
+        }
+        if( ps_buf_append(b, "\"}", 2) ) return PS_NOMEM;
+        break;
+      }
+    }
+  }
+  return PS_OK;
+}
+
+/* The JSON object of a stats list: an event's stats plus its metadata's (event first). */
+int ps_xspace_stats_json(const PsCapture *cap, uint32_t iPlane, size_t off, size_t len, uint32_t statField,
+                         size_t metaOff, size_t metaLen, PsOut *o){
+  PsBuf b = {0,0,0};
+  uint32_t aSeen[256]; size_t nSeen = 0;
+  int nMembers = 0;
+  const PsPlane *pl = &cap->aPlane[iPlane];
+  if( ps_buf_append(&b, "{", 1) ) return PS_NOMEM;
+  if( stats_json(cap, pl, off, len, statField, &b, &nMembers, aSeen, &nSeen) ){ ps_buf_free(&b); return PS_NOMEM; }
+  if( metaLen && stats_json(cap, pl, metaOff, metaLen, 5, &b, &nMembers, aSeen, &nSeen) ){ ps_buf_free(&b); return PS_NOMEM; }
+  if( ps_buf_append(&b, "}", 1) ){ ps_buf_free(&b); return PS_NOMEM; }
+  if( nMembers==0 ){ ps_buf_free(&b); return PS_OK; }
+  o->type = PS_META_JSON; o->z = b.z; o->n = b.n; o->zFree = b.z;
+  return PS_OK;
+}
+
+/* ------------------------------------------------------------------ entry points */
+
+static int xs_parse(PsCapture *cap, PsErr *err){
+  Xs p; memset(&p, 0, sizeof(p));
+  p.z = (const uint8_t*)cap->src.z; p.n = cap->src.n; p.cap = cap; p.err = err;
+  err->msg[0] = 0;
+  if( ps_events_want_endoff(cap) ) return ps_nomem(err);
+  PbMsg m = { p.z, 0, p.n, "XSpace" };
+  PbField f; int rc;
+  size_t iPlane = 0;
+  while( (rc = pb_next(&m, &f, err))==PS_OK ){
+    if( f.num==1 ){
+      if( pb_want(&f, WT_LEN, "planes", "XSpace", err) ) return PS_ERROR;
+      if( ps_events_want_endoff(cap) ) return ps_nomem(err);
+      rc = xs_plane(&p, &m, &f, iPlane++);
+      if( rc ) return rc;
+    }else if( f.num>=2 && f.num<=4 ){
+      static const char *const az[] = {"", "", "error", "warning", "hostname"};
+      if( pb_want(&f, WT_LEN, az[f.num], "XSpace", err) ) return PS_ERROR;
+      if( ps_meta_text(cap, "xspace", az[f.num], (const char*)p.z + f.off, f.len, PS_META_TEXT, (int64_t)f.off) ) return ps_nomem(err);
+      if( f.num==4 && cap->zHost==0 ){
+        cap->zHost = ps_arena_strdup(&cap->arena, (const char*)p.z + f.off, f.len);
+        if( cap->zHost==0 ) return ps_nomem(err);
+      }
+    }
+  }
+  if( rc!=3 ) return rc;
+  if( iPlane==0 ) return ps_err(err, "no XPlane in the XSpace");
+  /* plane-level stats and stat-metadata descriptions into profile_metadata */
+  for(size_t k=0; k<cap->nPlane; k++){
+    PsPlane *pl = &cap->aPlane[k];
+    PsStr nm = ps_pool_get(&cap->pool, pl->name);
+    char scope[200];
+    snprintf(scope, sizeof(scope), "%.*s", (int)(nm.n > 190 ? 190 : nm.n), nm.z ? nm.z : "");
+    PsOut o; memset(&o, 0, sizeof(o));
+    if( ps_xspace_stats_json(cap, (uint32_t)k, pl->off, pl->len, 6, 0, 0, &o) ) return ps_nomem(err);
+    if( o.zFree ){
+      char *z = ps_arena_strdup(&cap->arena, o.z, o.n);
+      free(o.zFree);
+      if( z==0 || ps_meta_text(cap, scope, "stats", z, o.n, PS_META_JSON, (int64_t)pl->off) ) return ps_nomem(err);
+    }
+    if( ps_meta_int(cap, scope, "plane_index", (int64_t)k, (int64_t)pl->off)
+     || ps_meta_int(cap, scope, "lines", (int64_t)pl->nLines, -1)
+     || ps_meta_int(cap, scope, "event_metadata", (int64_t)pl->nEventMeta, -1)
+     || ps_meta_int(cap, scope, "stat_metadata", (int64_t)pl->nStatMeta, -1) ) return ps_nomem(err);
+  }
+  if( ps_meta_int(cap, "capture", "planes", (int64_t)cap->nPlane, -1)
+   || ps_meta_int(cap, "capture", "lines", (int64_t)cap->nLine, -1)
+   || ps_meta_int(cap, "capture", "events", (int64_t)cap->ev.n, -1)
+   || ps_meta_int(cap, "capture", "stats", (int64_t)p.nStats, -1) ) return ps_nomem(err);
+  return ps_capture_nest(cap, err);
+}
+
+/* An XSpace starts with field 1 (planes), wire type 2: byte 0x0a, then a varint length that
+** fits the input, and that plane starts with a plausible XPlane field. A damaged length still
+** counts when a plane name ("/host:", "/device:") follows, so that the parser can say where the
+** damage is instead of "not a supported capture". */
+static int xs_probe(const char *zc, size_t n){
+  const uint8_t *z = (const uint8_t*)zc;
+  if( n<4 || z[0]!=0x0a ) return 0;
+  size_t i = 1; uint64_t len;
+  if( pb_varint(z, n, &i, &len, "XSpace", 0) || len==0 ) return 0;
+  if( len > n - i ){
+    size_t lim = n < 256 ? n : 256;
+    for(size_t k=i; k+6<=lim; k++){
+      if( memcmp(z+k, "/host:", 6)==0 || (k+8<=lim && memcmp(z+k, "/device:", 8)==0) ) return 4;
+    }
+    return 0;
+  }
+  uint8_t t = z[i];
+  /* XPlane fields 1 (varint), 2 (len), 3 (len), 4 (len), 5 (len), 6 (len) */
+  if( t!=0x08 && t!=0x12 && t!=0x1a && t!=0x22 && t!=0x2a && t!=0x32 ) return 0;
+  return 4;
+}
+
+static int xs_column(const PsCapture *cap, size_t row, int iCol, PsOut *o){
+  const PsEvents *e = &cap->ev;
+  memset(o, 0, sizeof(o[0]));
+  PsThread *th = &cap->aThread[e->aThread[row]];
+  uint32_t iPlane = (uint32_t)th->pid.i;
+  const PsPlane *pl = &cap->aPlane[iPlane];
+  size_t off = (size_t)e->aOff[row], end = (size_t)e->aEndOff[row];
+  PbMsg m = { (const uint8_t*)cap->src.z, off, end, "XEvent" };
+  PbField f; PsErr err;
+  int64_t metaId = 0, offPs = 0, durPs = 0, nOcc = 0; int hasOcc = 0, hasOff = 0;
+  while( pb_next(&m, &f, &err)==PS_OK ){
+    if( f.num==1 ) metaId = (int64_t)f.v;
+    else if( f.num==2 ){ offPs = (int64_t)f.v; hasOff = 1; }
+    else if( f.num==3 ) durPs = (int64_t)f.v;
+    else if( f.num==5 ){ nOcc = (int64_t)f.v; hasOcc = 1; }
+  }
+  const XMeta *xm = xmeta_find((const XMeta*)pl->aEventMeta, pl->nEventMeta, metaId);
+  switch( iCol ){
+    case PS_COL_ARGS:
+      return ps_xspace_stats_json(cap, iPlane, off, end-off, 4, xm ? xm->off : 0, xm ? xm->len : 0, o);
+    case PS_COL_DISPLAY_NAME: {
+      PsStr s = ps_pool_get(&cap->pool, xm ? xm->displayName : 0);
+      if( s.z ){ o->type = PS_META_TEXT; o->z = s.z; o->n = s.n; }
+      return PS_OK;
+    }
+    case PS_COL_OFFSET_PS: if( hasOff || !hasOcc ){ o->type = PS_META_INT; o->i = offPs; } return PS_OK;
+    case PS_COL_DURATION_PS: o->type = PS_META_INT; o->i = durPs; return PS_OK;
+    case PS_COL_NUM_OCC: if( hasOcc ){ o->type = PS_META_INT; o->i = nOcc; } return PS_OK;
+  }
+  return PS_OK;
+}
+
+const PsFormat ps_format_xspace = { "xspace", xs_probe, xs_parse, xs_column };
