@@ -209,8 +209,8 @@ static int xs_plane(Xs *p, const PbMsg *space, const PbField *pf, size_t iPlane)
     }
   }
   if( rc!=3 ) goto fail;
-  qsort(aEv, nEv, sizeof(XMeta), xmeta_cmp);
-  qsort(aSt, nSt, sizeof(XMeta), xmeta_cmp);
+  if( nEv>1 ) qsort(aEv, nEv, sizeof(XMeta), xmeta_cmp);
+  if( nSt>1 ) qsort(aSt, nSt, sizeof(XMeta), xmeta_cmp);
   /* pass 2: lines */
   m = pb_sub(space, pf, "XPlane");
   while( (rc = pb_next(&m, &f, p->err))==PS_OK ){

@@ -8,11 +8,12 @@
 ** Creates (replacing earlier ones of the same name) TEMP views
 **   <prefix>events    SELECT * FROM profile_events(source)
 **   <prefix>records   SELECT * FROM profile_records(source)
+**   <prefix>xplanes   SELECT * FROM profile_xplanes(source)
 **   <prefix>metadata  SELECT * FROM profile_metadata(source)
 ** and the tree views of sql/event_tree.sql (when the capture has events) and
 ** sql/record_tree.sql (when it has records), with the prefix in front of every view name. The
 ** SQL is the text of those files, compiled in at build time (build/sql_text.h, sql/embed.sh).
-** (profile_jobs and profile_xplanes views will join these when those tables exist.)
+** (a profile_jobs view will join these when that table exists.)
 ** Returns a JSON array of the view names created.
 **
 ** Arguments: source as for the tables (a path, or a BLOB, which is kept in
@@ -28,7 +29,7 @@ SQLITE_EXTENSION_INIT3
 
 /* The view names of the embedded SQL: each whole identifier gets the prefix. */
 static const char *const azViewName[] = {
-  "events", "records", "metadata",
+  "events", "records", "xplanes", "metadata",
   "event_tree", "event_ancestors", "event_descendants", "event_folded",
   "record_tree", "record_ancestors", "record_descendants", "record_folded", 0
 };
@@ -118,10 +119,11 @@ static void openFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   sqlite3_str *pOut = sqlite3_str_new(0);
   sqlite3_str_appendchar(pOut, 1, '[');
   int nOut = 0;
-  static const char *const azTable[3][2] = {
-    {"events", "profile_events"}, {"records", "profile_records"}, {"metadata", "profile_metadata"}
+  static const char *const azTable[4][2] = {
+    {"events", "profile_events"}, {"records", "profile_records"}, {"xplanes", "profile_xplanes"},
+    {"metadata", "profile_metadata"}
   };
-  for(int k=0; k<3 && rc==SQLITE_OK && zSrc; k++){
+  for(int k=0; k<4 && rc==SQLITE_OK && zSrc; k++){
     char *z = sqlite3_mprintf("DROP VIEW IF EXISTS temp.\"%w%w\"; CREATE TEMP VIEW \"%w%w\" AS SELECT * FROM %s(%s);",
                               zPrefix, azTable[k][0], zPrefix, azTable[k][0], azTable[k][1], zSrc);
     rc = z ? sqlite3_exec(db, z, 0, 0, &zErr) : SQLITE_NOMEM;

@@ -387,6 +387,116 @@ static void test_chrome_columns(void){
   ps_capture_free(cap);
 }
 
+/* ---------------------------------------------------------------- XSpace (own encoder) */
+
+/* A tiny protobuf encoder for building test captures by hand. */
+typedef struct Pb { unsigned char z[4096]; size_t n; } Pb;
+static void pb_var(Pb *b, uint64_t v){ while( v>=0x80 ){ b->z[b->n++] = (unsigned char)(v|0x80); v >>= 7; } b->z[b->n++] = (unsigned char)v; }
+static void pb_v(Pb *b, unsigned f, uint64_t v){ pb_var(b, (uint64_t)f<<3); pb_var(b, v); }
+static void pb_bytes(Pb *b, unsigned f, const void *p, size_t n){ pb_var(b, (uint64_t)f<<3|2); pb_var(b, n); memcpy(b->z+b->n, p, n); b->n += n; }
+static void pb_s(Pb *b, unsigned f, const char *z){ pb_bytes(b, f, z, strlen(z)); }
+static void pb_m(Pb *b, unsigned f, const Pb *sub){ pb_bytes(b, f, sub->z, sub->n); }
+static void pb_d(Pb *b, unsigned f, double d){ pb_var(b, (uint64_t)f<<3|1); memcpy(b->z+b->n, &d, 8); b->n += 8; }
+
+/* map entry {1: key, 2: value} */
+static void pb_entry(Pb *b, unsigned f, uint64_t key, const Pb *val){
+  Pb e; e.n = 0; pb_v(&e, 1, key); pb_m(&e, 2, val); pb_m(b, f, &e);
+}
+static void pb_statmeta(Pb *plane, uint64_t id, const char *zName){
+  Pb m; m.n = 0; pb_v(&m, 1, id); pb_s(&m, 2, zName); pb_entry(plane, 5, id, &m);
+}
+
+static size_t build_xspace(unsigned char *out){
+  Pb space, plane, line, ev, st, meta, plane1;
+  space.n = plane.n = line.n = plane1.n = 0;
+  /* plane 0: /device:GPU:0 */
+  pb_v(&plane, 1, 7); pb_s(&plane, 2, "/device:GPU:0");
+  /* line 3 "Stream #1" at 1000 ns, three events */
+  pb_v(&line, 1, 3); pb_s(&line, 2, "Stream #1"); pb_v(&line, 3, 1000); pb_v(&line, 9, 20000000);
+  ev.n = 0; pb_v(&ev, 1, 10); pb_v(&ev, 2, 0); pb_v(&ev, 3, 10000000);
+  st.n = 0; pb_v(&st, 1, 1); pb_v(&st, 3, 123); pb_m(&ev, 4, &st);                 /* uint64 */
+  st.n = 0; pb_v(&st, 1, 5); pb_d(&st, 2, 0.5); pb_m(&ev, 4, &st);                 /* double */
+  st.n = 0; pb_v(&st, 1, 6); pb_v(&st, 4, (uint64_t)-5); pb_m(&ev, 4, &st);        /* int64 */
+  st.n = 0; pb_v(&st, 1, 4); pb_bytes(&st, 6, "\x01\x02", 2); pb_m(&ev, 4, &st);   /* bytes */
+  st.n = 0; pb_v(&st, 1, 7); pb_s(&st, 5, "q\"uote"); pb_m(&ev, 4, &st);          /* str */
+  pb_m(&line, 4, &ev);
+  ev.n = 0; pb_v(&ev, 1, 11); pb_v(&ev, 2, 2000499); pb_v(&ev, 3, 1000500); pb_m(&line, 4, &ev);
+  ev.n = 0; pb_v(&ev, 1, 11); pb_v(&ev, 5, 4); pb_v(&ev, 3, 5000); pb_m(&line, 4, &ev);   /* aggregated */
+  pb_m(&plane, 3, &line);
+  /* event metadata after the lines, as writers order fields */
+  meta.n = 0; pb_v(&meta, 1, 10); pb_s(&meta, 2, "matmul"); pb_s(&meta, 4, "MatMul");
+  st.n = 0; pb_v(&st, 1, 2); pb_v(&st, 7, 3); pb_m(&meta, 5, &st);                 /* ref -> "gemm" */
+  st.n = 0; pb_v(&st, 1, 1); pb_v(&st, 3, 999); pb_m(&meta, 5, &st);              /* shadowed by the event's */
+  pb_entry(&plane, 4, 10, &meta);
+  meta.n = 0; pb_v(&meta, 1, 11); pb_s(&meta, 2, "add"); pb_entry(&plane, 4, 11, &meta);
+  pb_statmeta(&plane, 1, "flops"); pb_statmeta(&plane, 2, "kind"); pb_statmeta(&plane, 3, "gemm");
+  pb_statmeta(&plane, 4, "blob"); pb_statmeta(&plane, 5, "ratio"); pb_statmeta(&plane, 6, "neg");
+  pb_statmeta(&plane, 7, "label");
+  pb_m(&space, 1, &plane);
+  /* plane 1: no lines, a plane stat */
+  pb_v(&plane1, 1, 7); pb_s(&plane1, 2, "/host:metadata");
+  pb_statmeta(&plane1, 1, "note");
+  st.n = 0; pb_v(&st, 1, 1); pb_s(&st, 5, "hello"); pb_m(&plane1, 6, &st);
+  pb_m(&space, 1, &plane1);
+  pb_s(&space, 4, "myhost");
+  memcpy(out, space.z, space.n);
+  return space.n;
+}
+
+static void test_xspace(void){
+  unsigned char z[4096];
+  size_t n = build_xspace(z);
+  PsErr err;
+  PsCapture *c = load_n((const char*)z, n, &err);
+  CHECK(c!=0);
+  if( c==0 ){ printf("  (%s)\n", err.msg); return; }
+  CHECK_STR(c->pFormat->zName, "xspace");
+  CHECK_INT(c->nPlane, 2); CHECK_INT(c->nLine, 1); CHECK_INT(c->ev.n, 3);
+  CHECK_STR(c->zHost, "myhost");
+  /* ts = 1000 ns + offset_ps/1000 rounded; dur = duration_ps/1000 rounded (halves up) */
+  CHECK_INT(c->ev.aTs[0], 1000); CHECK_INT(c->ev.aDur[0], 10000);
+  CHECK_INT(c->ev.aTs[1], 3000); CHECK_INT(c->ev.aDur[1], 1001);   /* 2000.499 -> 2000, 1000.5 -> 1001 */
+  CHECK_INT(c->ev.aDepth[1], 1); CHECK_INT(c->ev.aParent[1], 0);
+  CHECK_STR(name_of(c, 0), "matmul"); CHECK_STR(name_of(c, 1), "add");
+  PsOut o;
+  CHECK(c->pFormat->xColumn(c, 0, PS_COL_ARGS, &o)==PS_OK);
+  CHECK(o.z && o.n==strlen("{\"flops\":123,\"ratio\":0.5,\"neg\":-5,\"blob\":{\"bytes\":2,\"hex\":\"0102\"},\"label\":\"q\\\"uote\",\"kind\":\"gemm\"}")
+        && memcmp(o.z, "{\"flops\":123,\"ratio\":0.5,\"neg\":-5,\"blob\":{\"bytes\":2,\"hex\":\"0102\"},\"label\":\"q\\\"uote\",\"kind\":\"gemm\"}", o.n)==0);
+  free(o.zFree);
+  CHECK(c->pFormat->xColumn(c, 0, PS_COL_DISPLAY_NAME, &o)==PS_OK && o.n==6 && memcmp(o.z, "MatMul", 6)==0);
+  CHECK(c->pFormat->xColumn(c, 1, PS_COL_OFFSET_PS, &o)==PS_OK && o.type==PS_META_INT && o.i==2000499);
+  CHECK(c->pFormat->xColumn(c, 2, PS_COL_NUM_OCC, &o)==PS_OK && o.type==PS_META_INT && o.i==4);
+  CHECK(c->pFormat->xColumn(c, 2, PS_COL_OFFSET_PS, &o)==PS_OK && o.type==0);
+  CHECK_STR(meta_text(c, "/host:metadata", "stats"), "{\"note\":\"hello\"}");
+  CHECK_STR(meta_text(c, "capture", "stats"), "8");
+  ps_capture_free(c);
+  /* every truncation is an error with an offset inside the input, never a crash */
+  int nBad = 0, nLoaded = 0;
+  for(size_t cut=1; cut<n; cut++){
+    c = load_n((const char*)z, cut, &err);
+    if( c ){ nLoaded++; ps_capture_free(c); }
+    else if( err.off > (int64_t)cut ) nBad++;
+  }
+  CHECK_INT(nBad, 0);
+  /* malformed: an 11-byte varint, a wrong wire type, a length past the end */
+  unsigned char bad[64]; size_t k = 0;
+  bad[k++] = 0x0a; bad[k++] = 0x0c; bad[k++] = 0x08;
+  for(int i=0; i<10; i++) bad[k++] = 0xff;
+  bad[k++] = 0x01;
+  PsSource src; int bU;
+  ps_source_open_blob(&src, bad, k, 0, &err);
+  c = ps_capture_load(&src, &ps_format_xspace, &err, &bU);
+  CHECK(c==0); CHECK_STR(err.msg, "byte 3: varint longer than 10 bytes in XPlane");
+  unsigned char bad2[] = { 0x0a, 0x02, 0x10, 0x05 };           /* XPlane.name (2) as a varint */
+  ps_source_open_blob(&src, bad2, sizeof(bad2), 0, &err);
+  c = ps_capture_load(&src, &ps_format_xspace, &err, &bU);
+  CHECK(c==0); CHECK_STR(err.msg, "byte 2: field name of XPlane has wire type 0, expected 2");
+  unsigned char bad3[] = { 0x0a, 0x05, 0x1a, 0x09, 0x08, 0x01 };   /* XLine length past XPlane */
+  ps_source_open_blob(&src, bad3, sizeof(bad3), 0, &err);
+  c = ps_capture_load(&src, &ps_format_xspace, &err, &bU);
+  CHECK(c==0); CHECK_STR(err.msg, "byte 1: length 5 runs past the end of XSpace (4 bytes left)");
+}
+
 /* ---------------------------------------------------------------- two-thread parse */
 
 extern size_t ps_chrome_parallel_min, ps_chrome_splits_merged, ps_chrome_splits_abandoned;
@@ -507,6 +617,7 @@ int main(void){
   test_chrome_unmatched_storm();
   test_chrome_columns();
   test_text_formats();
+  test_xspace();
   test_split();
   return tl_done();
 }
