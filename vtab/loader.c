@@ -73,21 +73,31 @@ static char *load_error(const char *zTable, const char *zName, int bGzip, const 
   return sqlite3_mprintf("%s: %s: %s", zTable, zName, err->msg);
 }
 
-PsCacheEntry *ps_vt_acquire(PsConn *c, const char *zTable, sqlite3_value *pSource,
-                            sqlite3_value *pFormat, char **pzErr){
-  const PsFormat *pFmt = 0;
-  PsErr err; err.off = -1; err.msg[0] = 0;
-  *pzErr = 0;
+/* Parses the optional format argument: *ppFmt = NULL for auto. Returns 0, or -1 with *pzErr. */
+static int parse_format(const char *zTable, sqlite3_value *pFormat, const PsFormat **ppFmt, char **pzErr){
+  *ppFmt = 0;
   if( pFormat && sqlite3_value_type(pFormat)!=SQLITE_NULL ){
     const char *z = (const char*)sqlite3_value_text(pFormat);
     if( z && z[0] && strcmp(z, "auto")!=0 ){
-      pFmt = ps_format_find(z);
-      if( pFmt==0 ){
+      *ppFmt = ps_format_find(z);
+      if( *ppFmt==0 ){
         *pzErr = sqlite3_mprintf("%s: unknown format '%s' (supported: %s)", zTable, z, ps_format_list());
-        return 0;
+        return -1;
       }
     }
   }
+  return 0;
+}
+
+static PsCacheEntry *acquire(PsConn *c, const char *zTable, const char *zPath, const void *pBlob,
+                             size_t nBlob, const PsFormat *pFmt, char **pzErr, int *pbUnsupported);
+
+PsCacheEntry *ps_vt_acquire(PsConn *c, const char *zTable, sqlite3_value *pSource,
+                            sqlite3_value *pFormat, char **pzErr){
+  const PsFormat *pFmt = 0;
+  int bUnsupported = 0;
+  *pzErr = 0;
+  if( parse_format(zTable, pFormat, &pFmt, pzErr) ) return 0;
   int eType = pSource ? sqlite3_value_type(pSource) : SQLITE_NULL;
   if( eType!=SQLITE_TEXT && eType!=SQLITE_BLOB ){
     *pzErr = sqlite3_mprintf("%s: the source argument must be a file path (TEXT) or the capture's "
@@ -96,15 +106,26 @@ PsCacheEntry *ps_vt_acquire(PsConn *c, const char *zTable, sqlite3_value *pSourc
                              eType==SQLITE_INTEGER ? "an INTEGER" : "a REAL");
     return 0;
   }
+  if( eType==SQLITE_TEXT ){
+    const char *zPath = (const char*)sqlite3_value_text(pSource);
+    if( zPath==0 ){ *pzErr = sqlite3_mprintf("%s: out of memory", zTable); return 0; }
+    return acquire(c, zTable, zPath, 0, 0, pFmt, pzErr, &bUnsupported);
+  }
+  const void *pBlob = sqlite3_value_blob(pSource);
+  size_t nBlob = (size_t)sqlite3_value_bytes(pSource);
+  return acquire(c, zTable, 0, pBlob ? pBlob : "", nBlob, pFmt, pzErr, &bUnsupported);
+}
+
+/* Loads (or finds cached) one capture: a file (zPath) or bytes (pBlob, nBlob). */
+static PsCacheEntry *acquire(PsConn *c, const char *zTable, const char *zPath, const void *pBlob,
+                             size_t nBlob, const PsFormat *pFmt, char **pzErr, int *pbUnsupported){
+  PsErr err; err.off = -1; err.msg[0] = 0;
+  *pzErr = 0; *pbUnsupported = 0;
   PsSource src;
   PsCacheEntry *e;
   struct stat st;
-  const char *zPath = 0;
-  const void *pBlob = 0; size_t nBlob = 0;
   int rc;
-  if( eType==SQLITE_TEXT ){
-    zPath = (const char*)sqlite3_value_text(pSource);
-    if( zPath==0 ){ *pzErr = sqlite3_mprintf("%s: out of memory", zTable); return 0; }
+  if( zPath ){
     if( stat(zPath, &st)!=0 ){
       *pzErr = sqlite3_mprintf("%s: cannot open '%s': %s", zTable, zPath, strerror(errno));
       return 0;
@@ -123,9 +144,6 @@ PsCacheEntry *ps_vt_acquire(PsConn *c, const char *zTable, sqlite3_value *pSourc
     }
     rc = ps_source_open_file(&src, zPath, 0, &err);
   }else{
-    pBlob = sqlite3_value_blob(pSource);
-    nBlob = (size_t)sqlite3_value_bytes(pSource);
-    if( pBlob==0 ) pBlob = "";
     for(e=c->pFirst; e; e=e->pNext){
       if( e->zPath==0 && e->pFmt==pFmt && e->nBlob==nBlob && memcmp(e->pBlob, pBlob, nBlob)==0 ){
         move_front(c, e); e->nRef++; c->nHits++;
@@ -144,6 +162,7 @@ PsCacheEntry *ps_vt_acquire(PsConn *c, const char *zTable, sqlite3_value *pSourc
   int bGzip = src.bGzip, bUnsupported = 0;
   PsCapture *cap = ps_capture_load(&src, pFmt, &err, &bUnsupported);
   if( cap==0 ){
+    *pbUnsupported = bUnsupported;
     if( bUnsupported ){
       *pzErr = zPath ? sqlite3_mprintf("%s: '%s' is not a supported capture (supported: %s)",
                                        zTable, zPath, ps_format_list())
