@@ -8,7 +8,10 @@
 #include "profsql.h"
 SQLITE_EXTENSION_INIT3
 
+#include <dirent.h>
 #include <errno.h>
+#include <glob.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -258,25 +261,144 @@ int ps_vt_eq_constraints(sqlite3_index_info *pInfo, const int *aCol, int nCol){
   return idxNum;
 }
 
-int ps_vt_filter(sqlite3_vtab *pVtab, const char *zTable, sqlite3_value *pSource,
-                 sqlite3_value *pFormat, PsCacheEntry **ppEntry){
-  char *zErr = 0;
-  /* A cursor filtered again within its statement (the inner side of a join, a recursive CTE)
-  ** with the same path keeps its capture: one statement sees one version of the file, and the
-  ** stat() of the cache check is not paid per row. (BLOBs go through the cache's byte compare.) */
-  PsCacheEntry *pOld = *ppEntry;
-  if( pOld && pOld->zPath && pSource && sqlite3_value_type(pSource)==SQLITE_TEXT
-   && (pFormat==0 || sqlite3_value_type(pFormat)==SQLITE_NULL) && pOld->pFmt==0 ){
-    const char *z = (const char*)sqlite3_value_text(pSource);
-    if( z && strcmp(z, pOld->zPath)==0 ) return SQLITE_OK;
-  }
-  PsCacheEntry *e = ps_vt_acquire(((PsVtab*)pVtab)->pConn, zTable, pSource, pFormat, &zErr);
-  if( e==0 ){
-    sqlite3_free(pVtab->zErrMsg);
-    pVtab->zErrMsg = zErr;
-    return zErr ? SQLITE_ERROR : SQLITE_NOMEM;
-  }
-  ps_vt_release(*ppEntry);
-  *ppEntry = e;
+void ps_set_clear(PsSet *p){
+  for(int i=0; i<p->nPart; i++){ ps_vt_release(p->ap[i]); sqlite3_free(p->azFile[i]); }
+  for(int i=0; i<p->nSkipped; i++) sqlite3_free(p->azSkipped[i]);
+  sqlite3_free(p->ap); sqlite3_free(p->azFile); sqlite3_free(p->azSkipped); sqlite3_free(p->zKey);
+  memset(p, 0, sizeof(*p));
+}
+
+static int set_add(PsSet *p, PsCacheEntry *e, const char *zFile){
+  PsCacheEntry **ap = sqlite3_realloc64(p->ap, (p->nPart+1)*sizeof(*ap));
+  if( ap==0 ) return SQLITE_NOMEM;
+  p->ap = ap;
+  char **az = sqlite3_realloc64(p->azFile, (p->nPart+1)*sizeof(*az));
+  if( az==0 ) return SQLITE_NOMEM;
+  p->azFile = az;
+  az[p->nPart] = zFile ? sqlite3_mprintf("%s", zFile) : 0;
+  if( zFile && az[p->nPart]==0 ) return SQLITE_NOMEM;
+  ap[p->nPart++] = e;
   return SQLITE_OK;
+}
+
+static int str_cmp(const void *a, const void *b){ return strcmp(*(char*const*)a, *(char*const*)b); }
+
+static int set_error(sqlite3_vtab *pVtab, char *zErr){
+  sqlite3_free(pVtab->zErrMsg);
+  pVtab->zErrMsg = zErr;
+  return zErr ? SQLITE_ERROR : SQLITE_NOMEM;
+}
+
+int ps_vt_filter_set(sqlite3_vtab *pVtab, const char *zTable, sqlite3_value *pSource,
+                     sqlite3_value *pFormat, PsSet *pSet){
+  PsConn *c = ((PsVtab*)pVtab)->pConn;
+  char *zErr = 0;
+  const PsFormat *pFmt = 0;
+  int bUnsupported = 0, rc = SQLITE_OK;
+  int eType = pSource ? sqlite3_value_type(pSource) : SQLITE_NULL;
+  if( eType!=SQLITE_TEXT ){
+    PsCacheEntry *e = ps_vt_acquire(c, zTable, pSource, pFormat, &zErr);
+    if( e==0 ) return set_error(pVtab, zErr);
+    ps_set_clear(pSet);
+    if( set_add(pSet, e, 0) ){ ps_vt_release(e); return SQLITE_NOMEM; }
+    return SQLITE_OK;
+  }
+  const char *zSrc = (const char*)sqlite3_value_text(pSource);
+  if( zSrc==0 ) return SQLITE_NOMEM;
+  /* A cursor filtered again within its statement (the inner side of a join, a recursive CTE)
+  ** with the same path keeps its captures: one statement sees one version of the files, and
+  ** the stat() of the cache check is not paid per row. */
+  if( pSet->zKey && strcmp(pSet->zKey, zSrc)==0 && (pFormat==0 || sqlite3_value_type(pFormat)==SQLITE_NULL) ){
+    int bAuto = 1;
+    for(int i=0; i<pSet->nPart; i++) if( pSet->ap[i]->pFmt ) bAuto = 0;
+    if( bAuto ) return SQLITE_OK;
+  }
+  if( parse_format(zTable, pFormat, &pFmt, &zErr) ) return set_error(pVtab, zErr);
+  PsSet set; memset(&set, 0, sizeof(set));
+  struct stat st;
+  int bStat = stat(zSrc, &st)==0;
+  if( bStat && S_ISDIR(st.st_mode) ){
+    DIR *d = opendir(zSrc);
+    if( d==0 ) return set_error(pVtab, sqlite3_mprintf("%s: cannot open '%s': %s", zTable, zSrc, strerror(errno)));
+    char **az = 0; int n = 0;
+    struct dirent *de;
+    while( (de = readdir(d))!=0 ){
+      if( de->d_name[0]=='.' ) continue;
+      char *zFile = sqlite3_mprintf("%s%s%s", zSrc, zSrc[0] && zSrc[strlen(zSrc)-1]=='/' ? "" : "/", de->d_name);
+      struct stat fs;
+      if( zFile==0 ){ rc = SQLITE_NOMEM; break; }
+      if( stat(zFile, &fs)!=0 || !S_ISREG(fs.st_mode) ){ sqlite3_free(zFile); continue; }
+      char **az2 = sqlite3_realloc64(az, (n+1)*sizeof(char*));
+      if( az2==0 ){ sqlite3_free(zFile); rc = SQLITE_NOMEM; break; }
+      az = az2; az[n++] = zFile;
+    }
+    closedir(d);
+    if( n>1 ) qsort(az, (size_t)n, sizeof(char*), str_cmp);
+    for(int i=0; i<n && rc==SQLITE_OK; i++){
+      PsCacheEntry *e = acquire(c, zTable, az[i], 0, 0, pFmt, &zErr, &bUnsupported);
+      if( e ){ rc = set_add(&set, e, az[i]); if( rc ) ps_vt_release(e); }
+      else if( bUnsupported ){
+        sqlite3_free(zErr); zErr = 0;
+        char **az2 = sqlite3_realloc64(set.azSkipped, (set.nSkipped+1)*sizeof(char*));
+        if( az2==0 ){ rc = SQLITE_NOMEM; break; }
+        set.azSkipped = az2; set.azSkipped[set.nSkipped++] = az[i]; az[i] = 0;
+      }else rc = SQLITE_ERROR;
+    }
+    for(int i=0; i<n; i++) sqlite3_free(az[i]);
+    sqlite3_free(az);
+    if( rc==SQLITE_OK && set.nPart==0 ){
+      zErr = sqlite3_mprintf("%s: '%s' holds no supported capture (supported: %s)", zTable, zSrc, ps_format_list());
+      rc = SQLITE_ERROR;
+    }
+  }else if( !bStat && strpbrk(zSrc, "*?[") ){
+    glob_t g;
+    int grc = glob(zSrc, 0, 0, &g);
+    if( grc==GLOB_NOMATCH ){
+      zErr = sqlite3_mprintf("%s: no file matches '%s'", zTable, zSrc);
+      rc = SQLITE_ERROR;
+    }else if( grc!=0 ){
+      zErr = sqlite3_mprintf("%s: cannot expand '%s'", zTable, zSrc);
+      rc = SQLITE_ERROR;
+    }else{
+      for(size_t i=0; i<g.gl_pathc && rc==SQLITE_OK; i++){
+        PsCacheEntry *e = acquire(c, zTable, g.gl_pathv[i], 0, 0, pFmt, &zErr, &bUnsupported);
+        if( e==0 ){ rc = SQLITE_ERROR; break; }
+        rc = set_add(&set, e, g.gl_pathv[i]);
+        if( rc ) ps_vt_release(e);
+      }
+    }
+    if( grc==0 ) globfree(&g);
+  }else{
+    PsCacheEntry *e = acquire(c, zTable, zSrc, 0, 0, pFmt, &zErr, &bUnsupported);
+    if( e==0 ) rc = SQLITE_ERROR;
+    else if( (rc = set_add(&set, e, zSrc))!=SQLITE_OK ) ps_vt_release(e);
+  }
+  if( rc==SQLITE_OK && (set.zKey = sqlite3_mprintf("%s", zSrc))==0 ) rc = SQLITE_NOMEM;
+  if( rc!=SQLITE_OK ){
+    ps_set_clear(&set);
+    if( rc==SQLITE_NOMEM && zErr==0 ) return SQLITE_NOMEM;
+    return set_error(pVtab, zErr);
+  }
+  ps_set_clear(pSet);
+  *pSet = set;
+  return SQLITE_OK;
+}
+
+const char *ps_set_host(const PsSet *p, int iPart, char *buf, size_t nBuf){
+  const char *zFile = p->azFile[iPart];
+  if( zFile ){
+    const char *zBase = strrchr(zFile, '/');
+    zBase = zBase ? zBase+1 : zFile;
+    size_t n = strlen(zBase);
+    static const char *const azExt[] = { ".xplane.pb", ".xspace.pb" };
+    for(int k=0; k<2; k++){
+      size_t m = strlen(azExt[k]);
+      if( n>m && strcmp(zBase+n-m, azExt[k])==0 ){ n -= m; break; }
+    }
+    snprintf(buf, nBuf, "%.*s", (int)n, zBase);
+    return buf;
+  }
+  const PsCapture *cap = p->ap[iPart]->cap;
+  if( cap->zHost ){ snprintf(buf, nBuf, "%s", cap->zHost); return buf; }
+  return 0;
 }

@@ -33,6 +33,9 @@
 **   display_name, offset_ps, duration_ps, num_occurrences   XSpace: the event metadata's
 **                display_name, and the XEvent's exact offset_ps / duration_ps (ps) and
 **                num_occurrences (aggregated events); NULL for other formats
+**   file         the capture file of the row: a source that is a directory or a glob pattern
+**                reads every capture it names, one after the other (ids, parent_id and the
+**                id / parent_id lookups are per file: join on file too); NULL for a BLOB
 ** For XSpace captures (ext/xspace.c): one row per XEvent, ts = XLine.timestamp_ns + offset_ps/1000
 ** and dur = duration_ps/1000 rounded to the nearest ns, pid = plane index, tid = line id,
 ** process_name / thread_name = plane / line name, args = the event's and its metadata's stats.
@@ -52,13 +55,14 @@
 #include "profsql.h"
 SQLITE_EXTENSION_INIT3
 
+#include <math.h>
 #include <string.h>
 
 #define EV_SCHEMA "CREATE TABLE x(id INTEGER, ts INTEGER, dur INTEGER, name TEXT, cat TEXT, " \
   "ph TEXT, pid, tid, process_name TEXT, thread_name TEXT, depth INTEGER, parent_id INTEGER, " \
   "track INTEGER, args TEXT, tts INTEGER, tdur INTEGER, async_id, scope TEXT, flow_id, " \
   "flow_in INTEGER, flow_out INTEGER, slice_id INTEGER, byte_offset INTEGER, " \
-  "display_name TEXT, offset_ps INTEGER, duration_ps INTEGER, num_occurrences INTEGER, " \
+  "display_name TEXT, offset_ps INTEGER, duration_ps INTEGER, num_occurrences INTEGER, file TEXT, " \
   "source HIDDEN, format HIDDEN)"
 #define EV_ID            0
 #define EV_TS            1
@@ -87,8 +91,9 @@ SQLITE_EXTENSION_INIT3
 #define EV_OFFSET_PS    24
 #define EV_DURATION_PS  25
 #define EV_NUM_OCC      26
-#define EV_SOURCE       27
-#define EV_FORMAT       28
+#define EV_FILE         27
+#define EV_SOURCE       28
+#define EV_FORMAT       29
 
 #define EV_IDX_SOURCE  1
 #define EV_IDX_FORMAT  2
@@ -99,12 +104,19 @@ SQLITE_EXTENSION_INIT3
 
 typedef struct EvCursor {
   sqlite3_vtab_cursor base;
-  PsCacheEntry *pEntry;       /* reference held while the cursor is open */
-  PsCapture *cap;             /* pEntry->cap */
-  int64_t iRow;               /* current row id */
+  PsSet set;                  /* the captures (references held while the cursor is open) */
+  int iPart;                  /* current part (file) */
+  PsCapture *cap;             /* set.ap[iPart]->cap */
+  int64_t iRow;               /* current row id (within the part) */
   int64_t iLo, iEnd;          /* rows allowed: [iLo, iEnd) (narrowed by id = ?) */
-  const int32_t *aList;       /* list scan (children): row ids, or NULL for a range scan */
+  const int32_t *aList;       /* list scan (children, name order): row ids, or NULL for a range scan */
   size_t nList, iList;
+  /* the scan asked for, redone on each part */
+  int idxNum;
+  int bId, bParent;           /* id = ? / parent_id = ? given ... */
+  double rId, rParent;        /* ... with these values (NaN when not numeric) */
+  uint64_t *aMerged;          /* several parts in name/cat order: (part << 32 | row), merged */
+  size_t nMerged, iMerged;
 } EvCursor;
 
 static int evConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
@@ -124,7 +136,8 @@ static int evOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur){
 
 static int evClose(sqlite3_vtab_cursor *cur){
   EvCursor *c = (EvCursor*)cur;
-  ps_vt_release(c->pEntry);
+  ps_set_clear(&c->set);
+  sqlite3_free(c->aMerged);
   sqlite3_free(c);
   return SQLITE_OK;
 }
@@ -156,37 +169,31 @@ static int evBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   return SQLITE_OK;
 }
 
-/* The row id an '=' constraint value names, or -1 when it names none: integers, and REALs
-** with an integral value (SQL compares 3.0 = 3 as equal); text that looks like a number was
-** already converted by the column's INTEGER affinity. */
-static int64_t ev_row_arg(sqlite3_value *v, int64_t n){
+/* An '=' constraint value as a number: integers and REALs (SQL compares 3.0 = 3 as equal);
+** text that looks like a number was already converted by the column's INTEGER affinity.
+** NaN when it is not numeric (then it names no row). */
+static double ev_num_arg(sqlite3_value *v){
   int t = sqlite3_value_numeric_type(v);
-  int64_t id = -1;
-  if( t==SQLITE_INTEGER ) id = sqlite3_value_int64(v);
-  else if( t==SQLITE_FLOAT ){
-    double d = sqlite3_value_double(v);
-    if( d>=0 && d<(double)n && d==(double)(int64_t)d ) id = (int64_t)d;
-  }
-  return (id>=0 && id<n) ? id : -1;
+  if( t==SQLITE_INTEGER ) return (double)sqlite3_value_int64(v);
+  if( t==SQLITE_FLOAT ) return sqlite3_value_double(v);
+  return NAN;
 }
 
-static int evFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
-                    int argc, sqlite3_value **argv){
-  EvCursor *c = (EvCursor*)cur;
-  (void)idxStr; (void)argc;
-  int k = 0;
-  sqlite3_value *pSource = (idxNum & EV_IDX_SOURCE) ? argv[k++] : 0;
-  sqlite3_value *pFormat = (idxNum & EV_IDX_FORMAT) ? argv[k++] : 0;
-  sqlite3_value *pId = (idxNum & EV_IDX_ID) ? argv[k++] : 0;
-  sqlite3_value *pParent = (idxNum & EV_IDX_PARENT) ? argv[k++] : 0;
-  int rc = ps_vt_filter(cur->pVtab, "profile_events", pSource, pFormat, &c->pEntry);
-  if( rc!=SQLITE_OK ) return rc;
-  c->cap = c->pEntry->cap;
+/* The row of a part that the value names, or -1 when none. */
+static int64_t ev_row_arg(double d, int64_t n){
+  if( !(d>=0 && d<(double)n) || d!=(double)(int64_t)d ) return -1;
+  return (int64_t)d;
+}
+
+/* Sets up the scan of the current part (the constraints saved by evFilter). */
+static int ev_start_part(EvCursor *c){
+  c->cap = c->set.ap[c->iPart]->cap;
   int64_t n = (int64_t)c->cap->ev.n;
+  int idxNum = c->idxNum;
   c->aList = 0; c->nList = 0; c->iList = 0;
   c->iRow = 0; c->iEnd = n;
-  if( pId ){
-    int64_t id = ev_row_arg(pId, n);
+  if( c->bId ){
+    int64_t id = ev_row_arg(c->rId, n);
     if( id<0 ){ c->iEnd = 0; }
     else{ c->iRow = id; c->iEnd = id+1; }
   }
@@ -197,8 +204,8 @@ static int evFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
     c->nList = (size_t)n; c->iList = 0;
     if( n>0 ) c->iRow = c->aList[0];
   }
-  if( pParent ){
-    int64_t p = ev_row_arg(pParent, n);
+  if( c->bParent ){
+    int64_t p = ev_row_arg(c->rParent, n);
     if( ps_capture_children(c->cap) ) return SQLITE_NOMEM;
     if( p<0 ){ c->aList = c->cap->aChildList; c->nList = 0; }
     else{
@@ -213,8 +220,101 @@ static int evFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   return SQLITE_OK;
 }
 
+static int ev_part_done(const EvCursor *c){
+  if( c->aList ) return c->iList>=c->nList;
+  return c->iRow>=c->iEnd;
+}
+
+/* Moves to the next part while the current one has no more rows. */
+static int ev_settle(EvCursor *c){
+  while( ev_part_done(c) && c->iPart+1 < c->set.nPart ){
+    c->iPart++;
+    int rc = ev_start_part(c);
+    if( rc ) return rc;
+  }
+  return SQLITE_OK;
+}
+
+static int merge_str_cmp(const PsCapture *a, uint32_t ia, const PsCapture *b, uint32_t ib){
+  PsStr x = ps_pool_get(&a->pool, ia), y = ps_pool_get(&b->pool, ib);
+  if( ia==0 || ib==0 ) return ia==0 ? (ib==0 ? 0 : -1) : 1;      /* NULL first */
+  size_t k = x.n < y.n ? x.n : y.n;
+  int r = k ? memcmp(x.z, y.z, k) : 0;
+  return r ? r : (x.n < y.n ? -1 : x.n > y.n);
+}
+
+/* Several parts in name (cat) order: a k-way merge of the parts' own orders. */
+static int ev_merge_parts(EvCursor *c, int bCat){
+  int k = c->set.nPart;
+  size_t nTotal = 0;
+  const int32_t **aOrd = sqlite3_malloc64(sizeof(*aOrd)*(size_t)k);
+  size_t *aPos = sqlite3_malloc64(sizeof(size_t)*(size_t)k);
+  if( aOrd==0 || aPos==0 ){ sqlite3_free(aOrd); sqlite3_free(aPos); return SQLITE_NOMEM; }
+  for(int i=0; i<k; i++){
+    aOrd[i] = ps_capture_order_by_str(c->set.ap[i]->cap, bCat);
+    aPos[i] = 0;
+    if( aOrd[i]==0 ){ sqlite3_free(aOrd); sqlite3_free(aPos); return SQLITE_NOMEM; }
+    nTotal += c->set.ap[i]->cap->ev.n;
+  }
+  sqlite3_free(c->aMerged);
+  c->aMerged = sqlite3_malloc64((nTotal ? nTotal : 1)*sizeof(uint64_t));
+  if( c->aMerged==0 ){ sqlite3_free(aOrd); sqlite3_free(aPos); return SQLITE_NOMEM; }
+  for(size_t m=0; m<nTotal; m++){
+    int best = -1; uint32_t bestId = 0;
+    for(int i=0; i<k; i++){
+      const PsCapture *cap = c->set.ap[i]->cap;
+      if( aPos[i]>=cap->ev.n ) continue;
+      uint32_t id = (bCat ? cap->ev.aCat : cap->ev.aName)[aOrd[i][aPos[i]]];
+      if( best<0 || merge_str_cmp(cap, id, c->set.ap[best]->cap, bestId)<0 ){ best = i; bestId = id; }
+    }
+    c->aMerged[m] = ((uint64_t)best << 32) | (uint32_t)aOrd[best][aPos[best]++];
+  }
+  c->nMerged = nTotal; c->iMerged = 0;
+  sqlite3_free(aOrd); sqlite3_free(aPos);
+  return SQLITE_OK;
+}
+
+static void ev_merged_row(EvCursor *c){
+  if( c->iMerged >= c->nMerged ) return;
+  c->iPart = (int)(c->aMerged[c->iMerged] >> 32);
+  c->cap = c->set.ap[c->iPart]->cap;
+  c->iRow = (int64_t)(uint32_t)c->aMerged[c->iMerged];
+}
+
+static int evFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
+                    int argc, sqlite3_value **argv){
+  EvCursor *c = (EvCursor*)cur;
+  (void)idxStr; (void)argc;
+  int k = 0;
+  sqlite3_value *pSource = (idxNum & EV_IDX_SOURCE) ? argv[k++] : 0;
+  sqlite3_value *pFormat = (idxNum & EV_IDX_FORMAT) ? argv[k++] : 0;
+  sqlite3_value *pId = (idxNum & EV_IDX_ID) ? argv[k++] : 0;
+  sqlite3_value *pParent = (idxNum & EV_IDX_PARENT) ? argv[k++] : 0;
+  int rc = ps_vt_filter_set(cur->pVtab, "profile_events", pSource, pFormat, &c->set);
+  if( rc!=SQLITE_OK ) return rc;
+  c->idxNum = idxNum;
+  c->bId = pId!=0; c->rId = pId ? ev_num_arg(pId) : 0;
+  c->bParent = pParent!=0; c->rParent = pParent ? ev_num_arg(pParent) : 0;
+  c->iPart = 0;
+  sqlite3_free(c->aMerged); c->aMerged = 0; c->nMerged = 0; c->iMerged = 0;
+  if( c->set.nPart>1 && (idxNum & (EV_IDX_BYNAME|EV_IDX_BYCAT)) ){
+    rc = ev_merge_parts(c, (idxNum & EV_IDX_BYCAT)!=0);
+    if( rc ) return rc;
+    ev_merged_row(c);
+    return SQLITE_OK;
+  }
+  rc = ev_start_part(c);
+  if( rc==SQLITE_OK ) rc = ev_settle(c);
+  return rc;
+}
+
 static int evNext(sqlite3_vtab_cursor *cur){
   EvCursor *c = (EvCursor*)cur;
+  if( c->aMerged ){
+    c->iMerged++;
+    ev_merged_row(c);
+    return SQLITE_OK;
+  }
   if( c->aList ){
     /* list scans jump around the columns: fetch a few rows ahead */
     if( c->iList + 16 < c->nList ){
@@ -229,14 +329,14 @@ static int evNext(sqlite3_vtab_cursor *cur){
   }else{
     c->iRow++;
   }
-  return SQLITE_OK;
+  return ev_settle(c);
 }
 
 static int evEof(sqlite3_vtab_cursor *cur){
   EvCursor *c = (EvCursor*)cur;
   if( c->cap==0 ) return 1;
-  if( c->aList ) return c->iList>=c->nList;
-  return c->iRow>=c->iEnd;
+  if( c->aMerged ) return c->iMerged>=c->nMerged;
+  return ev_part_done(c);
 }
 
 static void result_value(sqlite3_context *ctx, const PsCapture *cap, const PsValue *v){
@@ -291,6 +391,10 @@ static int evColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
       return SQLITE_OK;
     }
     case EV_BYTE_OFFSET: sqlite3_result_int64(ctx, (sqlite3_int64)e->aOff[r]); return SQLITE_OK;
+    case EV_FILE:
+      if( c->set.azFile[c->iPart] ) sqlite3_result_text(ctx, c->set.azFile[c->iPart], -1, SQLITE_TRANSIENT);
+      else sqlite3_result_null(ctx);
+      return SQLITE_OK;
     case EV_SOURCE: case EV_FORMAT: sqlite3_result_null(ctx); return SQLITE_OK;
     case EV_ARGS:     lazy = PS_COL_ARGS; break;
     case EV_TTS:      lazy = PS_COL_TTS; break;
@@ -318,7 +422,8 @@ static int evColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
 }
 
 static int evRowid(sqlite3_vtab_cursor *cur, sqlite_int64 *pRowid){
-  *pRowid = ((EvCursor*)cur)->iRow;
+  EvCursor *c = (EvCursor*)cur;
+  *pRowid = ((sqlite_int64)c->iPart << 40) | c->iRow;
   return SQLITE_OK;
 }
 

@@ -21,6 +21,8 @@
 **   key          the name of the item
 **   value        INTEGER, REAL or TEXT (JSON text for structured values)
 **   byte_offset  offset in the (decompressed) file the row refers to, NULL when none
+**   file         the capture file the row belongs to (a directory or glob source names several;
+**                their files that are not captures show as scope 'files'); NULL for a BLOB
 ** Errors: as profile_events (vtab/loader.c). SQLITE_VTAB_DIRECTONLY: it reads files.
 */
 #include "profsql.h"
@@ -28,20 +30,29 @@ SQLITE_EXTENSION_INIT3
 
 #include <string.h>
 
-#define MD_SCHEMA "CREATE TABLE x(scope TEXT, key TEXT, value, byte_offset INTEGER, " \
+#define MD_SCHEMA "CREATE TABLE x(scope TEXT, key TEXT, value, byte_offset INTEGER, file TEXT, " \
                   "source HIDDEN, format HIDDEN)"
 #define MD_SCOPE       0
 #define MD_KEY         1
 #define MD_VALUE       2
 #define MD_BYTE_OFFSET 3
-#define MD_SOURCE      4
-#define MD_FORMAT      5
+#define MD_FILE        4
+#define MD_SOURCE      5
+#define MD_FORMAT      6
 
 typedef struct MdCursor {
   sqlite3_vtab_cursor base;
-  PsCacheEntry *pEntry;       /* reference held while open */
-  int64_t iRow;
+  PsSet set;                  /* the captures (references held while open) */
+  int iPart;                  /* current part; == set.nPart for the 'files' rows of skipped files */
+  int64_t iRow;               /* row within the part */
 } MdCursor;
+
+/* Moves past exhausted parts. */
+static void md_settle(MdCursor *c){
+  while( c->iPart < c->set.nPart && c->iRow >= (int64_t)c->set.ap[c->iPart]->cap->nMeta ){
+    c->iPart++; c->iRow = 0;
+  }
+}
 
 static int mdConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
                      sqlite3_vtab **ppVtab, char **pzErr){
@@ -60,7 +71,7 @@ static int mdOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur){
 
 static int mdClose(sqlite3_vtab_cursor *cur){
   MdCursor *c = (MdCursor*)cur;
-  ps_vt_release(c->pEntry);
+  ps_set_clear(&c->set);
   sqlite3_free(c);
   return SQLITE_OK;
 }
@@ -84,24 +95,45 @@ static int mdFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   int k = 0;
   sqlite3_value *pSource = (idxNum & 1) ? argv[k++] : 0;
   sqlite3_value *pFormat = (idxNum & 2) ? argv[k++] : 0;
-  int rc = ps_vt_filter(cur->pVtab, "profile_metadata", pSource, pFormat, &c->pEntry);
+  int rc = ps_vt_filter_set(cur->pVtab, "profile_metadata", pSource, pFormat, &c->set);
   if( rc!=SQLITE_OK ) return rc;
-  c->iRow = 0;
+  c->iPart = 0; c->iRow = 0;
+  md_settle(c);
   return SQLITE_OK;
 }
 
-static int mdNext(sqlite3_vtab_cursor *cur){ ((MdCursor*)cur)->iRow++; return SQLITE_OK; }
+static int mdNext(sqlite3_vtab_cursor *cur){
+  MdCursor *c = (MdCursor*)cur;
+  c->iRow++;
+  md_settle(c);
+  return SQLITE_OK;
+}
 
 static int mdEof(sqlite3_vtab_cursor *cur){
   MdCursor *c = (MdCursor*)cur;
-  return c->pEntry==0 || c->iRow >= (int64_t)c->pEntry->cap->nMeta;
+  return c->iPart >= c->set.nPart && c->iRow >= c->set.nSkipped;
 }
 
 static int mdColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
   MdCursor *c = (MdCursor*)cur;
-  const PsCapture *cap = c->pEntry->cap;
+  if( c->iPart >= c->set.nPart ){
+    /* a file of a directory source that is not a capture */
+    const char *zFile = c->set.azSkipped[c->iRow];
+    switch( iCol ){
+      case MD_SCOPE: sqlite3_result_text(ctx, "files", -1, SQLITE_STATIC); break;
+      case MD_KEY: case MD_FILE: sqlite3_result_text(ctx, zFile, -1, SQLITE_TRANSIENT); break;
+      case MD_VALUE: sqlite3_result_text(ctx, "skipped: not a supported capture", -1, SQLITE_STATIC); break;
+      default: sqlite3_result_null(ctx); break;
+    }
+    return SQLITE_OK;
+  }
+  const PsCapture *cap = c->set.ap[c->iPart]->cap;
   const PsMeta *m = &cap->aMeta[c->iRow];
   switch( iCol ){
+    case MD_FILE:
+      if( c->set.azFile[c->iPart] ) sqlite3_result_text(ctx, c->set.azFile[c->iPart], -1, SQLITE_TRANSIENT);
+      else sqlite3_result_null(ctx);
+      break;
     case MD_SCOPE: case MD_KEY: {
       PsStr s = ps_pool_get(&cap->pool, iCol==MD_SCOPE ? m->scope : m->key);
       sqlite3_result_text(ctx, s.z, (int)s.n, SQLITE_STATIC);
@@ -123,7 +155,8 @@ static int mdColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
 }
 
 static int mdRowid(sqlite3_vtab_cursor *cur, sqlite_int64 *pRowid){
-  *pRowid = ((MdCursor*)cur)->iRow;
+  MdCursor *c = (MdCursor*)cur;
+  *pRowid = ((sqlite_int64)c->iPart << 40) | c->iRow;
   return SQLITE_OK;
 }
 

@@ -26,6 +26,8 @@
 **   self_ns           time_ns minus the time_ns of the record's children; NULL without a tree
 **   depth             depth in the record tree (0 = root); NULL for records in a parent cycle
 **   line              1-based line number in the report
+**   file              the report file (a directory or glob source reads several; record ids
+**                     and the lookups are per file); NULL for a BLOB
 ** Errors: as profile_events (vtab/loader.c). SQLITE_VTAB_DIRECTONLY: it reads files.
 */
 #include "profsql.h"
@@ -37,7 +39,7 @@ SQLITE_EXTENSION_INIT3
 #define RC_SCHEMA "CREATE TABLE x(record_id INTEGER, parent_record_id INTEGER, timer_id INTEGER, " \
   "category TEXT, name TEXT, group_name TEXT, plugin TEXT, thread_id INTEGER, time_ns INTEGER, " \
   "count INTEGER, avg, violations INTEGER, ticks INTEGER, peak_ns INTEGER, self_ns INTEGER, " \
-  "depth INTEGER, line INTEGER, source HIDDEN, format HIDDEN)"
+  "depth INTEGER, line INTEGER, file TEXT, source HIDDEN, format HIDDEN)"
 #define RC_RECORD_ID   0
 #define RC_PARENT_ID   1
 #define RC_TIMER_ID    2
@@ -55,28 +57,62 @@ SQLITE_EXTENSION_INIT3
 #define RC_SELF       14
 #define RC_DEPTH      15
 #define RC_LINE       16
-#define RC_SOURCE     17
-#define RC_FORMAT     18
+#define RC_FILE       17
+#define RC_SOURCE     18
+#define RC_FORMAT     19
 
 typedef struct RcCursor {
   sqlite3_vtab_cursor base;
-  PsCacheEntry *pEntry;       /* reference held while open */
+  PsSet set;                  /* the captures (references held while open) */
+  int iPart;                  /* current part (file) */
   int64_t iRow;               /* current row (a full scan), or index into aList */
   const int32_t *aList;       /* rows of a record_id / parent_record_id lookup, or NULL */
   size_t nList;
+  int bKey, bKeyParent;       /* a lookup by record_id (or, bKeyParent, parent_record_id) ... */
+  int64_t iKey; int bKeyValid;/* ... of this value (not an integer: no rows) */
   int bParentFilter;          /* parent_record_id = ? as well as record_id = ? */
   int64_t iParentWant;        /* ... its value (PS_NULL64: matches nothing) */
 } RcCursor;
+
+static const PsCapture *rc_cap(const RcCursor *c){ return c->set.ap[c->iPart]->cap; }
 
 /* In a list scan with both constraints, moves iRow to the next row matching parent_record_id. */
 static void rcSkip(RcCursor *c){
   if( !c->bParentFilter ) return;
   int64_t want = c->iParentWant;
   while( c->iRow < (int64_t)c->nList ){
-    int64_t p = c->pEntry->cap->aRec[c->aList[c->iRow]].parentId;
+    int64_t p = rc_cap(c)->aRec[c->aList[c->iRow]].parentId;
     if( want!=PS_NULL64 && p==want ) return;
     c->iRow++;
   }
+}
+
+static int rc_start_part(RcCursor *c){
+  static const int32_t aNone[1] = {0};
+  c->iRow = 0; c->aList = 0; c->nList = 0;
+  if( c->bKey ){
+    c->aList = aNone;
+    if( c->bKeyValid ){
+      c->aList = ps_capture_records_eq(c->set.ap[c->iPart]->cap, c->bKeyParent, c->iKey, &c->nList);
+      if( c->aList==0 ) return SQLITE_NOMEM;
+    }
+    rcSkip(c);
+  }
+  return SQLITE_OK;
+}
+
+static int rc_part_done(const RcCursor *c){
+  if( c->aList ) return c->iRow >= (int64_t)c->nList;
+  return c->iRow >= (int64_t)rc_cap(c)->nRec;
+}
+
+static int rc_settle(RcCursor *c){
+  while( rc_part_done(c) && c->iPart+1 < c->set.nPart ){
+    c->iPart++;
+    int rc = rc_start_part(c);
+    if( rc ) return rc;
+  }
+  return SQLITE_OK;
 }
 
 static int rcConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
@@ -96,7 +132,7 @@ static int rcOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur){
 
 static int rcClose(sqlite3_vtab_cursor *cur){
   RcCursor *c = (RcCursor*)cur;
-  ps_vt_release(c->pEntry);
+  ps_set_clear(&c->set);
   sqlite3_free(c);
   return SQLITE_OK;
 }
@@ -125,38 +161,32 @@ static int rcFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   sqlite3_value *pFormat = (idxNum & 2) ? argv[k++] : 0;
   sqlite3_value *pId = (idxNum & 4) ? argv[k++] : 0;
   sqlite3_value *pParent = (idxNum & 8) ? argv[k++] : 0;
-  int rc = ps_vt_filter(cur->pVtab, "profile_records", pSource, pFormat, &c->pEntry);
+  int rc = ps_vt_filter_set(cur->pVtab, "profile_records", pSource, pFormat, &c->set);
   if( rc!=SQLITE_OK ) return rc;
-  c->iRow = 0; c->aList = 0; c->nList = 0;
   sqlite3_value *pKey = pId ? pId : pParent;
-  if( pKey ){
-    /* with both, look up by record_id and check parent_record_id row by row in rcNext */
-    static const int32_t aNone[1] = {0};
-    c->aList = aNone;
-    if( sqlite3_value_numeric_type(pKey)==SQLITE_INTEGER ){
-      c->aList = ps_capture_records_eq(c->pEntry->cap, pId==0, sqlite3_value_int64(pKey), &c->nList);
-      if( c->aList==0 ) return SQLITE_NOMEM;
-    }
-    c->bParentFilter = pId && pParent;
-    c->iParentWant = (pParent && sqlite3_value_numeric_type(pParent)==SQLITE_INTEGER)
-                   ? sqlite3_value_int64(pParent) : PS_NULL64;
-    rcSkip(c);
-  }
-  return SQLITE_OK;
+  c->bKey = pKey!=0; c->bKeyParent = pId==0;
+  c->bKeyValid = pKey && sqlite3_value_numeric_type(pKey)==SQLITE_INTEGER;
+  c->iKey = c->bKeyValid ? sqlite3_value_int64(pKey) : 0;
+  c->bParentFilter = pId && pParent;
+  c->iParentWant = (pParent && sqlite3_value_numeric_type(pParent)==SQLITE_INTEGER)
+                 ? sqlite3_value_int64(pParent) : PS_NULL64;
+  c->iPart = 0;
+  rc = rc_start_part(c);
+  if( rc==SQLITE_OK ) rc = rc_settle(c);
+  return rc;
 }
 
 static int rcNext(sqlite3_vtab_cursor *cur){
   RcCursor *c = (RcCursor*)cur;
   c->iRow++;
   if( c->aList ) rcSkip(c);
-  return SQLITE_OK;
+  return rc_settle(c);
 }
 
 static int rcEof(sqlite3_vtab_cursor *cur){
   RcCursor *c = (RcCursor*)cur;
-  if( c->pEntry==0 ) return 1;
-  if( c->aList ) return c->iRow >= (int64_t)c->nList;
-  return c->iRow >= (int64_t)c->pEntry->cap->nRec;
+  if( c->set.nPart==0 ) return 1;
+  return rc_part_done(c);
 }
 
 static void result_i64(sqlite3_context *ctx, int64_t v){
@@ -171,7 +201,7 @@ static void result_pool(sqlite3_context *ctx, const PsCapture *cap, uint32_t id)
 
 static int rcColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
   RcCursor *c = (RcCursor*)cur;
-  const PsCapture *cap = c->pEntry->cap;
+  const PsCapture *cap = rc_cap(c);
   const PsRecord *r = &cap->aRec[c->aList ? c->aList[c->iRow] : c->iRow];
   switch( iCol ){
     case RC_RECORD_ID:  result_i64(ctx, r->recordId); break;
@@ -206,6 +236,10 @@ static int rcColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
       if( r->depth<0 ) sqlite3_result_null(ctx); else sqlite3_result_int(ctx, r->depth);
       break;
     case RC_LINE:       sqlite3_result_int64(ctx, r->line); break;
+    case RC_FILE:
+      if( c->set.azFile[c->iPart] ) sqlite3_result_text(ctx, c->set.azFile[c->iPart], -1, SQLITE_TRANSIENT);
+      else sqlite3_result_null(ctx);
+      break;
     default:            sqlite3_result_null(ctx); break;
   }
   return SQLITE_OK;
@@ -213,7 +247,7 @@ static int rcColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
 
 static int rcRowid(sqlite3_vtab_cursor *cur, sqlite_int64 *pRowid){
   RcCursor *c = (RcCursor*)cur;
-  *pRowid = c->aList ? c->aList[c->iRow] : c->iRow;
+  *pRowid = ((sqlite_int64)c->iPart << 40) | (c->aList ? c->aList[c->iRow] : c->iRow);
   return SQLITE_OK;
 }
 

@@ -14,7 +14,9 @@
 **   timestamp_ns       XLine.timestamp_ns (epoch ns)
 **   duration_ps        XLine.duration_ps (ps)
 **   event_count        XEvents on the line
-**   host               XSpace.hostnames[0] (NULL when the file has none)
+**   host               the file name without ".xplane.pb" (as TensorBoard names hosts); for a
+**                      BLOB, XSpace.hostnames[0]
+**   file               the capture file (a directory or glob source reads several)
 ** Events are in profile_events (pid = plane_index, tid = line_id); plane stats, hostnames,
 ** errors and warnings in profile_metadata. Errors: as profile_events. SQLITE_VTAB_DIRECTONLY.
 */
@@ -25,7 +27,7 @@ SQLITE_EXTENSION_INIT3
 
 #define XP_SCHEMA "CREATE TABLE x(plane_index INTEGER, plane_id INTEGER, plane_name TEXT, " \
   "line_id INTEGER, line_display_id INTEGER, line_name TEXT, line_display_name TEXT, " \
-  "timestamp_ns INTEGER, duration_ps INTEGER, event_count INTEGER, host TEXT, " \
+  "timestamp_ns INTEGER, duration_ps INTEGER, event_count INTEGER, host TEXT, file TEXT, " \
   "source HIDDEN, format HIDDEN)"
 #define XP_PLANE_INDEX   0
 #define XP_PLANE_ID      1
@@ -38,13 +40,15 @@ SQLITE_EXTENSION_INIT3
 #define XP_DURATION      8
 #define XP_EVENT_COUNT   9
 #define XP_HOST         10
-#define XP_SOURCE       11
-#define XP_FORMAT       12
+#define XP_FILE         11
+#define XP_SOURCE       12
+#define XP_FORMAT       13
 
 typedef struct XpCursor {
   sqlite3_vtab_cursor base;
-  PsCacheEntry *pEntry;       /* reference held while open */
+  PsSet set;                  /* the captures (references held while open) */
   int64_t *aRow;              /* per row: line index, or -(plane index + 1) for a plane without lines */
+  int *aPart;                 /* per row: the part (file) */
   size_t nRow, iRow;
 } XpCursor;
 
@@ -65,8 +69,8 @@ static int xpOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur){
 
 static int xpClose(sqlite3_vtab_cursor *cur){
   XpCursor *c = (XpCursor*)cur;
-  ps_vt_release(c->pEntry);
-  sqlite3_free(c->aRow);
+  ps_set_clear(&c->set);
+  sqlite3_free(c->aRow); sqlite3_free(c->aPart);
   sqlite3_free(c);
   return SQLITE_OK;
 }
@@ -90,18 +94,23 @@ static int xpFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   int k = 0;
   sqlite3_value *pSource = (idxNum & 1) ? argv[k++] : 0;
   sqlite3_value *pFormat = (idxNum & 2) ? argv[k++] : 0;
-  int rc = ps_vt_filter(cur->pVtab, "profile_xplanes", pSource, pFormat, &c->pEntry);
+  int rc = ps_vt_filter_set(cur->pVtab, "profile_xplanes", pSource, pFormat, &c->set);
   if( rc!=SQLITE_OK ) return rc;
-  const PsCapture *cap = c->pEntry->cap;
-  sqlite3_free(c->aRow);
-  c->aRow = sqlite3_malloc64((cap->nLine + cap->nPlane + 1)*sizeof(int64_t));
-  if( c->aRow==0 ) return SQLITE_NOMEM;
+  size_t nMax = 1;
+  for(int k=0; k<c->set.nPart; k++) nMax += c->set.ap[k]->cap->nLine + c->set.ap[k]->cap->nPlane;
+  sqlite3_free(c->aRow); sqlite3_free(c->aPart);
+  c->aRow = sqlite3_malloc64(nMax*sizeof(int64_t));
+  c->aPart = sqlite3_malloc64(nMax*sizeof(int));
+  if( c->aRow==0 || c->aPart==0 ) return SQLITE_NOMEM;
   c->nRow = 0; c->iRow = 0;
-  size_t l = 0;
-  for(size_t p=0; p<cap->nPlane; p++){
-    size_t n0 = c->nRow;
-    while( l<cap->nLine && cap->aLine[l].plane==p ) c->aRow[c->nRow++] = (int64_t)l++;
-    if( c->nRow==n0 ) c->aRow[c->nRow++] = -(int64_t)p - 1;
+  for(int k=0; k<c->set.nPart; k++){
+    const PsCapture *cap = c->set.ap[k]->cap;
+    size_t l = 0;
+    for(size_t p=0; p<cap->nPlane; p++){
+      size_t n0 = c->nRow;
+      while( l<cap->nLine && cap->aLine[l].plane==p ){ c->aPart[c->nRow] = k; c->aRow[c->nRow++] = (int64_t)l++; }
+      if( c->nRow==n0 ){ c->aPart[c->nRow] = k; c->aRow[c->nRow++] = -(int64_t)p - 1; }
+    }
   }
   return SQLITE_OK;
 }
@@ -117,7 +126,8 @@ static void xp_str(sqlite3_context *ctx, const PsCapture *cap, uint32_t id){
 
 static int xpColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
   XpCursor *c = (XpCursor*)cur;
-  const PsCapture *cap = c->pEntry->cap;
+  int k = c->aPart[c->iRow];
+  const PsCapture *cap = c->set.ap[k]->cap;
   int64_t v = c->aRow[c->iRow];
   const PsLine *ln = v>=0 ? &cap->aLine[v] : 0;
   const PsPlane *pl = &cap->aPlane[ln ? ln->plane : (size_t)(-v-1)];
@@ -125,8 +135,15 @@ static int xpColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
     case XP_PLANE_INDEX: sqlite3_result_int64(ctx, pl->index); break;
     case XP_PLANE_ID:    sqlite3_result_int64(ctx, pl->id); break;
     case XP_PLANE_NAME:  xp_str(ctx, cap, pl->name); break;
-    case XP_HOST:
-      if( cap->zHost ) sqlite3_result_text(ctx, cap->zHost, -1, SQLITE_STATIC); else sqlite3_result_null(ctx);
+    case XP_HOST: {
+      char buf[512];
+      const char *z = ps_set_host(&c->set, k, buf, sizeof(buf));
+      if( z ) sqlite3_result_text(ctx, z, -1, SQLITE_TRANSIENT); else sqlite3_result_null(ctx);
+      break;
+    }
+    case XP_FILE:
+      if( c->set.azFile[k] ) sqlite3_result_text(ctx, c->set.azFile[k], -1, SQLITE_TRANSIENT);
+      else sqlite3_result_null(ctx);
       break;
     default:
       if( ln==0 ){ sqlite3_result_null(ctx); break; }

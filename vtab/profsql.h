@@ -72,10 +72,31 @@ int ps_vt_disconnect(sqlite3_vtab *pVtab);
 ** SQLITE_CONSTRAINT). */
 int ps_vt_eq_constraints(sqlite3_index_info *pInfo, const int *aCol, int nCol);
 
-/* xFilter: loads the capture for (pSource, pFormat), replacing *ppEntry; on failure sets the
-** table's error message and returns SQLITE_ERROR (or SQLITE_NOMEM). */
-int ps_vt_filter(sqlite3_vtab *pVtab, const char *zTable, sqlite3_value *pSource,
-                 sqlite3_value *pFormat, PsCacheEntry **ppEntry);
+/* The captures a source names: one file or BLOB, or every capture of a directory or glob
+** pattern (run/<glob>.xplane.pb, a TensorBoard run directory, a folder of timings reports). Every
+** table reads the parts in order and tells them apart by its `file` column. */
+typedef struct PsSet {
+  int nPart;
+  PsCacheEntry **ap;          /* one capture per file (references held) */
+  char **azFile;              /* each part's path; NULL for a BLOB source */
+  char *zKey;                 /* the source path it was made from (reused within a statement) */
+  int nSkipped;               /* files of a directory that are not captures ... */
+  char **azSkipped;           /* ... and their paths (shown by profile_metadata) */
+} PsSet;
+
+/* xFilter: loads the captures for (pSource, pFormat) into *pSet (replacing what it held);
+** on failure sets the table's error message and returns SQLITE_ERROR (or SQLITE_NOMEM).
+**   a directory:  every regular, non-hidden file in it, in name order; files that are not
+**                 supported captures are skipped (listed in profile_metadata, scope 'files')
+**   a pattern with * ? [ (glob(3)) that is not itself a file: every match, in name order;
+**                 a match that does not load is an error
+** Errors: "no file matches 'x'", "'dir' holds no supported capture", and those of one file. */
+int ps_vt_filter_set(sqlite3_vtab *pVtab, const char *zTable, sqlite3_value *pSource,
+                     sqlite3_value *pFormat, PsSet *pSet);
+void ps_set_clear(PsSet *pSet);
+/* The host of an XSpace part: its file name without ".xplane.pb" / ".xspace.pb" (or the
+** capture's hostnames[0] for a BLOB). Written into buf; returns it, or NULL when unknown. */
+const char *ps_set_host(const PsSet *pSet, int iPart, char *buf, size_t nBuf);
 
 /* Sets an SQL result from a PsOut (frees pOut->zFree). */
 void ps_vt_result(sqlite3_context *ctx, PsOut *pOut);

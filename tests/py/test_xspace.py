@@ -99,4 +99,12 @@ for name in sorted(os.listdir(CORPUS)):
     check(ours_stats == stats, f"{name}: {ours_stats} stats, protoc {stats}")
     n_events = db.execute("SELECT count(*) FROM profile_events(?)", (path,)).fetchone()[0]
     check(n_events == sum(len(kids(ln, 4)) for _, p in planes for _, ln in kids(p, 3)), f"{name}: events {n_events}")
+# many files at once: a glob over the run's hosts; host comes from the file name
+pattern = os.path.join(CORPUS, "tracelens-*.xplane.pb")
+hosts = db.execute("SELECT DISTINCT host, file FROM profile_xplanes(?) ORDER BY file", (pattern,)).fetchall()
+expect = [(f[:-len(".xplane.pb")], os.path.join(CORPUS, f)) for f in sorted(os.listdir(CORPUS)) if f.startswith("tracelens-")]
+check(hosts == expect, f"hosts of the glob {hosts} != {expect}")
+per_file = dict(db.execute("SELECT file, count(*) FROM profile_events(?) GROUP BY file", (pattern,)))
+single = {f: db.execute("SELECT count(*) FROM profile_events(?)", (f,)).fetchone()[0] for _, f in expect}
+check(per_file == single, f"events per file of the glob {per_file} != {single}")
 done()
