@@ -16,6 +16,7 @@
 ** (a profile_jobs view will join these when that table exists.)
 ** Returns a JSON array of the view names created.
 **
+** A directory or glob source (several files) gets every view; the tree views keep files apart.
 ** Arguments: source as for the tables (a path, or a BLOB, which is kept in
 ** temp.profsql_sources so that the views can refer to it); prefix, optional, letters, digits
 ** and '_' only. Errors: those of loading the capture ("profile_open: cannot open ..."), a bad
@@ -25,6 +26,7 @@
 SQLITE_EXTENSION_INIT3
 
 #include <string.h>
+#include <sys/stat.h>
 #include "sql_text.h"
 
 /* The view names of the embedded SQL: each whole identifier gets the prefix. */
@@ -88,14 +90,21 @@ static void openFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     }
   }
   char *zErr = 0;
-  PsCacheEntry *e = ps_vt_acquire(pConn, "profile_open", argv[0], 0, &zErr);
-  if( e==0 ){
-    if( zErr ){ sqlite3_result_error(ctx, zErr, -1); sqlite3_free(zErr); }
-    else sqlite3_result_error_nomem(ctx);
-    return;
+  int bEvents = 1, bRecords = 1;
+  struct stat st;
+  const char *zPath = sqlite3_value_type(argv[0])==SQLITE_TEXT ? (const char*)sqlite3_value_text(argv[0]) : 0;
+  int bMulti = zPath && (stat(zPath, &st)==0 ? S_ISDIR(st.st_mode) : strpbrk(zPath, "*?[")!=0);
+  if( !bMulti ){
+    /* one capture: load it now (errors surface here) and create the trees it has */
+    PsCacheEntry *e = ps_vt_acquire(pConn, "profile_open", argv[0], 0, &zErr);
+    if( e==0 ){
+      if( zErr ){ sqlite3_result_error(ctx, zErr, -1); sqlite3_free(zErr); }
+      else sqlite3_result_error_nomem(ctx);
+      return;
+    }
+    bEvents = e->cap->ev.n>0; bRecords = e->cap->nRec>0;
+    ps_vt_release(e);
   }
-  int bEvents = e->cap->ev.n>0, bRecords = e->cap->nRec>0;
-  ps_vt_release(e);
 
   char *zSrc = 0;
   int rc = SQLITE_OK;

@@ -10,3 +10,6 @@ SELECT file, id, name FROM profile_events('tests/data/multi') WHERE id = 1 ORDER
 SELECT file, id, name FROM profile_events('tests/data/multi') WHERE parent_id = 2 ORDER BY file, id;
 -- a directory of timings reports and the tree views (joins on file are the user's to write)
 SELECT file, count(*) FROM profile_records('tests/data/timings_edge*.txt') GROUP BY file;
+-- profile_open on a directory: the tree views keep the files apart
+SELECT profile_open('tests/data/multi');
+SELECT file, count(*), sum(self_ns), max(depth) FROM event_tree GROUP BY file;
