@@ -66,6 +66,10 @@ $(BUILD)/gen_text: tests/bench/gen_text.c
 	@mkdir -p $(BUILD)
 	$(CC) -O2 $(WARN) -o $@ $<
 
+$(BUILD)/gen_xspace: tests/bench/gen_xspace.c
+	@mkdir -p $(BUILD)
+	$(CC) -O2 $(WARN) -o $@ $<
+
 # ---- libFuzzer targets (tests/fuzz/): one per parser and input path, and one through SQL
 FUZZ      := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_TIME ?= 60
@@ -92,7 +96,7 @@ test: libprofsql.so $(FUZZERS) $(BUILD)/test_parser $(BUILD)/test_sql $(BUILD)/t
 demo: libprofsql.so
 	@sh examples/demo.sh
 
-bench: libprofsql.so $(BUILD)/gen_trace $(BUILD)/gen_text
+bench: libprofsql.so $(BUILD)/gen_trace $(BUILD)/gen_text $(BUILD)/gen_xspace
 	@SQLITE3=$(SQLITE3) PYTHON=$(PYTHON) sh tests/bench/bench.sh
 
 clean:

@@ -54,7 +54,7 @@ typedef struct PbField {
   size_t at;                  /* offset of the tag */
 } PbField;
 
-static int pb_varint(const uint8_t *z, size_t end, size_t *pi, uint64_t *pv, const char *zMsg, PsErr *err){
+static int pb_varint_slow(const uint8_t *z, size_t end, size_t *pi, uint64_t *pv, const char *zMsg, PsErr *err){
   size_t i = *pi;
   uint64_t v = 0;
   for(int k=0; k<10; k++){
@@ -66,11 +66,21 @@ static int pb_varint(const uint8_t *z, size_t end, size_t *pi, uint64_t *pv, con
   return ps_err_at(err, (int64_t)*pi, "varint longer than 10 bytes in %s", zMsg);
 }
 
+/* Varints of one or two bytes (tags, ids, small values) are the common case. */
+static inline int pb_varint(const uint8_t *z, size_t end, size_t *pi, uint64_t *pv, const char *zMsg, PsErr *err){
+  size_t i = *pi;
+  if( i+1<end ){
+    if( z[i]<0x80 ){ *pv = z[i]; *pi = i+1; return PS_OK; }
+    if( z[i+1]<0x80 ){ *pv = (uint64_t)(z[i]&0x7F) | (uint64_t)z[i+1]<<7; *pi = i+2; return PS_OK; }
+  }
+  return pb_varint_slow(z, end, pi, pv, zMsg, err);
+}
+
 /* Reads the next field of m. Returns PS_OK with f filled, PS_ERROR, or 3 at the end. */
-static int pb_next(PbMsg *m, PbField *f, PsErr *err){
+static inline int pb_next(PbMsg *m, PbField *f, PsErr *err){
   if( m->i >= m->end ) return 3;
   f->at = m->i;
-  uint64_t tag;
+  uint64_t tag = 0;
   if( pb_varint(m->z, m->end, &m->i, &tag, m->zMsg, err) ) return PS_ERROR;
   f->num = (uint32_t)(tag >> 3);
   f->wt = (int)(tag & 7);
@@ -87,7 +97,7 @@ static int pb_next(PbMsg *m, PbField *f, PsErr *err){
       return PS_OK;
     }
     case WT_LEN: {
-      uint64_t len; size_t at = m->i;
+      uint64_t len = 0; size_t at = m->i;
       if( pb_varint(m->z, m->end, &m->i, &len, m->zMsg, err) ) return PS_ERROR;
       if( len > m->end - m->i ){
         return ps_err_at(err, (int64_t)at, "length %llu runs past the end of %s (%llu bytes left)",
@@ -449,7 +459,7 @@ static int xs_parse(PsCapture *cap, PsErr *err){
 static int xs_probe(const char *zc, size_t n){
   const uint8_t *z = (const uint8_t*)zc;
   if( n<4 || z[0]!=0x0a ) return 0;
-  size_t i = 1; uint64_t len;
+  size_t i = 1; uint64_t len = 0;
   if( pb_varint(z, n, &i, &len, "XSpace", 0) || len==0 ) return 0;
   if( len > n - i ){
     size_t lim = n < 256 ? n : 256;

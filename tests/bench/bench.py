@@ -20,6 +20,7 @@ BENCH_TIMEOUT (seconds per baseline run, default 300), BENCH_REPEAT (runs per me
 default 3: the best is shown, since this machine's noise only ever adds time)."""
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -171,6 +172,24 @@ def bench_text():
             print("%-40s failed: %s" % (label, out.strip()[-80:]))
             continue
         print("%-40s %9.3f %9.0f %10s %9.2f" % (label, dt, size / 1e6 / dt, "%.0f MB" % (rss / 1e6), rss / size))
+    # XSpace: a generated capture of ~6M events against protoc --decode_raw
+    path = os.path.join(DATA, "bench_6m.xplane.pb")
+    if not os.path.exists(path):
+        with open(path + ".tmp", "wb") as f:
+            subprocess.check_call([os.path.join(ROOT, "build", "gen_xspace"), "6000000"], stdout=f)
+        os.rename(path + ".tmp", path)
+    size = os.path.getsize(path)
+    subprocess.run(["cat", path], stdout=subprocess.DEVNULL)
+    q = "SELECT count(*), sum(dur) FROM profile_events('%s');\n" % path
+    dt, rss, out, rc = best([SQLITE3, "-batch", "-init", "/dev/null"] + load + [":memory:"], q)
+    label = "xspace 6M events (%.0f MB)" % (size / 1e6)
+    if dt and rc == 0:
+        print("%-40s %9.3f %9.0f %10s %9.2f" % (label, dt, size / 1e6 / dt, "%.0f MB" % (rss / 1e6), rss / size))
+    if shutil.which("protoc"):
+        dt2, rss2, out2, rc2 = best(["sh", "-c", "protoc --decode_raw < '%s' > /dev/null" % path])
+        if dt2 and rc2 == 0:
+            print("%-40s %9.3f %9.0f %10s %9.2f   (x libprofsql %.1f)" % ("  protoc --decode_raw, same file", dt2, size / 1e6 / dt2,
+                  "%.0f MB" % (rss2 / 1e6), rss2 / size, dt2 / dt if dt else 0))
     path = ensure_text("timings", 1000000)
     q = (".timer on\nSELECT profile_open('%s');\n"
          "SELECT count(*), max(depth), sum(self_ns) FROM record_tree;\n") % path
