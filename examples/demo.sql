@@ -33,3 +33,17 @@ SELECT process_name, max(json_extract(args, '$.heap_kb')) AS heap_kb, max(json_e
 SELECT 'What the importer noticed' AS question;
 SELECT scope, key, value FROM profile_metadata('examples/browser_trace.json')
  WHERE scope IN ('capture', 'diagnostic') OR (scope = 'trace' AND key = 'displayTimeUnit');
+
+SELECT 'Other formats, same SQL: a PocketMine-MP timings report ...' AS question;
+SELECT group_name, count(*) AS timers, round(sum(self_ns) / 1e6, 1) AS self_ms
+  FROM profile_records('examples/server_timings.txt') GROUP BY group_name ORDER BY self_ms DESC LIMIT 3;
+SELECT key, round(value, 2) AS value FROM profile_metadata('examples/server_timings.txt') WHERE scope = 'derived';
+
+SELECT '... a JAX/TensorFlow XSpace: which XLA ops dominate GPU time?' AS question;
+SELECT name, count(*) AS n, round(sum(dur) / 1e6, 3) AS ms, max(json_extract(args, '$.tf_op')) AS tf_op
+  FROM profile_events('examples/gpu_host.xplane.pb') WHERE process_name LIKE '/device:GPU:%'
+ GROUP BY name ORDER BY ms DESC LIMIT 3;
+
+SELECT '... and an lms profiler CSV' AS question;
+SELECT name, count(*) AS n, round(sum(dur) / 1e3) AS total_us FROM profile_events('examples/lms_markers.csv')
+ GROUP BY name ORDER BY total_us DESC LIMIT 3;
