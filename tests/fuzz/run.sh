@@ -10,7 +10,7 @@ status=0
 for t in chrome timings lms xspace gzip sql; do
   seeds=build/fuzz/seeds_$t
   rm -rf "$seeds"; mkdir -p "$seeds"
-  cp tests/data/*.json tests/data/*.gz tests/data/*.txt tests/data/*.csv examples/*.json "$seeds"/ 2>/dev/null
+  cp tests/data/*.json tests/data/*.gz tests/data/*.txt tests/data/*.csv examples/*.json examples/*.txt examples/*.csv examples/*.pb "$seeds"/ 2>/dev/null
   [ -d tests/fuzz/regressions ] && cp tests/fuzz/regressions/* "$seeds"/ 2>/dev/null
   if [ -d ../shared/corpus ]; then
     for f in ../shared/corpus/chrome/* ../shared/corpus/pmmp/* ../shared/corpus/aikar/* ../shared/corpus/xplane/*; do
