@@ -162,6 +162,13 @@ static PsCacheEntry *acquire(PsConn *c, const char *zTable, const char *zPath, c
            : load_error(zTable, zName, 0, &err);
     return 0;
   }
+  if( src.n==0 ){
+    ps_source_close(&src);
+    *pbUnsupported = 1;        /* a directory scan skips it like any other non-capture */
+    *pzErr = zPath ? sqlite3_mprintf("%s: '%s' is empty (0 bytes)", zTable, zPath)
+                   : sqlite3_mprintf("%s: the BLOB is empty (0 bytes)", zTable);
+    return 0;
+  }
   int bGzip = src.bGzip, bUnsupported = 0;
   PsCapture *cap = ps_capture_load(&src, pFmt, &err, &bUnsupported);
   if( cap==0 ){

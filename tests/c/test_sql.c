@@ -90,8 +90,9 @@ static void test_blob(void){
   CHECK_INT(sqlite3_step(st), SQLITE_ROW);
   sqlite3_finalize(st);
   CHECK_INT(atoi(q1("SELECT profsql_debug()->>'loads'")), loads);
-  /* an empty BLOB */
-  CHECK_STR(q1("SELECT count(*) FROM profile_events(x'')"),
+  /* an empty BLOB, and bytes that are no capture */
+  CHECK_STR(q1("SELECT count(*) FROM profile_events(x'')"), "ERROR: profile_events: the BLOB is empty (0 bytes)");
+  CHECK_STR(q1("SELECT count(*) FROM profile_events(x'00010203')"),
             "ERROR: profile_events: the BLOB is not a supported capture (supported: chrome, timings, lms, xspace)");
 }
 
