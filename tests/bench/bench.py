@@ -172,17 +172,17 @@ def bench_text():
             print("%-40s failed: %s" % (label, out.strip()[-80:]))
             continue
         print("%-40s %9.3f %9.0f %10s %9.2f" % (label, dt, size / 1e6 / dt, "%.0f MB" % (rss / 1e6), rss / size))
-    # XSpace: a generated capture of ~6M events against protoc --decode_raw
-    path = os.path.join(DATA, "bench_6m.xplane.pb")
+    # XSpace: a generated capture of ~3M events (~200 MB) against protoc --decode_raw
+    path = os.path.join(DATA, "bench_3m.xplane.pb")
     if not os.path.exists(path):
         with open(path + ".tmp", "wb") as f:
-            subprocess.check_call([os.path.join(ROOT, "build", "gen_xspace"), "6000000"], stdout=f)
+            subprocess.check_call([os.path.join(ROOT, "build", "gen_xspace"), "3000000"], stdout=f)
         os.rename(path + ".tmp", path)
     size = os.path.getsize(path)
     subprocess.run(["cat", path], stdout=subprocess.DEVNULL)
     q = "SELECT count(*), sum(dur) FROM profile_events('%s');\n" % path
     dt, rss, out, rc = best([SQLITE3, "-batch", "-init", "/dev/null"] + load + [":memory:"], q)
-    label = "xspace 6M events (%.0f MB)" % (size / 1e6)
+    label = "xspace 3M events (%.0f MB)" % (size / 1e6)
     if dt and rc == 0:
         print("%-40s %9.3f %9.0f %10s %9.2f" % (label, dt, size / 1e6 / dt, "%.0f MB" % (rss / 1e6), rss / size))
     if shutil.which("protoc"):

@@ -2,8 +2,10 @@
 ** gen_xspace.c — writes a deterministic XSpace protobuf (.xplane.pb) for the benchmarks.
 **
 **   gen_xspace N > host.xplane.pb     about N events: 4 device planes x 8 lines, nested events
-**                                     (a kernel and two children), stats of every type on events
-**                                     and event metadata, a /host:metadata plane with plane stats
+**                                     (a kernel with 4 stats incl. a kernel_details string, as
+**                                     GPU kernels carry, and two children with one stat each),
+**                                     stats of every type on events and event metadata, a
+**                                     /host:metadata plane with plane stats
 ** Same N, same bytes (a fixed LCG).
 */
 #include <stdint.h>
@@ -48,6 +50,11 @@ int main(int argc, char **argv){
         fv(&ev, 1, 1 + rnd()%8); fv(&ev, 2, t); fv(&ev, 3, dur);
         fv(&st, 1, 1); fv(&st, 3, rnd()); fm(&ev, 4, &st);                 /* uint64 correlation_id */
         fv(&st, 1, 2); fv(&st, 7, 10 + rnd()%8); fm(&ev, 4, &st);          /* ref hlo_op */
+        char kd[96];
+        snprintf(kd, sizeof(kd), " grid:%u,1,1 block:256,1,1 private_mem:0 group_mem:%u occ_pct:%u",
+                 1 + rnd()%4096, rnd()%65536, rnd()%100);
+        fv(&st, 1, 7); fs(&st, 5, kd); fm(&ev, 4, &st);                    /* str kernel_details */
+        fv(&st, 1, 4); fd(&st, 2, (double)(rnd()%10000)/100.0); fm(&ev, 4, &st);       /* double */
         fm(&line, 4, &ev);
         fv(&ev, 1, 1 + rnd()%8); fv(&ev, 2, t + 1000); fv(&ev, 3, dur/3);
         fv(&st, 1, 3); fv(&st, 4, (uint64_t)-(int64_t)(rnd()%100)); fm(&ev, 4, &st);   /* int64 */
@@ -68,8 +75,8 @@ int main(int argc, char **argv){
       fv(&ent, 1, (uint64_t)m); fm(&ent, 2, &meta); fm(&plane, 4, &ent);
     }
     static const char *const azStat[] = { "", "correlation_id", "hlo_op", "stream_delta", "occupancy",
-      "tf_op", "hlo_proto" };
-    for(int s=1; s<=6; s++){
+      "tf_op", "hlo_proto", "kernel_details" };
+    for(int s=1; s<=7; s++){
       fv(&meta, 1, (uint64_t)s); fs(&meta, 2, azStat[s]); fv(&ent, 1, (uint64_t)s); fm(&ent, 2, &meta); fm(&plane, 5, &ent);
     }
     for(int s=10; s<18; s++){
