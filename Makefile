@@ -70,6 +70,10 @@ $(BUILD)/gen_xspace: tests/bench/gen_xspace.c
 	@mkdir -p $(BUILD)
 	$(CC) -O2 $(WARN) -o $@ $<
 
+$(BUILD)/load_time: tests/bench/load_time.c $(EXT_SRC) $(EXT_HDR)
+	@mkdir -p $(BUILD)
+	$(CC) -O2 $(WARN) $(DEFS) -Iext -o $@ tests/bench/load_time.c $(EXT_SRC) $(LDLIBS)
+
 # ---- libFuzzer targets (tests/fuzz/): one per parser and input path, and one through SQL
 FUZZ      := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_TIME ?= 60
@@ -96,7 +100,7 @@ test: libprofsql.so $(FUZZERS) $(BUILD)/test_parser $(BUILD)/test_sql $(BUILD)/t
 demo: libprofsql.so
 	@sh examples/demo.sh
 
-bench: libprofsql.so $(BUILD)/gen_trace $(BUILD)/gen_text $(BUILD)/gen_xspace
+bench: libprofsql.so $(BUILD)/gen_trace $(BUILD)/gen_text $(BUILD)/gen_xspace $(BUILD)/load_time
 	@SQLITE3=$(SQLITE3) PYTHON=$(PYTHON) sh tests/bench/bench.sh
 
 clean:

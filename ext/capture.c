@@ -80,7 +80,7 @@ PsCapture *ps_capture_new(void){
 void ps_capture_free(PsCapture *cap){
   if( cap==0 ) return;
   PsEvents *e = &cap->ev;
-  free(e->aTs); free(e->aDur); free(e->aOff); free(e->aEndOff); free(e->aName); free(e->aCat);
+  free(e->aTs); free(e->aDur); free(e->aOff); free(e->aEndOff); free(e->aLen); free(e->aName); free(e->aCat);
   free(e->aThread); free(e->aTrack); free(e->aParent); free(e->aDepth); free(e->aPh);
   free(e->aFlags);
   free(cap->aThread); free(cap->aTrack); free(cap->aMeta); free(cap->aLink); free(cap->aRec);
@@ -96,7 +96,7 @@ void ps_capture_free(PsCapture *cap){
 
 size_t ps_capture_memory(const PsCapture *cap){
   const PsEvents *e = &cap->ev;
-  size_t perRow = 3*8 + 6*4 + 2 + (e->aEndOff ? 8 : 0);
+  size_t perRow = 3*8 + 6*4 + 2 + (e->aEndOff ? 8 : 0) + (e->aLen ? 4 : 0);
   return e->nAlloc*perRow + cap->pool.arena.nTotal + cap->arena.nTotal
        + cap->pool.nAlloc*sizeof(PsStr) + cap->pool.nHash*4
        + cap->nThreadAlloc*sizeof(PsThread) + cap->nTrackAlloc*sizeof(PsTrack)
@@ -119,6 +119,10 @@ int ps_events_reserve(PsCapture *cap, size_t need){
     GROW(aEndOff);
     memset(e->aEndOff + e->nAlloc, 0, (n - e->nAlloc)*sizeof(uint64_t));
   }
+  if( e->aLen ){
+    GROW(aLen);
+    memset(e->aLen + e->nAlloc, 0, (n - e->nAlloc)*sizeof(uint32_t));
+  }
 #undef GROW
   e->nAlloc = n;
   return PS_OK;
@@ -132,6 +136,13 @@ int64_t ps_events_add(PsCapture *cap){
   e->aName[i] = 0; e->aCat[i] = 0; e->aThread[i] = 0; e->aTrack[i] = 0;
   e->aParent[i] = -1; e->aDepth[i] = -1; e->aPh[i] = 0; e->aFlags[i] = 0;
   return (int64_t)i;
+}
+
+int ps_events_want_len(PsCapture *cap){
+  PsEvents *e = &cap->ev;
+  if( e->aLen ) return PS_OK;
+  e->aLen = calloc(e->nAlloc ? e->nAlloc : 1, sizeof(uint32_t));
+  return e->aLen ? PS_OK : PS_NOMEM;
 }
 
 int ps_events_want_endoff(PsCapture *cap){
@@ -297,6 +308,7 @@ int ps_capture_compact(PsCapture *cap){
     if( j!=i ){
       e->aTs[j] = e->aTs[i]; e->aDur[j] = e->aDur[i]; e->aOff[j] = e->aOff[i];
       if( e->aEndOff ) e->aEndOff[j] = e->aEndOff[i];
+      if( e->aLen ) e->aLen[j] = e->aLen[i];
       e->aName[j] = e->aName[i]; e->aCat[j] = e->aCat[i]; e->aThread[j] = e->aThread[i];
       e->aTrack[j] = e->aTrack[i]; e->aParent[j] = e->aParent[i]; e->aDepth[j] = e->aDepth[i];
       e->aPh[j] = e->aPh[i]; e->aFlags[j] = e->aFlags[i];

@@ -101,8 +101,8 @@ typedef struct PsEvents {
   int64_t  *aTs;          /* start, ns */
   int64_t  *aDur;         /* duration, ns, PS_NULL64 when unknown */
   uint64_t *aOff;         /* byte offset of the event in the source bytes */
-  uint64_t *aEndOff;      /* chrome: offset of the event that ended this row (0 = none);
-                          ** xspace: end of the XEvent message; NULL if unused */
+  uint64_t *aEndOff;      /* chrome: offset of the event that ended this row (0 = none); NULL if unused */
+  uint32_t *aLen;         /* xspace: length of the XEvent message at aOff; NULL if unused */
   uint32_t *aName;        /* pool id */
   uint32_t *aCat;         /* pool id */
   uint32_t *aThread;      /* index into threads */
@@ -222,8 +222,9 @@ size_t ps_capture_memory(const PsCapture *cap);
 int64_t ps_events_add(PsCapture *cap);
 /* Reserves room for at least n rows in total. */
 int ps_events_reserve(PsCapture *cap, size_t n);
-/* Allocates ev.aEndOff (zeroed) if not yet. */
+/* Allocates ev.aEndOff / ev.aLen (zeroed) if not yet. */
 int ps_events_want_endoff(PsCapture *cap);
+int ps_events_want_len(PsCapture *cap);
 
 /* Finds or adds the thread (pid, tid); returns its index or -1 when out of memory.
 ** A new thread also gets a PS_TRACK_THREAD track. */

@@ -163,9 +163,9 @@ int ps_source_open_blob(PsSource *pSrc, const void *p, size_t n, uint64_t maxInf
 }
 
 void ps_source_done_before(PsSource *pSrc, size_t off){
-  static const size_t STEP = (size_t)16 << 20;
+  static const size_t STEP = (size_t)4 << 20;
   if( !pSrc->bMapped || off < pSrc->nDropped + 2*STEP ) return;
-  size_t end = (off - STEP) & ~(STEP-1);     /* keep the last 16 MiB: the parser may look back */
+  size_t end = (off - STEP) & ~(STEP-1);     /* keep the last 4 MiB: the parser may look back */
   if( end <= pSrc->nDropped ) return;
   madvise((char*)pSrc->pMap + pSrc->nDropped, end - pSrc->nDropped, MADV_DONTNEED);
   pSrc->nDropped = end;

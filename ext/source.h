@@ -41,7 +41,7 @@ int ps_source_open_file(PsSource *pSrc, const char *zPath, uint64_t maxInflated,
 int ps_source_open_blob(PsSource *pSrc, const void *p, size_t n, uint64_t maxInflated, PsErr *err);
 
 /* Tells the source that a sequential parser is done with bytes [0, off): for a memory-mapped
-** file, pages behind it are released from the process (MADV_DONTNEED) in 16 MiB steps. They stay
+** file, pages behind it are released from the process (MADV_DONTNEED) in 4 MiB steps. They stay
 ** in the OS page cache and fault back in when a lazy column re-reads them, so a parse of a file
 ** bigger than RAM does not hold the whole file resident. No effect on heap buffers. */
 void ps_source_done_before(PsSource *pSrc, size_t off);

@@ -23,7 +23,7 @@
 ** tid = line id, process_name = plane name, thread_name = line name; events nest per line.
 ** args = the event's stats merged with its metadata's stats (the event's win), keyed by stat
 ** name; ref_value is resolved to the referenced stat metadata's name, bytes_value becomes
-** {"bytes": N, "hex": "<first 16 bytes>"}; built lazily from the bytes at aOff..aEndOff.
+** {"bytes": N, "hex": "<first 16 bytes>"}; built lazily from the XEvent bytes (aOff, aLen).
 ** Planes and lines are in PsCapture.aPlane / aLine (profile_xplanes).
 */
 #include "formats.h"
@@ -335,7 +335,10 @@ static int xs_plane(Xs *p, const PbMsg *space, const PbField *pf, size_t iPlane)
       const XMeta *xm = xmeta_find(aEv, nEv, metaId);
       ev->aTs[r] = ln.timestampNs + ps_to_ns(offPs);
       ev->aDur[r] = ps_to_ns(durPs);
-      ev->aOff[r] = g.off; ev->aEndOff[r] = g.off + g.len;
+      ev->aOff[r] = g.off;
+      if( g.len > UINT32_MAX ){ ps_err_at(p->err, (int64_t)g.off, "XEvent longer than 4 GiB"); goto fail; }
+      ev->aLen[r] = (uint32_t)g.len;
+      if( (r & 0xFFF)==0 ) ps_source_done_before(&cap->src, g.off);   /* parsed pages can go */
       ev->aName[r] = xm ? xm->name : 0;
       ev->aThread[r] = (uint32_t)th; ev->aTrack[r] = track;
       ev->aPh[r] = 'X'; ev->aFlags[r] = PS_EV_SLICE;
@@ -470,14 +473,13 @@ static int xs_parse(PsCapture *cap, PsErr *err){
   Xs p; memset(&p, 0, sizeof(p));
   p.z = (const uint8_t*)cap->src.z; p.n = cap->src.n; p.cap = cap; p.err = err;
   err->msg[0] = 0;
-  if( ps_events_want_endoff(cap) ) return ps_nomem(err);
+  if( ps_events_want_len(cap) ) return ps_nomem(err);
   PbMsg m = { p.z, 0, p.n, "XSpace" };
   PbField f; int rc;
   size_t iPlane = 0;
   while( (rc = pb_next(&m, &f, err))==PS_OK ){
     if( f.num==1 ){
       if( pb_want(&f, WT_LEN, "planes", "XSpace", err) ) return PS_ERROR;
-      if( ps_events_want_endoff(cap) ) return ps_nomem(err);
       rc = xs_plane(&p, &m, &f, iPlane++);
       if( rc ) return rc;
       ps_source_done_before(&cap->src, f.off + f.len);   /* a decoded plane's pages can go */
@@ -546,7 +548,7 @@ static int xs_column(const PsCapture *cap, size_t row, int iCol, PsOut *o){
   PsThread *th = &cap->aThread[e->aThread[row]];
   uint32_t iPlane = (uint32_t)th->pid.i;
   const PsPlane *pl = &cap->aPlane[iPlane];
-  size_t off = (size_t)e->aOff[row], end = (size_t)e->aEndOff[row];
+  size_t off = (size_t)e->aOff[row], end = off + e->aLen[row];
   PbMsg m = { (const uint8_t*)cap->src.z, off, end, "XEvent" };
   PbField f; PsErr err;
   int64_t metaId = 0, offPs = 0, durPs = 0, nOcc = 0; int hasOcc = 0, hasOff = 0;
