@@ -329,6 +329,13 @@ static int xs_plane(Xs *p, const PbMsg *space, const PbField *pf, size_t iPlane)
         }
       }
       if( rc!=3 ) goto fail;
+      if( cap->ev.n==cap->ev.nAlloc ){
+        /* grow to what the rest of the file suggests (rows per byte so far, +5%): one or two
+        ** reallocations instead of many, each of which would copy every column */
+        double est = (double)cap->ev.n * ((double)p->n / (double)(g.off + 1)) * 1.05 + 4096;
+        if( est > (double)INT32_MAX ) est = (double)INT32_MAX;
+        if( ps_events_reserve(cap, (size_t)est) ){ ps_nomem(p->err); goto fail; }
+      }
       int64_t r = ps_events_add(cap);
       if( r<0 ){ ps_nomem(p->err); goto fail; }
       PsEvents *ev = &cap->ev;
