@@ -282,44 +282,36 @@ static int xs_plane(Xs *p, const PbMsg *space, const PbField *pf, size_t iPlane)
     if( f.num!=3 ) continue;
     PsLine ln; memset(&ln, 0, sizeof(ln));
     ln.plane = (uint32_t)iPlane; ln.firstRow = (uint32_t)cap->ev.n;
+    /* one pass over the line: its scalars and its events in whatever order they come; the
+    ** events' timestamp and thread are completed when the line ends */
     PbMsg lm = pb_sub(&m, &f, "XLine");
     PbField g;
     while( (rc = pb_next(&lm, &g, p->err))==PS_OK ){
       switch( g.num ){
-        case 1: if( pb_want(&g, WT_VARINT, "id", "XLine", p->err) ) goto fail; ln.id = (int64_t)g.v; break;
-        case 10: if( pb_want(&g, WT_VARINT, "display_id", "XLine", p->err) ) goto fail; ln.displayId = (int64_t)g.v; break;
-        case 2: if( pb_want(&g, WT_LEN, "name", "XLine", p->err) || xs_string(p, &g, &ln.name) ) goto fail; break;
-        case 11: if( pb_want(&g, WT_LEN, "display_name", "XLine", p->err) || xs_string(p, &g, &ln.displayName) ) goto fail; break;
-        case 3: if( pb_want(&g, WT_VARINT, "timestamp_ns", "XLine", p->err) ) goto fail; ln.timestampNs = (int64_t)g.v; break;
-        case 9: if( pb_want(&g, WT_VARINT, "duration_ps", "XLine", p->err) ) goto fail; ln.durationPs = (int64_t)g.v; break;
+        case 1: if( pb_want(&g, WT_VARINT, "id", "XLine", p->err) ) goto fail; ln.id = (int64_t)g.v; continue;
+        case 10: if( pb_want(&g, WT_VARINT, "display_id", "XLine", p->err) ) goto fail; ln.displayId = (int64_t)g.v; continue;
+        case 2: if( pb_want(&g, WT_LEN, "name", "XLine", p->err) || xs_string(p, &g, &ln.name) ) goto fail; continue;
+        case 11: if( pb_want(&g, WT_LEN, "display_name", "XLine", p->err) || xs_string(p, &g, &ln.displayName) ) goto fail; continue;
+        case 3: if( pb_want(&g, WT_VARINT, "timestamp_ns", "XLine", p->err) ) goto fail; ln.timestampNs = (int64_t)g.v; continue;
+        case 9: if( pb_want(&g, WT_VARINT, "duration_ps", "XLine", p->err) ) goto fail; ln.durationPs = (int64_t)g.v; continue;
         case 4: if( pb_want(&g, WT_LEN, "events", "XLine", p->err) ) goto fail; break;
+        default: continue;
       }
-    }
-    if( rc!=3 ) goto fail;
-    PsValue pid, tid; memset(&pid, 0, sizeof(pid)); memset(&tid, 0, sizeof(tid));
-    pid.type = PS_VAL_INT; pid.i = (int64_t)iPlane; tid.type = PS_VAL_INT; tid.i = ln.id;
-    int64_t th = ps_thread_get(cap, &pid, &tid);
-    if( th<0 ){ ps_nomem(p->err); goto fail; }
-    cap->aThread[th].processName = pl.name;
-    cap->aThread[th].threadName = ln.name;
-    uint32_t track = cap->aThread[th].track;
-    lm = pb_sub(&m, &f, "XLine");
-    while( (rc = pb_next(&lm, &g, p->err))==PS_OK ){
-      if( g.num!=4 ) continue;
       int64_t metaId = 0, offPs = 0, durPs = 0;
       size_t nSt = 0;
+      int rcE;
       if( xs_event_fast(p->z, g.off, g.off + g.len, &metaId, &offPs, &durPs, &nSt)==0 ){
         p->nStats += nSt;
-        rc = 3;
+        rcE = 3;
       }else{
         /* anything unusual (other fields, long tags, malformed bytes): the general reader,
         ** which also words the error */
         metaId = offPs = durPs = 0;
-        rc = PS_OK;
+        rcE = PS_OK;
       }
       PbMsg em = pb_sub(&lm, &g, "XEvent");
       PbField h;
-      while( rc==PS_OK && (rc = pb_next(&em, &h, p->err))==PS_OK ){
+      while( rcE==PS_OK && (rcE = pb_next(&em, &h, p->err))==PS_OK ){
         switch( h.num ){
           case 1: if( pb_want(&h, WT_VARINT, "metadata_id", "XEvent", p->err) ) goto fail; metaId = (int64_t)h.v; break;
           case 2: if( pb_want(&h, WT_VARINT, "offset_ps", "XEvent", p->err) ) goto fail; offPs = (int64_t)h.v; break;
@@ -328,7 +320,7 @@ static int xs_plane(Xs *p, const PbMsg *space, const PbField *pf, size_t iPlane)
           case 4: if( pb_want(&h, WT_LEN, "stats", "XEvent", p->err) || xs_check_stat(p, &em, &h) ) goto fail; break;
         }
       }
-      if( rc!=3 ) goto fail;
+      if( rcE!=3 ) goto fail;
       if( cap->ev.n==cap->ev.nAlloc ){
         /* grow to what the rest of the file suggests (rows per byte so far, +5%): one or two
         ** reallocations instead of many, each of which would copy every column */
@@ -340,16 +332,27 @@ static int xs_plane(Xs *p, const PbMsg *space, const PbField *pf, size_t iPlane)
       if( r<0 ){ ps_nomem(p->err); goto fail; }
       PsEvents *ev = &cap->ev;
       const XMeta *xm = xmeta_find(aEv, nEv, metaId);
-      ev->aTs[r] = ln.timestampNs + ps_to_ns(offPs);
+      ev->aTs[r] = ps_to_ns(offPs);                 /* + the line's timestamp_ns, below */
       ev->aDur[r] = ps_to_ns(durPs);
       ev->aOff[r] = g.off;
       if( g.len > UINT32_MAX ){ ps_err_at(p->err, (int64_t)g.off, "XEvent longer than 4 GiB"); goto fail; }
       ev->aLen[r] = (uint32_t)g.len;
       if( (r & 0xFFF)==0 ) ps_source_done_before(&cap->src, g.off);   /* parsed pages can go */
       ev->aName[r] = xm ? xm->name : 0;
-      ev->aThread[r] = (uint32_t)th; ev->aTrack[r] = track;
       ev->aPh[r] = 'X'; ev->aFlags[r] = PS_EV_SLICE;
       ln.nEvents++;
+    }
+    if( rc!=3 ) goto fail;
+    PsValue pid, tid; memset(&pid, 0, sizeof(pid)); memset(&tid, 0, sizeof(tid));
+    pid.type = PS_VAL_INT; pid.i = (int64_t)iPlane; tid.type = PS_VAL_INT; tid.i = ln.id;
+    int64_t th = ps_thread_get(cap, &pid, &tid);
+    if( th<0 ){ ps_nomem(p->err); goto fail; }
+    cap->aThread[th].processName = pl.name;
+    cap->aThread[th].threadName = ln.name;
+    uint32_t track = cap->aThread[th].track;
+    for(size_t r=ln.firstRow; r<cap->ev.n; r++){
+      cap->ev.aTs[r] += ln.timestampNs;
+      cap->ev.aThread[r] = (uint32_t)th; cap->ev.aTrack[r] = track;
     }
     if( rc!=3 ) goto fail;
     if( ps_grow((void**)&cap->aLine, sizeof(PsLine), &cap->nLineAlloc, cap->nLine+1) ){ ps_nomem(p->err); goto fail; }
