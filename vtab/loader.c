@@ -409,3 +409,27 @@ const char *ps_set_host(const PsSet *p, int iPart, char *buf, size_t nBuf){
   if( cap->zHost ){ snprintf(buf, nBuf, "%s", cap->zHost); return buf; }
   return 0;
 }
+
+int ps_vt_best_source(sqlite3_index_info *pInfo, int iSource, int iFormat){
+  int aCol[2] = { iSource, iFormat };
+  int idxNum = ps_vt_eq_constraints(pInfo, aCol, 2);
+  if( idxNum<0 ) return SQLITE_CONSTRAINT;
+  pInfo->idxNum = idxNum;
+  pInfo->estimatedCost = 1000.0;
+  pInfo->estimatedRows = 100;
+  return SQLITE_OK;
+}
+
+int ps_vt_open(size_t nByte, sqlite3_vtab_cursor **ppCur){
+  sqlite3_vtab_cursor *c = sqlite3_malloc64(nByte);
+  if( c==0 ) return SQLITE_NOMEM;
+  memset(c, 0, nByte);
+  *ppCur = c;
+  return SQLITE_OK;
+}
+
+void ps_vt_result_file(sqlite3_context *ctx, const PsSet *pSet, int iPart){
+  const char *z = pSet->azFile[iPart];
+  if( z ) sqlite3_result_text(ctx, z, -1, SQLITE_TRANSIENT);
+  else sqlite3_result_null(ctx);
+}

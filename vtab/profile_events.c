@@ -127,11 +127,7 @@ static int evConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
 
 static int evOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur){
   (void)pVtab;
-  EvCursor *c = sqlite3_malloc(sizeof(*c));
-  if( c==0 ) return SQLITE_NOMEM;
-  memset(c, 0, sizeof(*c));
-  *ppCur = &c->base;
-  return SQLITE_OK;
+  return ps_vt_open(sizeof(EvCursor), ppCur);
 }
 
 static int evClose(sqlite3_vtab_cursor *cur){
@@ -392,8 +388,7 @@ static int evColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
     }
     case EV_BYTE_OFFSET: sqlite3_result_int64(ctx, (sqlite3_int64)e->aOff[r]); return SQLITE_OK;
     case EV_FILE:
-      if( c->set.azFile[c->iPart] ) sqlite3_result_text(ctx, c->set.azFile[c->iPart], -1, SQLITE_TRANSIENT);
-      else sqlite3_result_null(ctx);
+      ps_vt_result_file(ctx, &c->set, c->iPart);
       return SQLITE_OK;
     case EV_SOURCE: case EV_FORMAT: sqlite3_result_null(ctx); return SQLITE_OK;
     case EV_ARGS:     lazy = PS_COL_ARGS; break;

@@ -62,11 +62,7 @@ static int mdConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
 
 static int mdOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur){
   (void)pVtab;
-  MdCursor *c = sqlite3_malloc(sizeof(*c));
-  if( c==0 ) return SQLITE_NOMEM;
-  memset(c, 0, sizeof(*c));
-  *ppCur = &c->base;
-  return SQLITE_OK;
+  return ps_vt_open(sizeof(MdCursor), ppCur);
 }
 
 static int mdClose(sqlite3_vtab_cursor *cur){
@@ -79,13 +75,7 @@ static int mdClose(sqlite3_vtab_cursor *cur){
 /* idxNum bits: 1 source = ?, 2 format = ? (argv in that order). */
 static int mdBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   (void)pVtab;
-  static const int aCol[2] = { MD_SOURCE, MD_FORMAT };
-  int idxNum = ps_vt_eq_constraints(pInfo, aCol, 2);
-  if( idxNum<0 ) return SQLITE_CONSTRAINT;
-  pInfo->idxNum = idxNum;
-  pInfo->estimatedCost = 1000.0;
-  pInfo->estimatedRows = 100;
-  return SQLITE_OK;
+  return ps_vt_best_source(pInfo, MD_SOURCE, MD_FORMAT);
 }
 
 static int mdFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
@@ -131,8 +121,7 @@ static int mdColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
   const PsMeta *m = &cap->aMeta[c->iRow];
   switch( iCol ){
     case MD_FILE:
-      if( c->set.azFile[c->iPart] ) sqlite3_result_text(ctx, c->set.azFile[c->iPart], -1, SQLITE_TRANSIENT);
-      else sqlite3_result_null(ctx);
+      ps_vt_result_file(ctx, &c->set, c->iPart);
       break;
     case MD_SCOPE: case MD_KEY: {
       PsStr s = ps_pool_get(&cap->pool, iCol==MD_SCOPE ? m->scope : m->key);

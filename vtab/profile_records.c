@@ -123,11 +123,7 @@ static int rcConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
 
 static int rcOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur){
   (void)pVtab;
-  RcCursor *c = sqlite3_malloc(sizeof(*c));
-  if( c==0 ) return SQLITE_NOMEM;
-  memset(c, 0, sizeof(*c));
-  *ppCur = &c->base;
-  return SQLITE_OK;
+  return ps_vt_open(sizeof(RcCursor), ppCur);
 }
 
 static int rcClose(sqlite3_vtab_cursor *cur){
@@ -237,8 +233,7 @@ static int rcColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
       break;
     case RC_LINE:       sqlite3_result_int64(ctx, r->line); break;
     case RC_FILE:
-      if( c->set.azFile[c->iPart] ) sqlite3_result_text(ctx, c->set.azFile[c->iPart], -1, SQLITE_TRANSIENT);
-      else sqlite3_result_null(ctx);
+      ps_vt_result_file(ctx, &c->set, c->iPart);
       break;
     default:            sqlite3_result_null(ctx); break;
   }

@@ -60,11 +60,7 @@ static int xpConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
 
 static int xpOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur){
   (void)pVtab;
-  XpCursor *c = sqlite3_malloc(sizeof(*c));
-  if( c==0 ) return SQLITE_NOMEM;
-  memset(c, 0, sizeof(*c));
-  *ppCur = &c->base;
-  return SQLITE_OK;
+  return ps_vt_open(sizeof(XpCursor), ppCur);
 }
 
 static int xpClose(sqlite3_vtab_cursor *cur){
@@ -78,13 +74,7 @@ static int xpClose(sqlite3_vtab_cursor *cur){
 /* idxNum bits: 1 source = ?, 2 format = ? (argv in that order). */
 static int xpBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   (void)pVtab;
-  static const int aCol[2] = { XP_SOURCE, XP_FORMAT };
-  int idxNum = ps_vt_eq_constraints(pInfo, aCol, 2);
-  if( idxNum<0 ) return SQLITE_CONSTRAINT;
-  pInfo->idxNum = idxNum;
-  pInfo->estimatedCost = 1000.0;
-  pInfo->estimatedRows = 100;
-  return SQLITE_OK;
+  return ps_vt_best_source(pInfo, XP_SOURCE, XP_FORMAT);
 }
 
 static int xpFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
@@ -97,7 +87,7 @@ static int xpFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   int rc = ps_vt_filter_set(cur->pVtab, "profile_xplanes", pSource, pFormat, &c->set);
   if( rc!=SQLITE_OK ) return rc;
   size_t nMax = 1;
-  for(int k=0; k<c->set.nPart; k++) nMax += c->set.ap[k]->cap->nLine + c->set.ap[k]->cap->nPlane;
+  for(int i=0; i<c->set.nPart; i++) nMax += c->set.ap[i]->cap->nLine + c->set.ap[i]->cap->nPlane;
   sqlite3_free(c->aRow); sqlite3_free(c->aPart);
   c->aRow = sqlite3_malloc64(nMax*sizeof(int64_t));
   c->aPart = sqlite3_malloc64(nMax*sizeof(int));
@@ -142,8 +132,7 @@ static int xpColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
       break;
     }
     case XP_FILE:
-      if( c->set.azFile[k] ) sqlite3_result_text(ctx, c->set.azFile[k], -1, SQLITE_TRANSIENT);
-      else sqlite3_result_null(ctx);
+      ps_vt_result_file(ctx, &c->set, k);
       break;
     default:
       if( ln==0 ){ sqlite3_result_null(ctx); break; }

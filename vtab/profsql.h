@@ -84,6 +84,16 @@ typedef struct PsSet {
   char **azSkipped;           /* ... and their paths (shown by profile_metadata) */
 } PsSet;
 
+/* xBestIndex of a table whose only inputs are source (column iSource) and format (iFormat):
+** idxNum bits 1 source = ?, 2 format = ? (argv in that order). */
+int ps_vt_best_source(sqlite3_index_info *pInfo, int iSource, int iFormat);
+
+/* xOpen: a zeroed cursor of nByte bytes (the table's cursor struct, base first). */
+int ps_vt_open(size_t nByte, sqlite3_vtab_cursor **ppCur);
+
+/* The `file` column of every table: part iPart's path, NULL for a BLOB source. */
+void ps_vt_result_file(sqlite3_context *ctx, const PsSet *pSet, int iPart);
+
 /* xFilter: loads the captures for (pSource, pFormat) into *pSet (replacing what it held);
 ** on failure sets the table's error message and returns SQLITE_ERROR (or SQLITE_NOMEM).
 **   a directory:  every regular, non-hidden file in it, in name order; files that are not
