@@ -169,7 +169,8 @@ typedef struct PsFormat {
   const char *zName;                                /* 'chrome', ... */
   int (*xProbe)(const char *z, size_t n);           /* >0 when the bytes look like this format */
   int (*xParse)(PsCapture *cap, PsErr *err);        /* fills cap from cap->src */
-  /* Lazy columns: fills *pOut for column iCol (PS_COL_*) of row; PS_OK or PS_NOMEM. */
+  /* Lazy columns: fills *pOut for column iCol (PS_COL_*) of row; PS_OK or PS_NOMEM.
+  ** NULL for a format without any (every lazy column is then NULL). */
   int (*xColumn)(const PsCapture *cap, size_t row, int iCol, PsOut *pOut);
 } PsFormat;
 

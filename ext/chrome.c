@@ -853,10 +853,6 @@ static int matchkey_cmp(const void *a, const void *b){
 static int begin_kind(uint8_t ph){ return ph=='B' ? 1 : ph=='b' ? 2 : ph=='S' ? 3 : 0; }
 static int end_kind(uint8_t ph){ return ph=='E' ? 1 : ph=='e' ? 2 : ph=='F' ? 3 : 0; }
 
-static const char *val_txt(const PsCapture *cap, const PsValue *v, char *b, size_t nb){
-  return ps_value_text(cap, v, b, nb);
-}
-
 /* Matches begin/end pairs per track: B/E on threads, b/e and S/F on async tracks. */
 static int ch_match(Chrome *p){
   PsCapture *cap = p->cap;
@@ -912,8 +908,8 @@ static int ch_match(Chrome *p){
         PsStr s = ps_pool_get(&cap->pool, e->aName[r]);
         if( ps_diag(cap, PS_DIAG_UNMATCHED_END, (int64_t)e->aOff[r],
                     "'%c' event '%.*s' on pid %s tid %s closes no open '%c'; kept as its own row",
-                    ph, (int)(s.n>80?80:s.n), s.z ? s.z : "", val_txt(cap, &th->pid, b1, sizeof(b1)),
-                    val_txt(cap, &th->tid, b2, sizeof(b2)), kind==1 ? 'B' : kind==2 ? 'b' : 'S') ) goto out;
+                    ph, (int)(s.n>80?80:s.n), s.z ? s.z : "", ps_value_text(cap, &th->pid, b1, sizeof(b1)),
+                    ps_value_text(cap, &th->tid, b2, sizeof(b2)), kind==1 ? 'B' : kind==2 ? 'b' : 'S') ) goto out;
         continue;
       }
       int32_t b0 = aStack[found];
@@ -1028,8 +1024,8 @@ static int ch_finish(Chrome *p){
     snprintf(key, sizeof(key), "%zu", t);
     int rc;
     if( tr->kind==PS_TRACK_THREAD ){
-      rc = ps_meta_printf(cap, "track", key, -1, "thread pid=%s tid=%s", val_txt(cap, &th->pid, b1, sizeof(b1)),
-                          val_txt(cap, &th->tid, b2, sizeof(b2)));
+      rc = ps_meta_printf(cap, "track", key, -1, "thread pid=%s tid=%s", ps_value_text(cap, &th->pid, b1, sizeof(b1)),
+                          ps_value_text(cap, &th->tid, b2, sizeof(b2)));
     }else{
       /* key layout: kind \x1f field \x1f ...: async "A cat scope pid|g id", counter "C pid name id" */
       PsStr s = ps_pool_get(&cap->pool, tr->name);
@@ -1047,7 +1043,7 @@ static int ch_finish(Chrome *p){
                             bLocal ? " local to pid=" : "", bLocal ? anF[2]-1 : 0, azF[2]+1);
       }else{
         rc = ps_meta_printf(cap, "track", key, -1, "counter pid=%s name=%.*s%s%.*s",
-                            val_txt(cap, &th->pid, b1, sizeof(b1)), anF[1], azF[1],
+                            ps_value_text(cap, &th->pid, b1, sizeof(b1)), anF[1], azF[1],
                             anF[2] ? " id=" : "", anF[2], azF[2]);
       }
     }

@@ -198,10 +198,5 @@ static int lms_probe(const char *z, size_t n){
   return (nLine>0 && nGood*4 >= nLine*3) ? 3 : 0;
 }
 
-static int lms_column(const PsCapture *cap, size_t row, int iCol, PsOut *o){
-  (void)cap; (void)row; (void)iCol;
-  memset(o, 0, sizeof(*o));
-  return PS_OK;
-}
 
-const PsFormat ps_format_lms = { "lms", lms_probe, lms_parse, lms_column };
+const PsFormat ps_format_lms = { "lms", lms_probe, lms_parse, 0 };   /* no lazy columns */

@@ -16,6 +16,7 @@ int ps_err(PsErr *err, const char *fmt, ...){
     vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
     va_end(ap);
     err->off = -1;
+    err->rc = PS_ERROR;
   }
   return PS_ERROR;
 }
@@ -29,6 +30,7 @@ int ps_err_at(PsErr *err, int64_t off, const char *fmt, ...){
     va_end(ap);
     snprintf(err->msg, sizeof(err->msg), "byte %lld: %s", (long long)off, buf);
     err->off = off;
+    err->rc = PS_ERROR;
   }
   return PS_ERROR;
 }
@@ -37,6 +39,7 @@ int ps_nomem(PsErr *err){
   if( err ){
     snprintf(err->msg, sizeof(err->msg), "out of memory");
     err->off = -1;
+    err->rc = PS_NOMEM;
   }
   return PS_NOMEM;
 }

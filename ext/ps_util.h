@@ -23,6 +23,7 @@
 /* An error: msg is a complete sentence fragment such as
 ** "byte 18231: expected ',' or ']' in traceEvents". off is the byte offset (or -1). */
 typedef struct PsErr {
+  int rc;             /* PS_ERROR or PS_NOMEM: what set it last */
   int64_t off;        /* byte offset in the (decompressed) input, -1 if none */
   char msg[400];      /* NUL-terminated message */
 } PsErr;

@@ -427,10 +427,5 @@ static int tm_probe(const char *z, size_t n){
   return 0;
 }
 
-static int tm_column(const PsCapture *cap, size_t row, int iCol, PsOut *o){
-  (void)cap; (void)row; (void)iCol;
-  memset(o, 0, sizeof(*o));
-  return PS_OK;
-}
 
-const PsFormat ps_format_timings = { "timings", tm_probe, tm_parse, tm_column };
+const PsFormat ps_format_timings = { "timings", tm_probe, tm_parse, 0 };   /* no lazy columns */

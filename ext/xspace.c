@@ -373,7 +373,7 @@ static int xs_plane(Xs *p, const PbMsg *space, const PbField *pf, size_t iPlane)
   return PS_OK;
 fail:
   free(aEv); free(aSt);
-  return p->err->msg[0] && strcmp(p->err->msg, "out of memory")==0 ? PS_NOMEM : PS_ERROR;
+  return p->err->rc==PS_NOMEM ? PS_NOMEM : PS_ERROR;
 }
 
 /* ------------------------------------------------------------------ stats as JSON */
@@ -482,7 +482,7 @@ int ps_xspace_stats_json(const PsCapture *cap, uint32_t iPlane, size_t off, size
 static int xs_parse(PsCapture *cap, PsErr *err){
   Xs p; memset(&p, 0, sizeof(p));
   p.z = (const uint8_t*)cap->src.z; p.n = cap->src.n; p.cap = cap; p.err = err;
-  err->msg[0] = 0;
+  err->msg[0] = 0; err->rc = PS_ERROR;
   if( ps_events_want_len(cap) ) return ps_nomem(err);
   PbMsg m = { p.z, 0, p.n, "XSpace" };
   PbField f; int rc;

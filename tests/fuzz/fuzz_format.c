@@ -13,8 +13,8 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size){
   if( ps_source_open_blob(&src, data, size, (uint64_t)64 << 20, &err) ) return 0;
   PsCapture *cap = ps_capture_load(&src, &FUZZ_FORMAT, &err, &bUnsup);
   if( cap==0 ) return 0;
-  for(size_t r=0; r<cap->ev.n; r++){
-    for(int c=PS_COL_ARGS; c<=PS_COL_FLOW_OUT; c++){
+  for(size_t r=0; r<cap->ev.n && cap->pFormat->xColumn; r++){
+    for(int c=PS_COL_ARGS; c<=PS_COL_NUM_OCC; c++){
       PsOut o;
       if( cap->pFormat->xColumn(cap, r, c, &o)==PS_OK ) free(o.zFree);
     }
