@@ -18,7 +18,8 @@
 ** their BEGIN and nest by time (depth, parent_id) on one track; pid and tid are NULL.
 ** Diagnostics (profile_metadata, each naming its line): an END without an open BEGIN
 ** ('unmatched_end'), a BEGIN never ended ('unclosed_begin', the row keeps dur NULL), a marker for
-** an id without a label ('unknown_id', name NULL), a line of another shape ('unparsed_line').
+** an id without a label ('unknown_id', name NULL), a line of another shape or an id above
+** 2^24 ('unparsed_line').
 ** Whatever the diagnostic, the rest of the file is still read.
 */
 #include "formats.h"
@@ -26,6 +27,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Ids are 0, 1, 2, ... in order of first use (one per label); beyond this an id is damage. */
+#define LMS_MAX_ID (1<<24)
 
 typedef struct Lms {
   PsCapture *cap;
@@ -110,6 +114,12 @@ static int lms_parse(PsCapture *cap, PsErr *err){
     if( bad ){
       rc = ps_diag(cap, PS_DIAG_UNPARSED, (int64_t)a, "line %u: expected '0|1|2,<int>,<...>': %.*s",
                    line, (int)(b-a > 60 ? 60 : b-a), z+a);
+      continue;
+    }
+    if( !bOld && v2 > LMS_MAX_ID ){
+      /* ids count labels from 0: a huge one is damage, and must not size the per-id tables */
+      rc = ps_diag(cap, PS_DIAG_UNPARSED, (int64_t)a, "line %u: id %lld is out of range (at most %d)",
+                   line, (long long)v2, LMS_MAX_ID);
       continue;
     }
     if( bOld ){
