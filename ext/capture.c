@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* ================================================================ string pool */
 
@@ -105,6 +106,30 @@ size_t ps_capture_memory(const PsCapture *cap){
        + (cap->aChildStart ? (e->n*2+1)*4 : 0);
 }
 
+/* Large row columns ask for transparent huge pages: a million-row column is tens of MB written
+** once, and faulting it in 4 KiB pages costs more kernel time than the decode itself. */
+static void hugepages(void *p, size_t nByte){
+#ifdef MADV_HUGEPAGE
+  const uintptr_t H = 2u<<20;
+  if( nByte < 4*H ) return;
+  uintptr_t a = ((uintptr_t)p + H - 1) & ~(H - 1);
+  uintptr_t b = ((uintptr_t)p + nByte) & ~(H - 1);
+  if( b > a ) madvise((void*)a, b - a, MADV_HUGEPAGE);
+#else
+  (void)p; (void)nByte;
+#endif
+}
+
+static void ps_events_hugepages(PsEvents *e){
+  size_t n = e->nAlloc;
+  hugepages(e->aTs, n*8); hugepages(e->aDur, n*8); hugepages(e->aOff, n*8);
+  hugepages(e->aName, n*4); hugepages(e->aCat, n*4); hugepages(e->aThread, n*4);
+  hugepages(e->aTrack, n*4); hugepages(e->aParent, n*4); hugepages(e->aDepth, n*4);
+  hugepages(e->aPh, n); hugepages(e->aFlags, n);
+  if( e->aEndOff ) hugepages(e->aEndOff, n*8);
+  if( e->aLen ) hugepages(e->aLen, n*4);
+}
+
 int ps_events_reserve(PsCapture *cap, size_t need){
   PsEvents *e = &cap->ev;
   if( need <= e->nAlloc ) return PS_OK;
@@ -125,6 +150,7 @@ int ps_events_reserve(PsCapture *cap, size_t need){
   }
 #undef GROW
   e->nAlloc = n;
+  ps_events_hugepages(e);
   return PS_OK;
 }
 

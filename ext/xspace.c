@@ -233,6 +233,13 @@ static int64_t ps_to_ns(int64_t ps){
   return ps >= 0 ? (ps + 500) / 1000 : -((-ps + 500) / 1000);
 }
 
+/* The thread (pid = plane index, tid = line id) of a line's rows; -1 when out of memory. */
+static int64_t xs_line_thread(PsCapture *cap, size_t iPlane, int64_t lineId){
+  PsValue pid, tid; memset(&pid, 0, sizeof(pid)); memset(&tid, 0, sizeof(tid));
+  pid.type = PS_VAL_INT; pid.i = (int64_t)iPlane; tid.type = PS_VAL_INT; tid.i = lineId;
+  return ps_thread_get(cap, &pid, &tid);
+}
+
 /* One XPlane: metadata maps first (they follow the lines in the bytes), then lines and events. */
 static int xs_plane(Xs *p, const PbMsg *space, const PbField *pf, size_t iPlane){
   PsCapture *cap = p->cap;
@@ -241,6 +248,7 @@ static int xs_plane(Xs *p, const PbMsg *space, const PbField *pf, size_t iPlane)
   PsPlane pl; memset(&pl, 0, sizeof(pl));
   pl.index = (uint32_t)iPlane; pl.off = pf->off; pl.len = pf->len;
   XMeta *aEv = 0, *aSt = 0; size_t nEv = 0, nEvAlloc = 0, nSt = 0, nStAlloc = 0;
+  uint32_t *aNameOf = 0; size_t nNameOf = 0;
   /* pass 1: scalars, maps, plane stats */
   while( (rc = pb_next(&m, &f, p->err))==PS_OK ){
     switch( f.num ){
@@ -276,19 +284,32 @@ static int xs_plane(Xs *p, const PbMsg *space, const PbField *pf, size_t iPlane)
   if( rc!=3 ) goto fail;
   if( nEv>1 ) qsort(aEv, nEv, sizeof(XMeta), xmeta_cmp);
   if( nSt>1 ) qsort(aSt, nSt, sizeof(XMeta), xmeta_cmp);
+  /* writers number event metadata 1..N: a direct id -> name table then replaces the binary
+  ** search per event (sparse ids keep the search) */
+  if( nEv && (uint64_t)(aEv[nEv-1].id - aEv[0].id) < 2*(uint64_t)nEv + 64 && aEv[0].id >= 0 ){
+    nNameOf = (size_t)(aEv[nEv-1].id - aEv[0].id) + 1;
+    aNameOf = calloc(nNameOf, sizeof(uint32_t));
+    if( aNameOf==0 ){ ps_nomem(p->err); goto fail; }
+    for(size_t k=0; k<nEv; k++) aNameOf[aEv[k].id - aEv[0].id] = aEv[k].name;
+  }
   /* pass 2: lines */
   m = pb_sub(space, pf, "XPlane");
   while( (rc = pb_next(&m, &f, p->err))==PS_OK ){
     if( f.num!=3 ) continue;
     PsLine ln; memset(&ln, 0, sizeof(ln));
     ln.plane = (uint32_t)iPlane; ln.firstRow = (uint32_t)cap->ev.n;
-    /* one pass over the line: its scalars and its events in whatever order they come; the
-    ** events' timestamp and thread are completed when the line ends */
+    /* one pass over the line: its scalars and its events in whatever order they come. The
+    ** writer's order (id, name, timestamp_ns before events) lets each row be written whole;
+    ** a scalar that comes after events is applied to the line's rows when the line ends. */
     PbMsg lm = pb_sub(&m, &f, "XLine");
     PbField g;
+    int bHaveId = 0;
+    int64_t tsApplied = 0;            /* timestamp_ns added to the rows written so far */
+    int64_t thApplied = -1;           /* thread of the rows written so far, -1 before one is known */
+    uint32_t trackApplied = 0;
     while( (rc = pb_next(&lm, &g, p->err))==PS_OK ){
       switch( g.num ){
-        case 1: if( pb_want(&g, WT_VARINT, "id", "XLine", p->err) ) goto fail; ln.id = (int64_t)g.v; continue;
+        case 1: if( pb_want(&g, WT_VARINT, "id", "XLine", p->err) ) goto fail; ln.id = (int64_t)g.v; bHaveId = 1; continue;
         case 10: if( pb_want(&g, WT_VARINT, "display_id", "XLine", p->err) ) goto fail; ln.displayId = (int64_t)g.v; continue;
         case 2: if( pb_want(&g, WT_LEN, "name", "XLine", p->err) || xs_string(p, &g, &ln.name) ) goto fail; continue;
         case 11: if( pb_want(&g, WT_LEN, "display_name", "XLine", p->err) || xs_string(p, &g, &ln.displayName) ) goto fail; continue;
@@ -328,33 +349,48 @@ static int xs_plane(Xs *p, const PbMsg *space, const PbField *pf, size_t iPlane)
         if( est > (double)INT32_MAX ) est = (double)INT32_MAX;
         if( ps_events_reserve(cap, (size_t)est) ){ ps_nomem(p->err); goto fail; }
       }
-      int64_t r = ps_events_add(cap);
-      if( r<0 ){ ps_nomem(p->err); goto fail; }
+      if( g.len > UINT32_MAX ){ ps_err_at(p->err, (int64_t)g.off, "XEvent longer than 4 GiB"); goto fail; }
+      if( thApplied<0 && bHaveId ){
+        thApplied = xs_line_thread(cap, iPlane, ln.id);
+        if( thApplied<0 ){ ps_nomem(p->err); goto fail; }
+        trackApplied = cap->aThread[thApplied].track;
+      }
+      if( ln.nEvents==0 ) tsApplied = ln.timestampNs;
       PsEvents *ev = &cap->ev;
-      const XMeta *xm = xmeta_find(aEv, nEv, metaId);
-      ev->aTs[r] = ps_to_ns(offPs);                 /* + the line's timestamp_ns, below */
+      size_t r = ev->n++;
+      uint32_t name = 0;
+      if( aNameOf ){
+        uint64_t k = (uint64_t)metaId - (uint64_t)aEv[0].id;
+        if( k < nNameOf ) name = aNameOf[k];
+      }else{
+        const XMeta *xm = xmeta_find(aEv, nEv, metaId);
+        if( xm ) name = xm->name;
+      }
+      ev->aTs[r] = ps_to_ns(offPs) + tsApplied;
       ev->aDur[r] = ps_to_ns(durPs);
       ev->aOff[r] = g.off;
-      if( g.len > UINT32_MAX ){ ps_err_at(p->err, (int64_t)g.off, "XEvent longer than 4 GiB"); goto fail; }
       ev->aLen[r] = (uint32_t)g.len;
-      if( (r & 0xFFF)==0 ) ps_source_done_before(&cap->src, g.off);   /* parsed pages can go */
-      ev->aName[r] = xm ? xm->name : 0;
+      ev->aName[r] = name; ev->aCat[r] = 0;
+      ev->aThread[r] = thApplied<0 ? 0 : (uint32_t)thApplied; ev->aTrack[r] = trackApplied;
+      ev->aParent[r] = -1; ev->aDepth[r] = -1;
       ev->aPh[r] = 'X'; ev->aFlags[r] = PS_EV_SLICE;
+      if( (r & 0xFFF)==0 ) ps_source_done_before(&cap->src, g.off);   /* parsed pages can go */
       ln.nEvents++;
     }
     if( rc!=3 ) goto fail;
-    PsValue pid, tid; memset(&pid, 0, sizeof(pid)); memset(&tid, 0, sizeof(tid));
-    pid.type = PS_VAL_INT; pid.i = (int64_t)iPlane; tid.type = PS_VAL_INT; tid.i = ln.id;
-    int64_t th = ps_thread_get(cap, &pid, &tid);
+    int64_t th = xs_line_thread(cap, iPlane, ln.id);
     if( th<0 ){ ps_nomem(p->err); goto fail; }
     cap->aThread[th].processName = pl.name;
     cap->aThread[th].threadName = ln.name;
-    uint32_t track = cap->aThread[th].track;
-    for(size_t r=ln.firstRow; r<cap->ev.n; r++){
-      cap->ev.aTs[r] += ln.timestampNs;
-      cap->ev.aThread[r] = (uint32_t)th; cap->ev.aTrack[r] = track;
+    if( th!=thApplied || ln.timestampNs!=tsApplied ){
+      /* scalars after the events (or no id before them): complete the line's rows */
+      uint32_t track = cap->aThread[th].track;
+      int64_t dTs = ln.timestampNs - tsApplied;
+      for(size_t r=ln.firstRow; r<cap->ev.n; r++){
+        cap->ev.aTs[r] += dTs;
+        cap->ev.aThread[r] = (uint32_t)th; cap->ev.aTrack[r] = track;
+      }
     }
-    if( rc!=3 ) goto fail;
     if( ps_grow((void**)&cap->aLine, sizeof(PsLine), &cap->nLineAlloc, cap->nLine+1) ){ ps_nomem(p->err); goto fail; }
     cap->aLine[cap->nLine++] = ln;
     pl.nLines++;
@@ -367,12 +403,12 @@ static int xs_plane(Xs *p, const PbMsg *space, const PbField *pf, size_t iPlane)
   if( nEv ) memcpy(pl.aEventMeta, aEv, nEv*sizeof(XMeta));
   if( nSt ) memcpy(pl.aStatMeta, aSt, nSt*sizeof(XMeta));
   pl.nEventMeta = nEv; pl.nStatMeta = nSt;
-  free(aEv); free(aSt);
+  free(aEv); free(aSt); free(aNameOf);
   if( ps_grow((void**)&cap->aPlane, sizeof(PsPlane), &cap->nPlaneAlloc, cap->nPlane+1) ) return ps_nomem(p->err);
   cap->aPlane[cap->nPlane++] = pl;
   return PS_OK;
 fail:
-  free(aEv); free(aSt);
+  free(aEv); free(aSt); free(aNameOf);
   return p->err->rc==PS_NOMEM ? PS_NOMEM : PS_ERROR;
 }
 

@@ -449,6 +449,38 @@ static size_t build_xspace(unsigned char *out){
   return space.n;
 }
 
+/* Line scalars after the events (legal protobuf, not the writers' order), a timestamp between
+** events, and sparse event-metadata ids: the same rows as the writers' order gives. */
+static void test_xspace_field_order(void){
+  Pb space, plane, line, ev, meta;
+  space.n = plane.n = line.n = 0;
+  pb_v(&plane, 1, 1); pb_s(&plane, 2, "/device:TPU:0");
+  ev.n = 0; pb_v(&ev, 1, 5); pb_v(&ev, 2, 1000); pb_v(&ev, 3, 9000); pb_m(&line, 4, &ev);
+  pb_v(&line, 3, 700);                       /* timestamp_ns between the events */
+  ev.n = 0; pb_v(&ev, 1, 900000); pb_v(&ev, 2, 2000); pb_v(&ev, 3, 1000); pb_m(&line, 4, &ev);
+  pb_v(&line, 1, 42); pb_s(&line, 2, "XLA Ops");   /* id and name last */
+  pb_m(&plane, 3, &line);
+  meta.n = 0; pb_v(&meta, 1, 5); pb_s(&meta, 2, "fusion"); pb_entry(&plane, 4, 5, &meta);
+  meta.n = 0; pb_v(&meta, 1, 900000); pb_s(&meta, 2, "copy"); pb_entry(&plane, 4, 900000, &meta);
+  pb_m(&space, 1, &plane);
+  PsErr err;
+  PsCapture *c = load_n((const char*)space.z, space.n, &err);
+  CHECK(c!=0);
+  if( c==0 ){ printf("  (%s)\n", err.msg); return; }
+  CHECK_INT(c->ev.n, 2);
+  CHECK_INT(c->ev.aTs[0], 701); CHECK_INT(c->ev.aTs[1], 702);      /* 700 ns + 1000/2000 ps */
+  CHECK_INT(c->ev.aDur[0], 9); CHECK_INT(c->ev.aDur[1], 1);
+  CHECK_INT(c->ev.aParent[1], 0); CHECK_INT(c->ev.aDepth[1], 1);
+  CHECK_STR(name_of(c, 0), "fusion"); CHECK_STR(name_of(c, 1), "copy");
+  const PsThread *th = &c->aThread[c->ev.aThread[0]];
+  CHECK(c->ev.aThread[1]==c->ev.aThread[0] && c->ev.aTrack[1]==c->ev.aTrack[0]);
+  CHECK_INT(th->tid.i, 42); CHECK_INT(th->pid.i, 0);
+  CHECK(c->ev.aTrack[0]==th->track);
+  PsStr tn = ps_pool_get(&c->pool, th->threadName);
+  CHECK(tn.n==7 && memcmp(tn.z, "XLA Ops", 7)==0);
+  ps_capture_free(c);
+}
+
 static void test_xspace(void){
   unsigned char z[4096];
   size_t n = build_xspace(z);
@@ -624,6 +656,7 @@ int main(void){
   test_chrome_columns();
   test_text_formats();
   test_xspace();
+  test_xspace_field_order();
   test_split();
   return tl_done();
 }
