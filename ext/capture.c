@@ -85,7 +85,7 @@ void ps_capture_free(PsCapture *cap){
   free(e->aThread); free(e->aTrack); free(e->aParent); free(e->aDepth); free(e->aPh);
   free(e->aFlags);
   free(cap->aThread); free(cap->aTrack); free(cap->aMeta); free(cap->aLink); free(cap->aRec);
-  free(cap->aPlane); free(cap->aLine);
+  free(cap->aPlane); free(cap->aLine); free(cap->aJob);
   free(cap->aChildStart); free(cap->aChildList); free(cap->aRoots);
   free(cap->aByStr[0]); free(cap->aByStr[1]); free(cap->aRecById); free(cap->aRecByParent);
   ps_pool_free(&cap->pool);

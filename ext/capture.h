@@ -155,6 +155,14 @@ typedef struct PsLine {
   uint32_t nEvents, firstRow;
 } PsLine;
 
+/* A newengine job (jobs.c): where its JSON object (or CSV record) is in the source bytes. */
+typedef struct PsJob {
+  uint64_t off;           /* '{' of the job object, or the first byte of the CSV record */
+  uint32_t len;           /* bytes of the object / record (without the line end) */
+  uint8_t bActive;        /* 1 for an entry of active_jobs */
+  uint32_t line;          /* CSV: 1-based line of the record; JSON: 0 */
+} PsJob;
+
 /* ---------------------------------------------------------------- format hooks */
 /* A value produced by a format's lazy column hook; the vtab turns it into an SQL result. */
 typedef struct PsOut {
@@ -203,6 +211,8 @@ struct PsCapture {
   PsPlane *aPlane;   size_t nPlane, nPlaneAlloc;  /* XSpace planes */
   PsLine *aLine;     size_t nLine, nLineAlloc;    /* XSpace lines */
   char *zHost;                                    /* XSpace hostnames[0] (arena), or NULL */
+  PsJob *aJob;       size_t nJob, nJobAlloc;      /* newengine jobs */
+  int8_t *aJobCsvCol;     /* jobs CSV: cell index of each PS_JOB_* column, -1 absent (arena) */
   /* built on first use by ps_capture_children() */
   int32_t *aChildStart;   /* n+1 offsets into aChildList */
   int32_t *aChildList;    /* row ids grouped by parent, in row order */

@@ -11,6 +11,7 @@ const PsFormat *const ps_formats[] = {
   &ps_format_timings,
   &ps_format_lms,
   &ps_format_xspace,
+  &ps_format_newengine,
   0
 };
 

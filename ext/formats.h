@@ -14,6 +14,7 @@ extern const PsFormat ps_format_chrome;     /* chrome.c: Trace Event Format JSON
 extern const PsFormat ps_format_timings;    /* timings.c: PocketMine-MP / Spigot timings reports */
 extern const PsFormat ps_format_lms;        /* lms.c: lms profiler CSV */
 extern const PsFormat ps_format_xspace;     /* xspace.c: TensorFlow/JAX XSpace protobuf */
+extern const PsFormat ps_format_newengine;  /* jobs.c: newengine StarProfiler report JSON / jobs CSV */
 
 /* XSpace: the JSON object of a stats list (xspace.c), for lazy columns and metadata. */
 int ps_xspace_stats_json(const PsCapture *cap, uint32_t iPlane, size_t off, size_t len, uint32_t statField,

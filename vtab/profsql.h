@@ -116,5 +116,6 @@ int ps_metadata_register(sqlite3 *db, PsConn *pConn);
 int ps_records_register(sqlite3 *db, PsConn *pConn);
 int ps_open_register(sqlite3 *db, PsConn *pConn);
 int ps_xplanes_register(sqlite3 *db, PsConn *pConn);
+int ps_jobs_register(sqlite3 *db, PsConn *pConn);
 
 #endif

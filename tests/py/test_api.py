@@ -8,7 +8,7 @@ from testlib import check, done
 
 
 EXPECTED_FUNCTIONS = [("profile_open", 1), ("profile_open", 2), ("profsql_debug", 0), ("profsql_version", 0)]
-EXPECTED_MODULES = ["profile_events", "profile_metadata", "profile_records", "profile_xplanes"]
+EXPECTED_MODULES = ["profile_events", "profile_jobs", "profile_metadata", "profile_records", "profile_xplanes"]
 
 FUNCS_SQL = "SELECT name, narg FROM pragma_function_list ORDER BY name, narg"
 MODS_SQL = "SELECT name FROM pragma_module_list ORDER BY name"

@@ -1,0 +1,559 @@
+/*
+** jobs.c — the newengine job profiler ("StarProfiler", plugin engine.profiler.starprofiler)
+** captures: the report JSON (schema newengine.profiler.report.v3: completed_jobs and
+** active_jobs, the run/plugin/summary/config sections and diagnostics) and a
+** profiler_jobs_*.csv on its own. See jobs.h for the columns and their rules.
+**
+** Parsing validates the whole JSON document once and records, per job, where its object is;
+** the 37 CSV columns are then read from that object on demand with the writer's rules
+** (StarProfiler's csv_completed_jobs: s/f/b helpers, direct_or_metadata and metadata_csv
+** fall-backs over /metadata, /metadata/event and /metadata/metadata). A jobs CSV is split
+** into RFC 4180 records (quoted cells may hold commas, quotes and line breaks).
+*/
+#include "jobs.h"
+#include "formats.h"
+#include "json.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const ps_job_csv_names[PS_JOB_NCSV] = {
+  "id", "status", "category", "source", "lane", "priority", "dependency_group", "frame_id",
+  "task_domain", "task_pass", "executor", "name", "elapsed_ms", "budget_ms", "frame_budget_ms",
+  "load", "load_percent", "over_budget", "exceeded_frame_budget", "gpu_wait_ms", "wait_reason",
+  "scheduled", "blocked", "polling", "waited_on_gpu", "stayed_async", "async_mode",
+  "started_unix_ms", "ended_unix_ms", "payload_bytes", "output_bytes", "service_id", "method",
+  "plugin_id", "gateway", "error", "detail"
+};
+
+/* How a column is read (the writer's helper for it). */
+enum { K_STR, K_REAL, K_BOOL, K_DIRECT, K_META, K_SCALAR, K_PCT, K_OVER, K_JSON };
+
+typedef struct JobCol {
+  uint8_t kind;
+  const char *zKey;             /* the job's own key */
+  const char *azPath[4];        /* metadata fall-back pointers (K_DIRECT, K_META) */
+} JobCol;
+
+#define MD3(k) { "/metadata/" k, "/metadata/event/" k, "/metadata/metadata/" k, 0 }
+static const JobCol aCol[PS_JOB_NCOL] = {
+  { K_STR, "id", {0} }, { K_STR, "status", {0} }, { K_STR, "category", {0} },
+  { K_STR, "source", {0} },
+  { K_DIRECT, "lane", MD3("lane") }, { K_DIRECT, "priority", MD3("priority") },
+  { K_DIRECT, "dependency_group", MD3("dependency_group") },
+  { K_DIRECT, "frame_id", MD3("frame_id") }, { K_DIRECT, "task_domain", MD3("task_domain") },
+  { K_DIRECT, "task_pass", MD3("task_pass") }, { K_DIRECT, "executor", MD3("executor") },
+  { K_STR, "name", {0} }, { K_REAL, "elapsed_ms", {0} }, { K_REAL, "budget_ms", {0} },
+  { K_REAL, "frame_budget_ms", {0} }, { K_REAL, "load", {0} },
+  { K_PCT, "load", {0} }, { K_OVER, "load", {0} },
+  { K_BOOL, "exceeded_frame_budget", {0} }, { K_REAL, "gpu_wait_ms", {0} },
+  { K_STR, "wait_reason", {0} }, { K_BOOL, "scheduled", {0} }, { K_BOOL, "blocked", {0} },
+  { K_BOOL, "polling", {0} }, { K_BOOL, "waited_on_gpu", {0} }, { K_BOOL, "stayed_async", {0} },
+  { K_STR, "async_mode", {0} },
+  { K_SCALAR, "started_unix_ms", {0} }, { K_SCALAR, "ended_unix_ms", {0} },
+  { K_SCALAR, "payload_bytes", {0} }, { K_SCALAR, "output_bytes", {0} },
+  { K_META, 0, { "/metadata/service_id", "/metadata/metadata/service_id", 0 } },
+  { K_META, 0, { "/metadata/method", "/metadata/method_name", "/metadata/metadata/method", 0 } },
+  { K_META, 0, { "/metadata/plugin_id", "/metadata/metadata/plugin_id", 0 } },
+  { K_META, 0, { "/metadata/gateway", "/metadata/engine_gateway", "/metadata/metadata/gateway", 0 } },
+  { K_STR, "error", {0} }, { K_STR, "detail", {0} },
+  /* extras */
+  { K_JSON, "metadata", {0} }, { K_REAL, "active_elapsed_ms", {0} },
+  { K_REAL, "current_load", {0} }, { K_REAL, "progress", {0} },
+};
+
+size_t ps_fmt_fixed(char *buf, size_t nBuf, double v, int nDec){
+  int n = snprintf(buf, nBuf, "%.*f", nDec, v);
+  if( n<0 ) n = 0;
+  if( (size_t)n >= nBuf ) n = (int)nBuf - 1;
+  /* "-0.000000" for a tiny negative: Rust prints the sign as well, keep it */
+  return (size_t)n;
+}
+
+/* ------------------------------------------------------------------ JSON values */
+
+/* Value span [*pv, *pe) at JSON pointer zPath ("/a/b") inside the object at off; 1 found. */
+static int json_pointer(const char *z, size_t n, size_t off, const char *zPath, size_t *pv){
+  size_t i = off;
+  const char *p = zPath;
+  while( *p=='/' ){
+    p++;
+    const char *e = strchr(p, '/');
+    size_t k = e ? (size_t)(e - p) : strlen(p);
+    char key[64];
+    if( k >= sizeof(key) ) return 0;
+    memcpy(key, p, k); key[k] = 0;
+    if( i>=n || z[i]!='{' ) return 0;
+    if( ps_json_find_key(z, n, i, key, &i)!=1 ) return 0;
+    p += k;
+  }
+  *pv = i;
+  return 1;
+}
+
+static void out_null(PsOut *o){ memset(o, 0, sizeof(*o)); }
+
+/* A number literal at z[i..] as INTEGER when integral and in range, else REAL. */
+static void out_number(const char *z, size_t n, size_t i, PsOut *o){
+  PsDec d; size_t j = i;
+  out_null(o);
+  if( ps_json_number(z, n, &j, &d, 0) ) return;
+  int64_t v;
+  if( d.bInt && ps_dec_int64(&d, &v)==0 ){ o->type = PS_META_INT; o->i = v; return; }
+  char buf[64]; size_t k = j - i < sizeof(buf)-1 ? j - i : sizeof(buf)-1;
+  memcpy(buf, z+i, k); buf[k] = 0;
+  o->type = PS_META_REAL; o->r = strtod(buf, 0);
+}
+
+/* A string value at z[i] (its quote) as TEXT; escapes decoded into a malloc'ed copy. */
+static int out_string(const char *z, size_t n, size_t i, PsOut *o){
+  PsBuf b; memset(&b, 0, sizeof(b));
+  const char *s; size_t sn;
+  out_null(o);
+  if( ps_json_string(z, n, &i, &b, &s, &sn, 0) ){ ps_buf_free(&b); return PS_OK; }
+  o->type = PS_META_TEXT;
+  if( b.z && s==b.z ){
+    o->zFree = malloc(sn + 1);
+    if( o->zFree==0 ){ ps_buf_free(&b); return PS_NOMEM; }
+    memcpy(o->zFree, s, sn); o->zFree[sn] = 0;
+    s = o->zFree;
+  }
+  o->z = s; o->n = sn;
+  ps_buf_free(&b);
+  return PS_OK;
+}
+
+/* The writer's format_json_scalar, typed: string TEXT, number INTEGER/REAL, null the TEXT
+** 'null', true/false TEXT, object/array its JSON text. */
+static int out_scalar(const char *z, size_t n, size_t i, PsOut *o){
+  out_null(o);
+  if( i>=n ) return PS_OK;
+  char c = z[i];
+  if( c=='"' ) return out_string(z, n, i, o);
+  if( c=='-' || (c>='0' && c<='9') ){ out_number(z, n, i, o); return PS_OK; }
+  size_t e = i;
+  if( ps_json_skip(z, n, &e, 0) ) return PS_OK;
+  o->type = (c=='{' || c=='[') ? PS_META_JSON : PS_META_TEXT;
+  o->z = z + i; o->n = e - i;
+  return PS_OK;
+}
+
+/* ------------------------------------------------------------------ CSV records */
+
+/* Cell k of the CSV record [off, off+len): unquoted into a malloc'ed copy when it was quoted.
+** Returns 1 with the cell, 0 when the record has fewer cells. */
+static int csv_cell(const char *z, size_t off, size_t len, int k, PsOut *o, int *pbNoMem){
+  size_t i = off, end = off + len;
+  *pbNoMem = 0;
+  for(int c=0; ; c++){
+    size_t s = i;
+    int bQuoted = i<end && z[i]=='"';
+    if( bQuoted ){
+      i++;
+      while( i<end ){
+        if( z[i]=='"' ){ if( i+1<end && z[i+1]=='"' ){ i += 2; continue; } break; }
+        i++;
+      }
+      i++;                                        /* closing quote */
+      while( i<end && z[i]!=',' ) i++;
+    }else{
+      while( i<end && z[i]!=',' ) i++;
+    }
+    if( c==k ){
+      out_null(o);
+      o->type = PS_META_TEXT;
+      if( !bQuoted ){ o->z = z + s; o->n = i - s; return 1; }
+      size_t e = i;                               /* s: opening quote; find the closing one */
+      char *d = malloc(e - s + 1);
+      if( d==0 ){ *pbNoMem = 1; return 0; }
+      size_t m = 0;
+      for(size_t j=s+1; j<e; j++){
+        if( z[j]=='"' ){ if( j+1<e && z[j+1]=='"' ){ d[m++] = '"'; j++; continue; } break; }
+        d[m++] = z[j];
+      }
+      d[m] = 0;
+      o->zFree = d; o->z = d; o->n = m;
+      return 1;
+    }
+    if( i>=end ) return 0;
+    i++;                                          /* the comma */
+  }
+}
+
+/* A cell's text as a number, when the whole cell is one. */
+static int cell_number(const char *z, size_t n, PsOut *o){
+  PsDec d;
+  if( n==0 || ps_dec_parse(z, n, &d) ) return 0;
+  int64_t v;
+  char buf[64];
+  if( d.bInt && ps_dec_int64(&d, &v)==0 ){ free(o->zFree); out_null(o); o->type = PS_META_INT; o->i = v; return 1; }
+  if( n >= sizeof(buf) ) return 0;
+  memcpy(buf, z, n); buf[n] = 0;
+  double r = strtod(buf, 0);
+  free(o->zFree); out_null(o);
+  /* the writer prints whole millisecond stamps as "1787314756953.000": INTEGER again */
+  if( r==(double)(int64_t)r && r > -9e15 && r < 9e15 ){ o->type = PS_META_INT; o->i = (int64_t)r; }
+  else{ o->type = PS_META_REAL; o->r = r; }
+  return 1;
+}
+
+static int csv_column(const PsCapture *cap, const PsJob *j, int iCol, PsOut *o){
+  const JobCol *c = &aCol[iCol];
+  int iSrc = iCol;
+  if( c->kind==K_PCT || c->kind==K_OVER ) iSrc = PS_JOB_LOAD;
+  int8_t cell = iSrc < PS_JOB_NCSV ? cap->aJobCsvCol[iSrc] : -1;
+  int bNoMem = 0;
+  out_null(o);
+  if( cell<0 || !csv_cell(cap->src.z, j->off, j->len, cell, o, &bNoMem) ){
+    out_null(o);
+    if( bNoMem ) return PS_NOMEM;
+    if( c->kind==K_BOOL ){ o->type = PS_META_INT; o->i = 0; }
+    return PS_OK;
+  }
+  const char *z = o->z; size_t n = o->n;
+  switch( c->kind ){
+    case K_STR: case K_DIRECT: case K_META:
+      if( n==0 ){ free(o->zFree); out_null(o); }
+      break;
+    case K_REAL: case K_PCT: case K_OVER: {
+      double r = 0; int bHave = 0;
+      if( n>0 && n<64 ){ char buf[64]; memcpy(buf, z, n); buf[n] = 0; char *e; r = strtod(buf, &e); bHave = *e==0; }
+      free(o->zFree); out_null(o);
+      if( c->kind==K_OVER ){ o->type = PS_META_INT; o->i = bHave && r >= 1.0; }
+      else if( c->kind==K_PCT ){ o->type = PS_META_REAL; o->r = bHave ? r*100.0 : 0.0; }
+      else if( bHave ){ o->type = PS_META_REAL; o->r = r; }
+      break;
+    }
+    case K_BOOL: {
+      int b = n==4 && memcmp(z, "true", 4)==0;
+      free(o->zFree); out_null(o);
+      o->type = PS_META_INT; o->i = b;
+      break;
+    }
+    case K_SCALAR:
+      if( n==0 ){ free(o->zFree); out_null(o); }
+      else cell_number(z, n, o);
+      break;
+    default:
+      free(o->zFree); out_null(o);
+  }
+  return PS_OK;
+}
+
+int ps_job_column(const PsCapture *cap, size_t row, int iCol, PsOut *o){
+  out_null(o);
+  if( row >= cap->nJob || iCol<0 || iCol>=PS_JOB_NCOL ) return PS_OK;
+  const PsJob *j = &cap->aJob[row];
+  if( cap->aJobCsvCol ) return csv_column(cap, j, iCol, o);
+  const char *z = cap->src.z; size_t n = cap->src.n;
+  const JobCol *c = &aCol[iCol];
+  size_t v;
+  int bHave = c->zKey && ps_json_find_key(z, n, (size_t)j->off, c->zKey, &v)==1;
+  char ch = bHave ? z[v] : 0;
+  int bNum = ch=='-' || (ch>='0' && ch<='9');
+  switch( c->kind ){
+    case K_STR:
+      if( ch=='"' ) return out_string(z, n, v, o);
+      return PS_OK;
+    case K_REAL:
+      if( bNum ){ out_number(z, n, v, o); if( o->type==PS_META_INT ){ o->type = PS_META_REAL; o->r = (double)o->i; } }
+      return PS_OK;
+    case K_PCT: case K_OVER: {
+      double r = 0;
+      if( bNum ){ out_number(z, n, v, o); r = o->type==PS_META_INT ? (double)o->i : o->r; }
+      out_null(o);
+      if( c->kind==K_PCT ){ o->type = PS_META_REAL; o->r = r*100.0; }
+      else{ o->type = PS_META_INT; o->i = r >= 1.0; }
+      return PS_OK;
+    }
+    case K_BOOL:
+      o->type = PS_META_INT; o->i = bHave && n - v >= 4 && memcmp(z+v, "true", 4)==0;
+      return PS_OK;
+    case K_SCALAR:
+      if( bHave ) return out_scalar(z, n, v, o);
+      return PS_OK;
+    case K_JSON: {
+      if( !bHave ) return PS_OK;
+      size_t e = v;
+      if( ps_json_skip(z, n, &e, 0) ) return PS_OK;
+      o->type = PS_META_JSON; o->z = z + v; o->n = e - v;
+      return PS_OK;
+    }
+    case K_DIRECT:
+      if( bHave ){
+        int rc = out_scalar(z, n, v, o);
+        if( rc ) return rc;
+        int bBlank = o->type==PS_META_TEXT || o->type==PS_META_JSON;
+        if( bBlank ){
+          for(size_t k=0; k<o->n; k++) if( o->z[k]!=' ' && o->z[k]!='\t' && o->z[k]!='\n' && o->z[k]!='\r' ){ bBlank = 0; break; }
+          if( o->n==4 && memcmp(o->z, "null", 4)==0 ) bBlank = 1;   /* JSON null or "null" */
+        }
+        if( !bBlank && o->type ) return PS_OK;
+        free(o->zFree); out_null(o);
+      }
+      /* then the metadata paths */
+      /* fall through */
+    case K_META:
+      for(int k=0; k<4 && c->azPath[k]; k++){
+        if( json_pointer(z, n, (size_t)j->off, c->azPath[k], &v) ) return out_scalar(z, n, v, o);
+      }
+      return PS_OK;
+  }
+  return PS_OK;
+}
+
+/* ------------------------------------------------------------------ parsing */
+
+static int job_add(PsCapture *cap, uint64_t off, size_t len, int bActive, uint32_t line){
+  if( ps_grow((void**)&cap->aJob, sizeof(PsJob), &cap->nJobAlloc, cap->nJob+1) ) return PS_NOMEM;
+  PsJob *j = &cap->aJob[cap->nJob++];
+  j->off = off; j->len = len > UINT32_MAX ? UINT32_MAX : (uint32_t)len;
+  j->bActive = (uint8_t)bActive; j->line = line;
+  return PS_OK;
+}
+
+typedef struct Nj {
+  PsCapture *cap;
+  const char *z; size_t n;
+  PsErr *err;
+  PsBuf scratch;
+} Nj;
+
+/* A metadata row for the value at [v, e): strings decoded, numbers typed, the rest as JSON. */
+static int nj_meta(Nj *p, const char *zScope, const char *zKey, size_t v, size_t e){
+  const char *z = p->z;
+  char c = z[v];
+  if( c=='"' ){
+    size_t i = v; const char *s; size_t sn;
+    if( ps_json_string(z, p->n, &i, &p->scratch, &s, &sn, p->err) ) return PS_ERROR;
+    if( s==p->scratch.z ){
+      s = ps_arena_strdup(&p->cap->arena, s, sn);
+      if( s==0 ) return ps_nomem(p->err);
+    }
+    return ps_meta_text(p->cap, zScope, zKey, s, sn, PS_META_TEXT, (int64_t)v) ? ps_nomem(p->err) : PS_OK;
+  }
+  if( c=='-' || (c>='0' && c<='9') ){
+    PsOut o; out_number(z, p->n, v, &o);
+    if( o.type==PS_META_INT ) return ps_meta_int(p->cap, zScope, zKey, o.i, (int64_t)v) ? ps_nomem(p->err) : PS_OK;
+    return ps_meta_text(p->cap, zScope, zKey, z+v, e-v, PS_META_JSON, (int64_t)v) ? ps_nomem(p->err) : PS_OK;
+  }
+  if( c=='n' ) return PS_OK;                      /* null: no row */
+  return ps_meta_text(p->cap, zScope, zKey, z+v, e-v, PS_META_JSON, (int64_t)v) ? ps_nomem(p->err) : PS_OK;
+}
+
+/* Calls nj_meta for each member of the object at v, under zScope. */
+static int nj_object_meta(Nj *p, const char *zScope, size_t v){
+  const char *z = p->z; size_t n = p->n;
+  size_t i = ps_json_ws(z, n, v+1);
+  if( i<n && z[i]=='}' ) return PS_OK;
+  for(;;){
+    const char *k; size_t kn;
+    if( i>=n || z[i]!='"' ) return ps_err_at(p->err, (int64_t)i, "expected a key in the %s object", zScope);
+    if( ps_json_string(z, n, &i, &p->scratch, &k, &kn, p->err) ) return PS_ERROR;
+    char key[128]; snprintf(key, sizeof(key), "%.*s", (int)(kn < 120 ? kn : 120), k);
+    i = ps_json_ws(z, n, i);
+    if( i>=n || z[i]!=':' ) return ps_err_at(p->err, (int64_t)i, "expected ':' after a key in the %s object", zScope);
+    i = ps_json_ws(z, n, i+1);
+    size_t e = i;
+    if( ps_json_skip(z, n, &e, p->err) ) return PS_ERROR;
+    int rc = nj_meta(p, zScope, key, i, e);
+    if( rc ) return rc;
+    i = ps_json_ws(z, n, e);
+    if( i<n && z[i]==',' ){ i = ps_json_ws(z, n, i+1); continue; }
+    if( i<n && z[i]=='}' ) return PS_OK;
+    return ps_err_at(p->err, (int64_t)i, "expected ',' or '}' in the %s object", zScope);
+  }
+}
+
+/* The jobs of a completed_jobs / active_jobs array at v. */
+static int nj_jobs(Nj *p, size_t v, int bActive, const char *zName){
+  const char *z = p->z; size_t n = p->n;
+  if( z[v]!='[' ) return ps_err_at(p->err, (int64_t)v, "%s: expected an array", zName);
+  size_t i = ps_json_ws(z, n, v+1);
+  if( i<n && z[i]==']' ) return PS_OK;
+  for(;;){
+    if( i>=n || z[i]!='{' ) return ps_err_at(p->err, (int64_t)i, "%s: expected a job object", zName);
+    size_t e = i;
+    if( ps_json_skip(z, n, &e, p->err) ) return PS_ERROR;
+    if( job_add(p->cap, i, e - i, bActive, 0) ) return ps_nomem(p->err);
+    i = ps_json_ws(z, n, e);
+    if( i<n && z[i]==',' ){ i = ps_json_ws(z, n, i+1); continue; }
+    if( i<n && z[i]==']' ) return PS_OK;
+    return ps_err_at(p->err, (int64_t)i, "%s: expected ',' or ']' after a job", zName);
+  }
+}
+
+/* The diagnostics array: one metadata row per entry, key = its code, value = the object. */
+static int nj_diagnostics(Nj *p, size_t v){
+  const char *z = p->z; size_t n = p->n;
+  if( z[v]!='[' ) return ps_err_at(p->err, (int64_t)v, "diagnostics: expected an array");
+  size_t i = ps_json_ws(z, n, v+1);
+  if( i<n && z[i]==']' ) return PS_OK;
+  for(;;){
+    size_t e = i;
+    if( ps_json_skip(z, n, &e, p->err) ) return PS_ERROR;
+    char key[128] = "diagnostic";
+    size_t kv;
+    if( z[i]=='{' && ps_json_find_key(z, n, i, "code", &kv)==1 && z[kv]=='"' ){
+      const char *s; size_t sn; size_t k = kv;
+      if( ps_json_string(z, n, &k, &p->scratch, &s, &sn, p->err) ) return PS_ERROR;
+      snprintf(key, sizeof(key), "%.*s", (int)(sn < 120 ? sn : 120), s);
+    }
+    if( ps_meta_text(p->cap, "diagnostics", key, z+i, e-i, PS_META_JSON, (int64_t)i) ) return ps_nomem(p->err);
+    i = ps_json_ws(z, n, e);
+    if( i<n && z[i]==',' ){ i = ps_json_ws(z, n, i+1); continue; }
+    if( i<n && z[i]==']' ) return PS_OK;
+    return ps_err_at(p->err, (int64_t)i, "diagnostics: expected ',' or ']'");
+  }
+}
+
+static int nj_parse_json(PsCapture *cap, PsErr *err){
+  Nj p; memset(&p, 0, sizeof(p));
+  p.cap = cap; p.z = cap->src.z; p.n = cap->src.n; p.err = err;
+  const char *z = p.z; size_t n = p.n;
+  size_t i = 0;
+  if( n>=3 && (unsigned char)z[0]==0xEF && (unsigned char)z[1]==0xBB && (unsigned char)z[2]==0xBF ) i = 3;
+  i = ps_json_ws(z, n, i);
+  int rc = PS_OK, bSchema = 0;
+  if( i>=n || z[i]!='{' ){ rc = ps_err_at(err, (int64_t)i, "expected the report object '{'"); goto out; }
+  i = ps_json_ws(z, n, i+1);
+  while( i<n && z[i]!='}' ){
+    const char *k; size_t kn;
+    if( z[i]!='"' ){ rc = ps_err_at(err, (int64_t)i, "expected a key in the report object"); goto out; }
+    if( ps_json_string(z, n, &i, &p.scratch, &k, &kn, err) ){ rc = PS_ERROR; goto out; }
+    char key[64]; snprintf(key, sizeof(key), "%.*s", (int)(kn < 60 ? kn : 60), k);
+    i = ps_json_ws(z, n, i);
+    if( i>=n || z[i]!=':' ){ rc = ps_err_at(err, (int64_t)i, "expected ':' after \"%s\"", key); goto out; }
+    i = ps_json_ws(z, n, i+1);
+    size_t v = i, e = i;
+    if( ps_json_skip(z, n, &e, err) ){ rc = PS_ERROR; goto out; }
+    if( strcmp(key, "completed_jobs")==0 ) rc = nj_jobs(&p, v, 0, key);
+    else if( strcmp(key, "active_jobs")==0 ) rc = nj_jobs(&p, v, 1, key);
+    else if( strcmp(key, "diagnostics")==0 ) rc = nj_diagnostics(&p, v);
+    else if( (strcmp(key, "plugin")==0 || strcmp(key, "run")==0 || strcmp(key, "summary")==0) && z[v]=='{' ){
+      rc = nj_object_meta(&p, key, v);
+    }else{
+      if( strcmp(key, "schema")==0 ){
+        bSchema = 1;
+        if( e-v < 30 || memcmp(z+v, "\"newengine.profiler.report.v", 28)!=0 ){
+          rc = ps_err_at(err, (int64_t)v, "schema is not newengine.profiler.report.v*");
+          goto out;
+        }
+      }
+      rc = nj_meta(&p, "report", key, v, e);
+    }
+    if( rc ) goto out;
+    i = ps_json_ws(z, n, e);
+    if( i<n && z[i]==',' ){ i = ps_json_ws(z, n, i+1); continue; }
+    if( i<n && z[i]=='}' ) break;
+    rc = ps_err_at(err, (int64_t)i, i<n ? "expected ',' or '}' in the report object" : "the report object is not closed (truncated?)");
+    goto out;
+  }
+  if( i>=n ){ rc = ps_err_at(err, (int64_t)n, "the report object is not closed (truncated?)"); goto out; }
+  i = ps_json_ws(z, n, i+1);
+  if( i<n ){ rc = ps_err_at(err, (int64_t)i, "unexpected bytes after the report object"); goto out; }
+  if( !bSchema ){ rc = ps_err(err, "the report has no \"schema\" (expected newengine.profiler.report.v3)"); goto out; }
+  rc = ps_meta_int(cap, "capture", "jobs", (int64_t)cap->nJob, -1) ? ps_nomem(err) : PS_OK;
+out:
+  ps_buf_free(&p.scratch);
+  return rc;
+}
+
+/* End of the CSV record starting at i (quotes may span lines): the offset of its '\n' or n. */
+static size_t csv_record_end(const char *z, size_t n, size_t i, int *pbOpenQuote){
+  int bQ = 0;
+  for(; i<n; i++){
+    char c = z[i];
+    if( c=='"' ) bQ = !bQ;
+    else if( c=='\n' && !bQ ) break;
+  }
+  *pbOpenQuote = bQ;
+  return i;
+}
+
+static int nj_parse_csv(PsCapture *cap, PsErr *err){
+  const char *z = cap->src.z; size_t n = cap->src.n;
+  size_t i = 0, e;
+  int bQ;
+  if( n>=3 && (unsigned char)z[0]==0xEF && (unsigned char)z[1]==0xBB && (unsigned char)z[2]==0xBF ) i = 3;
+  e = csv_record_end(z, n, i, &bQ);
+  size_t hEnd = (e>i && z[e-1]=='\r') ? e-1 : e;
+  cap->aJobCsvCol = ps_arena_alloc(&cap->arena, PS_JOB_NCSV);
+  if( cap->aJobCsvCol==0 ) return ps_nomem(err);
+  memset(cap->aJobCsvCol, -1, PS_JOB_NCSV);
+  /* header: the writer's names in any order */
+  size_t s = i; int iCell = 0;
+  while( s <= hEnd ){
+    size_t t = s;
+    while( t<hEnd && z[t]!=',' ) t++;
+    for(int k=0; k<PS_JOB_NCSV; k++){
+      if( strlen(ps_job_csv_names[k])==t-s && memcmp(ps_job_csv_names[k], z+s, t-s)==0 && iCell<127 ){
+        cap->aJobCsvCol[k] = (int8_t)iCell;
+      }
+    }
+    iCell++;
+    s = t + 1;
+  }
+  if( cap->aJobCsvCol[PS_JOB_ID]<0 || cap->aJobCsvCol[PS_JOB_STATUS]<0 ){
+    return ps_err_at(err, 0, "line 1: expected the profiler_jobs CSV header (id,status,category,...)");
+  }
+  uint32_t line = 2;
+  i = e < n ? e + 1 : n;
+  while( i<n ){
+    e = csv_record_end(z, n, i, &bQ);
+    if( bQ ) return ps_err_at(err, (int64_t)i, "line %u: a quoted cell is not closed", line);
+    size_t r = (e>i && z[e-1]=='\r') ? e-1 : e;
+    uint32_t nl = 1;
+    for(size_t k=i; k<e; k++) if( z[k]=='\n' ) nl++;
+    if( r>i ){
+      if( job_add(cap, i, r - i, 0, line) ) return ps_nomem(err);
+    }
+    line += nl;
+    i = e < n ? e + 1 : n;
+  }
+  if( ps_meta_int(cap, "capture", "jobs", (int64_t)cap->nJob, -1) ) return ps_nomem(err);
+  return PS_OK;
+}
+
+static const char zCsvHead[] = "id,status,category,source,";
+
+static int nj_is_csv(const char *z, size_t n){
+  size_t i = 0;
+  if( n>=3 && (unsigned char)z[0]==0xEF && (unsigned char)z[1]==0xBB && (unsigned char)z[2]==0xBF ) i = 3;
+  return n - i >= sizeof(zCsvHead)-1 && memcmp(z+i, zCsvHead, sizeof(zCsvHead)-1)==0;
+}
+
+static int nj_parse(PsCapture *cap, PsErr *err){
+  err->msg[0] = 0; err->rc = PS_ERROR;
+  if( nj_is_csv(cap->src.z, cap->src.n) ) return nj_parse_csv(cap, err);
+  return nj_parse_json(cap, err);
+}
+
+/* A report JSON: an object whose first key is one the writer sorts first ("active_jobs",
+** "analysis", "completed_jobs"), or that names the schema in its first 1 MiB; beats the Chrome
+** probe's object form. A jobs CSV: its header. */
+static int nj_probe(const char *z, size_t n){
+  if( nj_is_csv(z, n) ) return 3;
+  size_t i = 0;
+  if( n>=3 && (unsigned char)z[0]==0xEF && (unsigned char)z[1]==0xBB && (unsigned char)z[2]==0xBF ) i = 3;
+  i = ps_json_ws(z, n, i);
+  if( i>=n || z[i]!='{' ) return 0;
+  i = ps_json_ws(z, n, i+1);
+  static const char *const az[] = { "\"active_jobs\"", "\"analysis\"", "\"completed_jobs\"" };
+  for(int k=0; k<3; k++){
+    size_t l = strlen(az[k]);
+    if( n - i >= l && memcmp(z+i, az[k], l)==0 ) return 3;
+  }
+  size_t m = n < (1u<<20) ? n : (1u<<20);
+  static const char zS[] = "\"newengine.profiler.report.v";
+  for(size_t k=0; k + sizeof(zS)-1 <= m; k++){
+    const char *q = memchr(z+k, '"', m-k);
+    if( q==0 ) break;
+    k = (size_t)(q - z);
+    if( m - k >= sizeof(zS)-1 && memcmp(q, zS, sizeof(zS)-1)==0 ) return 3;
+  }
+  return 0;
+}
+
+const PsFormat ps_format_newengine = { "newengine", nj_probe, nj_parse, 0 };

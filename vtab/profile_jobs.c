@@ -1,0 +1,305 @@
+/*
+** profile_jobs.c — the profile_jobs table-valued function: one row per job.
+**
+**   SELECT category, count(*), sum(elapsed_ms) FROM profile_jobs('profiler_report_latest.json')
+**    GROUP BY 1 ORDER BY 3 DESC;
+**
+** Arguments (HIDDEN): capture (path TEXT or BLOB; a directory or glob reads every capture),
+** format (optional: 'newengine', 'chrome', ...). The first argument is called `capture` here,
+** not `source`, because `source` is one of the writer's columns.
+**
+** Columns: the 37 columns of the StarProfiler's profiler_jobs_latest.csv in its order
+**   id, status, category, source, lane, priority, dependency_group, frame_id, task_domain,
+**   task_pass, executor, name, elapsed_ms, budget_ms, frame_budget_ms, load, load_percent,
+**   over_budget, exceeded_frame_budget, gpu_wait_ms, wait_reason, scheduled, blocked, polling,
+**   waited_on_gpu, stayed_async, async_mode, started_unix_ms, ended_unix_ms, payload_bytes,
+**   output_bytes, service_id, method, plugin_id, gateway, error, detail
+** (times in milliseconds, REAL; load = elapsed_ms / budget_ms; flags 0/1; the fall-back rules
+** and the null-versus-absent rule are in ext/jobs.h), then
+**   metadata            the job's metadata object (JSON text), chrome: the event's args
+**   active_elapsed_ms, current_load, progress   active jobs of a report
+**   job_list            'completed_jobs' or 'active_jobs' (the report array it came from)
+**   byte_offset         offset of the job object / CSV record / event in the capture
+**   file                the capture file (NULL for a BLOB)
+**
+** Other formats give one completed job per complete slice (Chrome X / matched B-E, XSpace
+** XEvent, lms marker pair) or per timer record (timings), mapped as follows:
+**   id = the row id (profile_events.id / profile_records.record_id) as text, status 'completed'
+**   category = cat (the format name when the capture has no categories; timings: group_name)
+**   source = process / plane name ('pid N' without one; timings: plugin, else the category)
+**   lane = thread / line name ('tid N' without one; timings: the category)
+**   name = name, elapsed_ms = dur / 1e6 (timings: time_ns / 1e6)
+**   budget_ms = args.budget_ms when the event has a numeric one, else 16.67 (the StarProfiler's
+**   default budget; profile_report's options override it per category)
+**   load = elapsed_ms / budget_ms, started_unix_ms / ended_unix_ms = ts / 1e6 and (ts+dur) / 1e6
+**   on the capture's own clock (not Unix time); every other column NULL or 0.
+** Errors: as profile_events (vtab/loader.c). SQLITE_VTAB_DIRECTONLY: it reads files.
+*/
+#include "profsql.h"
+#include "../ext/jobs.h"
+#include "../ext/json.h"
+SQLITE_EXTENSION_INIT3
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PJ_DEFAULT_BUDGET_MS 16.67
+
+#define PJ_JOB_LIST   (PS_JOB_NCOL)
+#define PJ_OFFSET     (PS_JOB_NCOL + 1)
+#define PJ_FILE       (PS_JOB_NCOL + 2)
+#define PJ_CAPTURE    (PS_JOB_NCOL + 3)
+#define PJ_FORMAT     (PS_JOB_NCOL + 4)
+
+#define PJ_SCHEMA "CREATE TABLE x(id TEXT, status TEXT, category TEXT, source TEXT, lane, " \
+  "priority, dependency_group, frame_id, task_domain, task_pass, executor, name TEXT, " \
+  "elapsed_ms REAL, budget_ms REAL, frame_budget_ms REAL, load REAL, load_percent REAL, " \
+  "over_budget INTEGER, exceeded_frame_budget INTEGER, gpu_wait_ms REAL, wait_reason TEXT, " \
+  "scheduled INTEGER, blocked INTEGER, polling INTEGER, waited_on_gpu INTEGER, " \
+  "stayed_async INTEGER, async_mode TEXT, started_unix_ms, ended_unix_ms, payload_bytes, " \
+  "output_bytes, service_id, method, plugin_id, gateway, error TEXT, detail TEXT, " \
+  "metadata TEXT, active_elapsed_ms REAL, current_load REAL, progress REAL, job_list TEXT, " \
+  "byte_offset INTEGER, file TEXT, capture HIDDEN, format HIDDEN)"
+
+/* What a part's rows are. */
+enum { PJ_JOBS, PJ_EVENTS, PJ_RECORDS };
+
+typedef struct PjCursor {
+  sqlite3_vtab_cursor base;
+  PsSet set;
+  int iPart;
+  int kind;                   /* PJ_* of the current part */
+  int64_t iRow;
+} PjCursor;
+
+static const PsCapture *pj_cap(const PjCursor *c){ return c->set.ap[c->iPart]->cap; }
+
+static int pj_kind(const PsCapture *cap){
+  if( cap->nJob || cap->aJobCsvCol || strcmp(cap->pFormat->zName, "newengine")==0 ) return PJ_JOBS;
+  if( cap->nRec ) return PJ_RECORDS;
+  return PJ_EVENTS;
+}
+
+static int64_t pj_count(const PjCursor *c){
+  const PsCapture *cap = pj_cap(c);
+  switch( c->kind ){
+    case PJ_JOBS: return (int64_t)cap->nJob;
+    case PJ_RECORDS: return (int64_t)cap->nRec;
+    default: return (int64_t)cap->ev.n;
+  }
+}
+
+/* An event row is a job when it is a complete slice. */
+static int pj_is_job(const PsCapture *cap, int64_t r){
+  return (cap->ev.aFlags[r] & PS_EV_SLICE) && cap->ev.aDur[r]!=PS_NULL64;
+}
+
+static void pj_skip(PjCursor *c){
+  if( c->kind!=PJ_EVENTS ) return;
+  const PsCapture *cap = pj_cap(c);
+  while( c->iRow < (int64_t)cap->ev.n && !pj_is_job(cap, c->iRow) ) c->iRow++;
+}
+
+static void pj_settle(PjCursor *c){
+  for(;;){
+    pj_skip(c);
+    if( c->iRow < pj_count(c) || c->iPart+1 >= c->set.nPart ) return;
+    c->iPart++;
+    c->kind = pj_kind(pj_cap(c));
+    c->iRow = 0;
+  }
+}
+
+static int pjConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
+                     sqlite3_vtab **ppVtab, char **pzErr){
+  (void)argc; (void)argv; (void)pzErr;
+  return ps_vt_connect(db, pAux, PJ_SCHEMA, ppVtab);
+}
+
+static int pjOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur){
+  (void)pVtab;
+  return ps_vt_open(sizeof(PjCursor), ppCur);
+}
+
+static int pjClose(sqlite3_vtab_cursor *cur){
+  PjCursor *c = (PjCursor*)cur;
+  ps_set_clear(&c->set);
+  sqlite3_free(c);
+  return SQLITE_OK;
+}
+
+static int pjBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
+  (void)pVtab;
+  return ps_vt_best_source(pInfo, PJ_CAPTURE, PJ_FORMAT);
+}
+
+static int pjFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
+                    int argc, sqlite3_value **argv){
+  PjCursor *c = (PjCursor*)cur;
+  (void)idxStr; (void)argc;
+  sqlite3_value *pSource = (idxNum & 1) ? argv[0] : 0;
+  sqlite3_value *pFormat = (idxNum & 2) ? argv[(idxNum & 1) ? 1 : 0] : 0;
+  int rc = ps_vt_filter_set(cur->pVtab, "profile_jobs", pSource, pFormat, &c->set);
+  if( rc!=SQLITE_OK ) return rc;
+  c->iPart = 0; c->iRow = 0;
+  if( c->set.nPart ){ c->kind = pj_kind(pj_cap(c)); pj_settle(c); }
+  return SQLITE_OK;
+}
+
+static int pjNext(sqlite3_vtab_cursor *cur){
+  PjCursor *c = (PjCursor*)cur;
+  c->iRow++;
+  pj_settle(c);
+  return SQLITE_OK;
+}
+
+static int pjEof(sqlite3_vtab_cursor *cur){
+  PjCursor *c = (PjCursor*)cur;
+  return c->set.nPart==0 || c->iRow >= pj_count(c);
+}
+
+static void result_pool_or(sqlite3_context *ctx, const PsCapture *cap, uint32_t id, const char *zElse){
+  if( id ){
+    PsStr s = ps_pool_get(&cap->pool, id);
+    sqlite3_result_text(ctx, s.z, (int)s.n, SQLITE_TRANSIENT);
+  }else if( zElse ){
+    sqlite3_result_text(ctx, zElse, -1, SQLITE_TRANSIENT);
+  }else{
+    sqlite3_result_null(ctx);
+  }
+}
+
+static void result_value_label(sqlite3_context *ctx, const PsCapture *cap, const char *zWhat, const PsValue *v){
+  char buf[96];
+  if( v->type==PS_VAL_INT ) snprintf(buf, sizeof(buf), "%s %lld", zWhat, (long long)v->i);
+  else if( v->type==PS_VAL_TEXT ){
+    PsStr s = ps_pool_get(&cap->pool, v->s);
+    snprintf(buf, sizeof(buf), "%s %.*s", zWhat, (int)(s.n > 80 ? 80 : s.n), s.z ? s.z : "");
+  }else snprintf(buf, sizeof(buf), "%s ?", zWhat);
+  sqlite3_result_text(ctx, buf, -1, SQLITE_TRANSIENT);
+}
+
+/* budget_ms of a Chrome event: a numeric args.budget_ms, else the default. */
+static double pj_event_budget(const PsCapture *cap, int64_t r){
+  if( cap->pFormat->xColumn==0 || strcmp(cap->pFormat->zName, "chrome")!=0 ) return PJ_DEFAULT_BUDGET_MS;
+  const char *z = cap->src.z; size_t n = cap->src.n, a, b;
+  if( ps_json_find_key(z, n, (size_t)cap->ev.aOff[r], "args", &a)!=1 || z[a]!='{' ) return PJ_DEFAULT_BUDGET_MS;
+  if( ps_json_find_key(z, n, a, "budget_ms", &b)!=1 ) return PJ_DEFAULT_BUDGET_MS;
+  char buf[64]; size_t k = 0;
+  while( b+k<n && k<sizeof(buf)-1 && strchr("0123456789.eE+-", z[b+k]) ){ buf[k] = z[b+k]; k++; }
+  buf[k] = 0;
+  char *e; double v = strtod(buf, &e);
+  return (k && *e==0 && v > 0) ? v : PJ_DEFAULT_BUDGET_MS;
+}
+
+static int pj_event_column(PjCursor *c, sqlite3_context *ctx, int iCol){
+  const PsCapture *cap = pj_cap(c);
+  const PsEvents *e = &cap->ev;
+  int64_t r = c->iRow;
+  const PsThread *th = &cap->aThread[e->aThread[r]];
+  double elapsed = (double)e->aDur[r] / 1e6;
+  switch( iCol ){
+    case PS_JOB_ID: {
+      char buf[32]; snprintf(buf, sizeof(buf), "%lld", (long long)r);
+      sqlite3_result_text(ctx, buf, -1, SQLITE_TRANSIENT);
+      break;
+    }
+    case PS_JOB_STATUS: sqlite3_result_text(ctx, "completed", -1, SQLITE_STATIC); break;
+    case PS_JOB_CATEGORY: result_pool_or(ctx, cap, e->aCat[r], cap->pFormat->zName); break;
+    case PS_JOB_SOURCE:
+      if( th->processName ) result_pool_or(ctx, cap, th->processName, 0);
+      else result_value_label(ctx, cap, "pid", &th->pid);
+      break;
+    case PS_JOB_LANE:
+      if( th->threadName ) result_pool_or(ctx, cap, th->threadName, 0);
+      else result_value_label(ctx, cap, "tid", &th->tid);
+      break;
+    case PS_JOB_NAME: result_pool_or(ctx, cap, e->aName[r], 0); break;
+    case PS_JOB_ELAPSED_MS: sqlite3_result_double(ctx, elapsed); break;
+    case PS_JOB_BUDGET_MS: sqlite3_result_double(ctx, pj_event_budget(cap, r)); break;
+    case PS_JOB_LOAD: sqlite3_result_double(ctx, elapsed / pj_event_budget(cap, r)); break;
+    case PS_JOB_LOAD_PERCENT: sqlite3_result_double(ctx, elapsed / pj_event_budget(cap, r) * 100.0); break;
+    case PS_JOB_OVER_BUDGET: sqlite3_result_int(ctx, elapsed / pj_event_budget(cap, r) >= 1.0); break;
+    case PS_JOB_EXCEEDED_FRAME_BUDGET: case PS_JOB_SCHEDULED: case PS_JOB_BLOCKED:
+    case PS_JOB_POLLING: case PS_JOB_WAITED_ON_GPU: case PS_JOB_STAYED_ASYNC:
+      sqlite3_result_int(ctx, 0); break;
+    case PS_JOB_STARTED_UNIX_MS: sqlite3_result_double(ctx, (double)e->aTs[r] / 1e6); break;
+    case PS_JOB_ENDED_UNIX_MS: sqlite3_result_double(ctx, (double)(e->aTs[r] + e->aDur[r]) / 1e6); break;
+    case PS_JOB_METADATA: {
+      if( cap->pFormat->xColumn==0 ){ sqlite3_result_null(ctx); break; }
+      PsOut o; memset(&o, 0, sizeof(o));
+      if( cap->pFormat->xColumn(cap, (size_t)r, PS_COL_ARGS, &o) ) return SQLITE_NOMEM;
+      ps_vt_result(ctx, &o);
+      break;
+    }
+    case PJ_JOB_LIST: sqlite3_result_text(ctx, "completed_jobs", -1, SQLITE_STATIC); break;
+    case PJ_OFFSET: sqlite3_result_int64(ctx, (sqlite3_int64)e->aOff[r]); break;
+    default: sqlite3_result_null(ctx); break;
+  }
+  return SQLITE_OK;
+}
+
+static int pj_record_column(PjCursor *c, sqlite3_context *ctx, int iCol){
+  const PsCapture *cap = pj_cap(c);
+  const PsRecord *rec = &cap->aRec[c->iRow];
+  double elapsed = rec->time==PS_NULL64 ? 0.0 : (double)rec->time / 1e6;
+  switch( iCol ){
+    case PS_JOB_ID: {
+      char buf[32]; snprintf(buf, sizeof(buf), "%lld", (long long)rec->recordId);
+      sqlite3_result_text(ctx, buf, -1, SQLITE_TRANSIENT);
+      break;
+    }
+    case PS_JOB_STATUS: sqlite3_result_text(ctx, "completed", -1, SQLITE_STATIC); break;
+    case PS_JOB_CATEGORY: result_pool_or(ctx, cap, rec->group, "timings"); break;
+    case PS_JOB_SOURCE: result_pool_or(ctx, cap, rec->plugin ? rec->plugin : rec->category, "server"); break;
+    case PS_JOB_LANE: result_pool_or(ctx, cap, rec->category, "unspecified"); break;
+    case PS_JOB_NAME: result_pool_or(ctx, cap, rec->name, 0); break;
+    case PS_JOB_ELAPSED_MS: sqlite3_result_double(ctx, elapsed); break;
+    case PS_JOB_BUDGET_MS: sqlite3_result_double(ctx, PJ_DEFAULT_BUDGET_MS); break;
+    case PS_JOB_LOAD: sqlite3_result_double(ctx, elapsed / PJ_DEFAULT_BUDGET_MS); break;
+    case PS_JOB_LOAD_PERCENT: sqlite3_result_double(ctx, elapsed / PJ_DEFAULT_BUDGET_MS * 100.0); break;
+    case PS_JOB_OVER_BUDGET: sqlite3_result_int(ctx, elapsed / PJ_DEFAULT_BUDGET_MS >= 1.0); break;
+    case PS_JOB_EXCEEDED_FRAME_BUDGET: case PS_JOB_SCHEDULED: case PS_JOB_BLOCKED:
+    case PS_JOB_POLLING: case PS_JOB_WAITED_ON_GPU: case PS_JOB_STAYED_ASYNC:
+      sqlite3_result_int(ctx, 0); break;
+    case PJ_JOB_LIST: sqlite3_result_text(ctx, "completed_jobs", -1, SQLITE_STATIC); break;
+    default: sqlite3_result_null(ctx); break;
+  }
+  return SQLITE_OK;
+}
+
+static int pjColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
+  PjCursor *c = (PjCursor*)cur;
+  if( iCol==PJ_FILE ){ ps_vt_result_file(ctx, &c->set, c->iPart); return SQLITE_OK; }
+  if( c->kind==PJ_EVENTS ) return pj_event_column(c, ctx, iCol);
+  if( c->kind==PJ_RECORDS ) return pj_record_column(c, ctx, iCol);
+  const PsCapture *cap = pj_cap(c);
+  const PsJob *j = &cap->aJob[c->iRow];
+  if( iCol==PJ_JOB_LIST ){
+    sqlite3_result_text(ctx, j->bActive ? "active_jobs" : "completed_jobs", -1, SQLITE_STATIC);
+    return SQLITE_OK;
+  }
+  if( iCol==PJ_OFFSET ){ sqlite3_result_int64(ctx, (sqlite3_int64)j->off); return SQLITE_OK; }
+  if( iCol >= PS_JOB_NCOL ){ sqlite3_result_null(ctx); return SQLITE_OK; }
+  PsOut o;
+  if( ps_job_column(cap, (size_t)c->iRow, iCol, &o) ) return SQLITE_NOMEM;
+  ps_vt_result(ctx, &o);
+  return SQLITE_OK;
+}
+
+static int pjRowid(sqlite3_vtab_cursor *cur, sqlite_int64 *pRowid){
+  PjCursor *c = (PjCursor*)cur;
+  *pRowid = ((sqlite_int64)c->iPart << 40) | c->iRow;
+  return SQLITE_OK;
+}
+
+static sqlite3_module pjModule = {
+  0, 0, pjConnect, pjBestIndex, ps_vt_disconnect, 0, pjOpen, pjClose, pjFilter, pjNext, pjEof,
+  pjColumn, pjRowid, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+};
+
+int ps_jobs_register(sqlite3 *db, PsConn *pConn){
+  pConn->nRef++;
+  return sqlite3_create_module_v2(db, "profile_jobs", &pjModule, pConn, ps_conn_release);
+}
