@@ -63,6 +63,7 @@ int sqlite3_profsql_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routine
   if( rc==SQLITE_OK ) rc = ps_metadata_register(db, pConn);
   if( rc==SQLITE_OK ) rc = ps_jobs_register(db, pConn);
   if( rc==SQLITE_OK ) rc = ps_open_register(db, pConn);
+  if( rc==SQLITE_OK ) rc = ps_report_register(db);
   ps_conn_release(pConn);
   return rc;
 }

@@ -117,5 +117,6 @@ int ps_records_register(sqlite3 *db, PsConn *pConn);
 int ps_open_register(sqlite3 *db, PsConn *pConn);
 int ps_xplanes_register(sqlite3 *db, PsConn *pConn);
 int ps_jobs_register(sqlite3 *db, PsConn *pConn);
+int ps_report_register(sqlite3 *db);   /* report.c: profile_report and the file writers */
 
 #endif
