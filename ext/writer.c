@@ -126,10 +126,10 @@ static int temp_open(const char *zPath, char **pzTmp, PsErr *err){
   const char *slash = strrchr(zPath, '/');
   size_t nDir = slash ? (size_t)(slash - zPath) + 1 : 0;
   const char *zBase = zPath + nDir;
-  if( zBase[0]==0 ) return ps_err(err, "'%s' names a directory, not a file", zPath);
+  if( zBase[0]==0 ){ ps_err(err, "'%s' names a directory, not a file", zPath); return -1; }
   size_t n = strlen(zPath) + 16;
   char *zTmp = malloc(n);
-  if( zTmp==0 ) return ps_nomem(err);
+  if( zTmp==0 ){ ps_nomem(err); return -1; }
   snprintf(zTmp, n, "%.*s.%s.tmp.XXXXXX", (int)nDir, zPath, zBase);
   int fd = mkstemp(zTmp);
   if( fd<0 ){
@@ -139,9 +139,10 @@ static int temp_open(const char *zPath, char **pzTmp, PsErr *err){
       char zDir[4096];
       snprintf(zDir, sizeof(zDir), "%.*s", (int)(nDir > 1 ? nDir-1 : 1), zPath);
       struct stat st;
-      if( stat(zDir, &st)!=0 ) return ps_err(err, "cannot write '%s': directory '%s' does not exist", zPath, zDir);
+      if( stat(zDir, &st)!=0 ){ ps_err(err, "cannot write '%s': directory '%s' does not exist", zPath, zDir); return -1; }
     }
-    return ps_err(err, "cannot write '%s': %s", zPath, strerror(e));
+    ps_err(err, "cannot write '%s': %s", zPath, strerror(e));
+    return -1;
   }
   fchmod(fd, 0644);
   *pzTmp = zTmp;

@@ -709,7 +709,7 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   /* the UTC stamp of the archive and dated members */
   struct timeval tv; gettimeofday(&tv, 0);
   struct tm tm; time_t sec = tv.tv_sec; gmtime_r(&sec, &tm);
-  char zStamp[40], zUtc[40];
+  char zStamp[64], zUtc[64];
   int ms = (int)(tv.tv_usec / 1000);
   snprintf(zStamp, sizeof(zStamp), "%04d%02d%02d_%02d%02d%02d_%03dZ", tm.tm_year+1900, tm.tm_mon+1,
            tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms);

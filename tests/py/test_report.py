@@ -1,0 +1,253 @@
+"""profile_jobs and profile_report against independent sources:
+- the real StarProfiler report of ../shared/corpus/newengine: the twelve CSVs it wrote in the
+  same run must come out byte-identical, and the JSON summary/analysis numbers must match the
+  real report's (read with Python's json module);
+- the jobs CSV read on its own reproduces itself;
+- a hand-made report exercising the writer's fall-back rules (values computed by hand below);
+- a Chrome trace: the report's category totals equal sums computed from the JSON with Python;
+- archives pass zipfile's CRC test and keep the writer's member order; failed writes leave the
+  previous files alone; the writers are refused inside a view (SQLITE_DIRECTONLY)."""
+import json
+import math
+import os
+import sqlite3
+import tempfile
+import zipfile
+
+from testlib import check, connect, done
+
+CORPUS = "../shared/corpus/newengine"
+KINDS = ["jobs", "categories", "sources", "top_offenders", "active_jobs", "diagnostics",
+         "timeline", "methods", "budget_violations", "lanes", "first", "frame_budget"]
+
+db = connect()
+
+
+def report(src, opts=None):
+    out = tempfile.mkdtemp(prefix="profsql-report-")
+    if opts is None:
+        man = db.execute("SELECT profile_report(?, ?)", (src, out)).fetchone()[0]
+    else:
+        man = db.execute("SELECT profile_report(?, ?, ?)", (src, out, opts)).fetchone()[0]
+    return out, json.loads(man)
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def close(a, b):
+    return math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-12)
+
+
+# ---------------------------------------------------------------- the real report
+if os.path.isdir(CORPUS):
+    real_path = os.path.join(CORPUS, "profiler_report_latest.json")
+    real = json.load(open(real_path))
+    out, man = report(real_path)
+    for k in KINDS:
+        ours = read(os.path.join(out, f"profiler_{k}_latest.csv"))
+        theirs = read(os.path.join(CORPUS, f"profiler_{k}_latest.csv"))
+        check(ours == theirs, f"corpus: profiler_{k}_latest.csv byte-identical")
+
+    mine = json.load(open(os.path.join(out, "profiler_report_latest.json")))
+    rs, ms = real["summary"], mine["summary"]
+    for key in ["total_elapsed_ms", "average_elapsed_ms", "max_elapsed_ms"]:
+        check(close(ms[key], rs[key]), f"summary.{key} {ms[key]} == {rs[key]}")
+    for key in ["completed_jobs_kept", "failed_jobs", "slow_or_over_budget_jobs", "over_budget_jobs",
+                "active_jobs", "total_payload_bytes", "total_output_bytes"]:
+        check(ms[key] == rs[key], f"summary.{key} {ms[key]} == {rs[key]}")
+    for p in ["p50", "p90", "p95", "p99"]:
+        check(close(ms["elapsed_percentiles_ms"][p], rs["elapsed_percentiles_ms"][p]), f"elapsed {p}")
+        check(close(ms["load_percentiles"][p], rs["load_percentiles"][p]), f"load {p}")
+    check(ms["by_status"] == rs["by_status"], "summary.by_status")
+    for cat, v in rs["by_category"].items():
+        mv = ms["by_category"].get(cat, {})
+        check(all(close(mv.get(f, -1), v[f]) for f in v), f"summary.by_category[{cat}]")
+    check(ms["profiler_first"] == rs["profiler_first"], "summary.profiler_first")
+    ra, ma = real["analysis"], mine["analysis"]
+    for lst in ["top_offenders_by_total_elapsed", "by_method_ranked", "by_source_ranked",
+                "by_owner_ranked", "by_lane_ranked"]:
+        check(len(ma[lst]) == len(ra[lst]), f"analysis.{lst} length")
+        ok = all(a["key"] == b["key"] and a["count"] == b["count"] and close(a["total_elapsed_ms"], b["total_elapsed_ms"])
+                 and close(a["total_share_percent"], b["total_share_percent"]) and close(a["max_load"], b["max_load"])
+                 for a, b in zip(ma[lst], ra[lst]))
+        check(ok, f"analysis.{lst} keys and numbers")
+    check(ma["worst_offender"]["key"] == ra["worst_offender"]["key"], "analysis.worst_offender")
+    check([c["category"] for c in ma["by_category_ranked"]] == [c["category"] for c in ra["by_category_ranked"]],
+          "analysis.by_category_ranked order")
+    for lst in ["top_completed_jobs_by_elapsed", "top_completed_jobs_by_load", "budget_violations",
+                "frame_budget_violations"]:
+        check([j["id"] for j in ma[lst]] == [j["id"] for j in ra[lst]], f"analysis.{lst} ids")
+
+    # the archive: CRCs, the writer's member order, the manifest returned == the member
+    zpath = os.path.join(out, man["archive"])
+    with zipfile.ZipFile(zpath) as z:
+        check(z.testzip() is None, "archive CRCs")
+        names = z.namelist()
+        stamp = man["archive"][len("profiler_report_"):-len(".zip")]
+        want = ["manifest.json", f"profiler_report_{stamp}.json", "profiler_report_latest.json",
+                f"profiler_report_{stamp}.md", "profiler_report_latest.md"]
+        for k in KINDS:
+            want += [f"profiler_{k}_{stamp}.csv", f"profiler_{k}_latest.csv"]
+        check(names == want, f"archive member order {names[:6]}")
+        check(json.loads(z.read("manifest.json")) == man, "manifest member == returned manifest")
+        check(z.read("profiler_jobs_latest.csv") == read(os.path.join(CORPUS, "profiler_jobs_latest.csv")),
+              "archive holds the same jobs CSV")
+    check(len(stamp) == len("20260821_121917_004Z") and stamp.endswith("Z"), f"stamp {stamp}")
+    check(man["schema"] == "newengine.profiler.report_archive.manifest.v2", "manifest schema")
+    md = open(os.path.join(out, "profiler_report_latest.md"), encoding="utf-8").read()
+    heads = [l for l in md.splitlines() if l.startswith("## ")]
+    check(heads[0] == "## Quick answer — кто жрёт время" and "## Active jobs" == heads[-1], f"markdown sections {heads}")
+    check("starVault-assetManager-3.5.2-release.dll` — 8.220000 ms total, 19.7%" in md, "quick answer names the worst offender")
+
+    # profile_jobs from the JSON against Python's json, per job
+    rows = db.execute("SELECT id, lane, frame_id, load, load_percent, started_unix_ms, detail, job_list "
+                      "FROM profile_jobs(?)", (real_path,)).fetchall()
+    check(len(rows) == len(real["completed_jobs"]) + len(real["active_jobs"]), "one row per job")
+    j0 = real["completed_jobs"][0]
+    check(rows[0][:2] == (j0["id"], j0["lane"]), "first job id/lane")
+    check(rows[0][2] == "null", "frame_id: a JSON null under /metadata is the text 'null'")
+    ev = [r for r in rows if r[0] == "profiler-local-1"][0]
+    check(ev[2] is None, "frame_id: absent everywhere is NULL")
+    check(close(rows[0][3], j0["load"]) and close(rows[0][4], j0["load"] * 100), "load, load_percent")
+    check(rows[0][5] == j0["started_unix_ms"] and isinstance(rows[0][5], int), "started_unix_ms INTEGER")
+
+    # the jobs CSV read on its own writes itself again
+    jobs_csv = os.path.join(CORPUS, "profiler_jobs_latest.csv")
+    out2, _ = report(jobs_csv, '{"write_archive": false}')
+    check(read(os.path.join(out2, "profiler_jobs_latest.csv")) == read(jobs_csv), "jobs CSV round trip")
+    check(read(os.path.join(out2, "profiler_categories_latest.csv")) == read(os.path.join(CORPUS, "profiler_categories_latest.csv")),
+          "categories from the jobs CSV alone")
+    check(not any(f.endswith(".zip") for f in os.listdir(out2)), "write_archive false: no archive")
+    check(any(f.startswith("profiler_report_2") and f.endswith(".json") for f in os.listdir(out2)),
+          "write_archive false: dated files written loose")
+    fmt = db.execute("SELECT value FROM profile_metadata(?) WHERE scope='capture' AND key='format'", (jobs_csv,)).fetchone()[0]
+    check(fmt == "newengine", "the jobs CSV is detected by content")
+else:
+    print("SKIP corpus checks: ../shared/corpus/newengine is absent")
+
+# ---------------------------------------------------------------- hand-made report: fall-backs
+hand = {
+    "schema": "newengine.profiler.report.v3",
+    "run": {"started_unix_ms": 1000},
+    "completed_jobs": [
+        {"id": "a", "status": "completed", "category": "c1", "source": "s", "name": "n1",
+         "elapsed_ms": 20.0, "budget_ms": 10.0, "load": 2.0, "lane": "",
+         "started_unix_ms": 1005, "ended_unix_ms": 1025, "payload_bytes": 7,
+         "metadata": {"event": {"lane": "from-event"}, "frame_id": 5, "method": "tick",
+                      "service_id": "svc"}},
+        {"id": "b", "status": "failed", "category": "c1", "source": "s", "name": "n2",
+         "elapsed_ms": 1.5, "budget_ms": 16.67, "load": 0.09, "lane": None, "error": "x, \"y\"",
+         "metadata": {"metadata": {"lane": "deep", "priority": None}}},
+    ],
+    "active_jobs": [
+        {"id": "z", "status": "running", "category": "c2", "source": "s2", "name": "long",
+         "active_elapsed_ms": 40.0, "budget_ms": 16.0, "current_load": 2.5, "started_unix_ms": 1001}
+    ],
+    "diagnostics": [{"at_unix_ms": 1002, "level": "warn", "code": "k", "job_id": "a", "message": "m"}],
+}
+blob = json.dumps(hand).encode()
+out, man = report(blob, '{"write_archive": false, "write_markdown": false}')
+jobs = open(os.path.join(out, "profiler_jobs_latest.csv")).read().splitlines()
+a = jobs[1].split(",")
+check(a[4] == "from-event", f"lane '' falls back to /metadata/event/lane: {a[4]}")
+check(a[7] == "5.000", f"frame_id number printed %.3f: {a[7]}")
+check(a[15:18] == ["2.000000", "200.000", "true"], f"load, load_percent, over_budget {a[15:18]}")
+check(a[27:30] == ["1005.000", "1025.000", "7.000"], f"started/ended/payload {a[27:30]}")
+check(a[31:33] == ["svc", "tick"], f"service_id, method {a[31:33]}")
+check(jobs[2].split(",")[4] == "deep" and jobs[2].split(",")[5] == "null", "lane null -> /metadata/metadata/lane; priority JSON null -> 'null'")
+check(jobs[2].endswith(',"x, ""y""",'), f"error cell quoted RFC 4180: {jobs[2][-20:]}")
+methods = open(os.path.join(out, "profiler_methods_latest.csv")).read().splitlines()
+check(methods[1].startswith("1,svc::tick,c1,s,n1,1,0,1,20.000000,93.023256,"), f"methods row {methods[1]}")
+check(methods[2].startswith("2,s:c1::<no-method>,c1,s,n2,1,1,0,1.500000,6.976744,"), f"methods row 2 {methods[2]}")
+bv = open(os.path.join(out, "profiler_budget_violations_latest.csv")).read().splitlines()
+check(len(bv) == 2 and bv[1].startswith("1,a,completed"), "one budget violation (load 2.0)")
+act = open(os.path.join(out, "profiler_active_jobs_latest.csv")).read().splitlines()
+check(len(act) == 2 and ",40.000000,16.000000,,2.500000,250.000,true," in act[1], f"active job row {act[1]}")
+tl = open(os.path.join(out, "profiler_timeline_latest.csv")).read().splitlines()
+check(tl[1].split(",")[5:7] == ["5", "25"], f"timeline offsets from run.started_unix_ms {tl[1]}")
+diag = open(os.path.join(out, "profiler_diagnostics_latest.csv")).read().splitlines()
+check(diag[1] == "1002.000,warn,k,a,m", f"diagnostics row {diag[1]}")
+check(not os.path.exists(os.path.join(out, "profiler_report_latest.md")), "write_markdown false")
+# budgets_ms override: c1 at 100 ms -> job a load 0.2, no violation
+out, _ = report(blob, '{"write_archive": false, "budgets_ms": {"c1": 100}}')
+bv = open(os.path.join(out, "profiler_budget_violations_latest.csv")).read().splitlines()
+check(len(bv) == 2 and bv[1].split(",")[16] == "0.200000", f"budgets_ms override recomputes load {bv[1:]}")
+out, _ = report(blob, '{"write_archive": false, "budgets_ms": {"c1": 100}, "slow_job_warn_ms": 50}')
+bv = open(os.path.join(out, "profiler_budget_violations_latest.csv")).read().splitlines()
+check(len(bv) == 1, "slow_job_warn_ms option: no violation left")
+
+# ---------------------------------------------------------------- a Chrome trace
+trace = "examples/browser_trace.json"
+doc = json.load(open(trace))
+evs = doc["traceEvents"] if isinstance(doc, dict) else doc
+n_jobs = db.execute("SELECT count(*) FROM profile_jobs(?)", (trace,)).fetchone()[0]
+n_slices = sum(1 for e in evs if e.get("ph") == "X")
+n_slices += db.execute("SELECT count(*) FROM profile_events(?) WHERE dur IS NOT NULL AND ph IN ('B','b')", (trace,)).fetchone()[0]
+check(n_jobs == n_slices and n_jobs > 0, f"one job per complete slice ({n_jobs} == {n_slices})")
+xonly = json.dumps([e for e in evs if e.get("ph") == "X"]).encode()
+out, _ = report(xonly, '{"write_archive": false}')
+cats = {}
+for line in open(os.path.join(out, "profiler_categories_latest.csv")).read().splitlines()[1:]:
+    f = line.split(",")
+    cats[f[1]] = float(f[5])
+want = {}
+for e in evs:
+    if e.get("ph") == "X":
+        want[e.get("cat", "chrome")] = want.get(e.get("cat", "chrome"), 0.0) + e["dur"] / 1000.0
+check(all(abs(cats.get(c, -1) - v) < 5e-7 for c, v in want.items()) and want.keys() == cats.keys(),
+      f"chrome: category totals (X events) {sorted(want.items())[:3]} vs {sorted(cats.items())[:3]}")
+
+# ---------------------------------------------------------------- safety
+tmp = tempfile.mkdtemp(prefix="profsql-safe-")
+target = os.path.join(tmp, "keep.csv")
+open(target, "w").write("precious\n")
+try:
+    db.execute("SELECT profile_write_csv(?, 'SELECT no_such_column FROM sqlite_master')", (target,)).fetchone()
+    check(False, "a failing query is an error")
+except sqlite3.OperationalError as e:
+    check("profile_write_csv: no such column: no_such_column" in str(e), f"error text: {e}")
+check(open(target).read() == "precious\n", "a failed write leaves the previous file untouched")
+check(not [f for f in os.listdir(tmp) if ".tmp." in f], "no temporary file left behind")
+n = db.execute("SELECT profile_write_csv(?, 'SELECT 1 AS a, ''x,y'' AS b, NULL AS c')", (target,)).fetchone()[0]
+check(n == 1 and open(target).read() == 'a,b,c\n1,"x,y",\n', "profile_write_csv writes RFC 4180")
+md = os.path.join(tmp, "t.md")
+db.execute("SELECT profile_write_markdown(?, 'SELECT ''a|b'' AS x')", (md,)).fetchone()
+check(open(md).read() == "| x |\n|---|\n| a\\|b |\n", "profile_write_markdown escapes |")
+zp = os.path.join(tmp, "a.zip")
+check(db.execute("SELECT profile_zip(?, ?, ?)", (zp, target, md)).fetchone()[0] == 2, "profile_zip count")
+with zipfile.ZipFile(zp) as z:
+    check(z.namelist() == ["keep.csv", "t.md"] and z.read("t.md") == read(md), "profile_zip members")
+for sql, args, want in [
+    ("SELECT profile_write_csv(?, 'SELECT 1')", (os.path.join(tmp, "nodir", "x.csv"),), "does not exist"),
+    ("SELECT profile_report(?, ?)", ("examples/browser_trace.json", os.path.join(tmp, "nodir")), "is not an existing directory"),
+    ("SELECT profile_report(?, ?, 'not json')", ("examples/browser_trace.json", tmp), "options_json must be a JSON object"),
+    ("SELECT profile_zip(?, ?)", (zp, os.path.join(tmp, "missing.txt")), "cannot read"),
+]:
+    try:
+        db.execute(sql, args).fetchone()
+        check(False, f"{sql} should fail")
+    except sqlite3.OperationalError as e:
+        check(want in str(e), f"error '{e}' has '{want}'")
+with zipfile.ZipFile(zp) as z:
+    check(z.namelist() == ["keep.csv", "t.md"], "a failed profile_zip leaves the previous archive")
+# SQLITE_DIRECTONLY: a view in a database file someone else wrote cannot write files
+dbfile = os.path.join(tmp, "hostile.db")
+h = sqlite3.connect(dbfile)
+h.execute(f"CREATE VIEW w AS SELECT profile_write_csv('{os.path.join(tmp, 'v.csv')}', 'SELECT 1') AS x")
+h.commit(); h.close()
+db2 = connect()
+db2.execute("ATTACH ? AS h", (dbfile,))
+try:
+    db2.execute("SELECT * FROM h.w").fetchone()
+    check(False, "a view may not call profile_write_csv")
+except sqlite3.OperationalError as e:
+    check("unsafe use of profile_write_csv" in str(e), f"directonly: {e}")
+check(not os.path.exists(os.path.join(tmp, "v.csv")), "the view wrote nothing")
+check(db.execute("SELECT profile_fixed(0.1234565, 6), profile_fixed(1787314756953, 3), profile_fixed(NULL, 2)").fetchone()
+      == ("0.123457" if f"{0.1234565:.6f}" == "0.123457" else f"{0.1234565:.6f}", "1787314756953.000", None),
+      "profile_fixed agrees with Python's formatting")
+
+done()
