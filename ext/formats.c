@@ -63,7 +63,8 @@ PsCapture *ps_capture_load(PsSource *src, const PsFormat *pFormat, PsErr *err, i
   cap->pFormat = pFormat;
   int rc = ps_meta_text(cap, "capture", "format", pFormat->zName, strlen(pFormat->zName), PS_META_TEXT, -1);
   if( rc==PS_OK ) rc = ps_meta_int(cap, "capture", "bytes", (int64_t)cap->src.n, -1);
-  if( rc==PS_OK && cap->src.bGzip ) rc = ps_meta_int(cap, "capture", "compressed_bytes", (int64_t)cap->src.nRaw, -1);
+  if( rc==PS_OK && (cap->src.bGzip || cap->src.bZip) ) rc = ps_meta_int(cap, "capture", "compressed_bytes", (int64_t)cap->src.nRaw, -1);
+  if( rc==PS_OK && cap->src.bZip ) rc = ps_meta_text(cap, "capture", "archive_member", cap->src.zMember, strlen(cap->src.zMember), PS_META_TEXT, -1);
   if( rc==PS_OK ) rc = pFormat->xParse(cap, err);
   if( rc==PS_OK ) rc = ps_diag_finish(cap);
   if( rc!=PS_OK ){

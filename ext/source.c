@@ -1,5 +1,6 @@
 /*
-** source.c — reads a capture's bytes: mmap for plain files, zlib inflate for gzip input,
+** source.c — reads a capture's bytes: mmap for plain files, zlib inflate for gzip input, the
+** capture member of a ZIP archive (zipsrc.c),
 ** a private copy for BLOB arguments. See source.h for the contract.
 */
 #include "source.h"
@@ -138,6 +139,14 @@ int ps_source_open_file(PsSource *pSrc, const char *zPath, uint64_t maxInflated,
     pSrc->z = z; pSrc->n = nz; pSrc->bGzip = 1; pSrc->bHeap = 1;
     return PS_OK;
   }
+  if( ps_is_zip(p, n) ){
+    char *z; size_t nz;
+    int rc = ps_unzip_capture(p, n, maxInflated, &z, &nz, pSrc->zMember, sizeof(pSrc->zMember), err);
+    munmap(p, n);
+    if( rc ) return rc;
+    pSrc->z = z; pSrc->n = nz; pSrc->bZip = 1; pSrc->bHeap = 1;
+    return PS_OK;
+  }
   madvise(p, n, MADV_SEQUENTIAL);
   pSrc->z = p; pSrc->n = n;
   pSrc->bMapped = 1; pSrc->pMap = p; pSrc->nMap = n;
@@ -152,6 +161,13 @@ int ps_source_open_blob(PsSource *pSrc, const void *p, size_t n, uint64_t maxInf
     int rc = ps_gunzip(p, n, maxInflated, &z, &nz, err);
     if( rc ) return rc;
     pSrc->z = z; pSrc->n = nz; pSrc->bGzip = 1; pSrc->bHeap = 1;
+    return PS_OK;
+  }
+  if( ps_is_zip(p, n) ){
+    char *z; size_t nz;
+    int rc = ps_unzip_capture(p, n, maxInflated, &z, &nz, pSrc->zMember, sizeof(pSrc->zMember), err);
+    if( rc ) return rc;
+    pSrc->z = z; pSrc->n = nz; pSrc->bZip = 1; pSrc->bHeap = 1;
     return PS_OK;
   }
   char *z = malloc(n+1);

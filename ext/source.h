@@ -31,7 +31,15 @@ typedef struct PsSource {
   size_t nMap;         /* mmap length */
   uint64_t nRaw;       /* size of the input before inflating */
   size_t nDropped;     /* mapped bytes [0, nDropped) already released by ps_source_done_before */
+  int bZip;            /* 1 when the input was a ZIP archive and z is the member read (zipsrc.c) */
+  char zMember[128];   /* ... that member's name */
 } PsSource;
+
+/* ZIP input (zipsrc.c): 1 when the bytes start a ZIP archive; the capture member (the report
+** manifest.json names, or the only member) inflated into *pz (malloc'ed, NUL-terminated). */
+int ps_is_zip(const void *p, size_t n);
+int ps_unzip_capture(const void *p, size_t n, uint64_t maxOut, char **pz, size_t *pn,
+                     char *zMember, size_t nMember, PsErr *err);
 
 /* Opens the file at zPath. On success fills *pSrc and returns PS_OK. On failure returns
 ** PS_ERROR/PS_NOMEM with err set ("cannot open 'x': <strerror>"). maxInflated = 0 means default. */

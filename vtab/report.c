@@ -435,10 +435,19 @@ static int rep_csv(Rep *r, const char *zSql, PsBuf *b){
   "OFFSET (SELECT CAST(round((count(*)-1)*" Q ") AS INTEGER) FROM profsql_rj WHERE done_)),0.0)"
 #define PCTS(C) "json_object('p50'," PCT(C, "0.50") ",'p90'," PCT(C, "0.90") ",'p95'," PCT(C, "0.95") ",'p99'," PCT(C, "0.99") ")"
 /* a job as JSON (the fields a reader of the top lists needs) */
-#define JOBJ "json_object('budget_ms',budget2_,'category',category,'detail',detail,'elapsed_ms',elapsed_ms," \
-  "'ended_unix_ms',ended_unix_ms,'exceeded_frame_budget',json(CASE WHEN exceeded_frame_budget THEN 'true' ELSE 'false' END)," \
-  "'frame_budget_ms',frame_budget_ms,'id',id,'lane',lane,'load',load2_,'metadata',json(ifnull(m_,'null')),'name',name," \
-  "'source',source,'started_unix_ms',started_unix_ms,'status',status)"
+#define JFLAG(x) "json(CASE WHEN " x " THEN 'true' ELSE 'false' END)"
+/* (json_patch onto {} drops the members that are SQL NULL, as the writer omits absent keys; the
+** metadata object, whose JSON nulls matter, is set afterwards) */
+#define JOBJ "CASE WHEN m_ IS NULL THEN " JOBJ_BASE " ELSE json_set(" JOBJ_BASE ", '$.metadata', json(m_)) END"
+#define JOBJ_BASE "json_patch('{}', json_object('active_elapsed_ms',active_elapsed_ms,'async_mode',async_mode,'blocked'," JFLAG("blocked") "," \
+  "'budget_ms',budget2_,'category',category,'current_load',current_load,'dependency_group',dependency_group," \
+  "'detail',detail,'elapsed_ms',elapsed_ms,'ended_unix_ms',ended_unix_ms,'error',error," \
+  "'exceeded_frame_budget'," JFLAG("exceeded_frame_budget") ",'executor',executor,'frame_budget_ms',frame_budget_ms," \
+  "'frame_id',frame_id,'gpu_wait_ms',gpu_wait_ms,'id',id,'lane',lane,'load',load2_," \
+  "'name',name,'output_bytes',output_bytes,'payload_bytes',payload_bytes,'polling'," JFLAG("polling") "," \
+  "'priority',priority,'progress',progress,'scheduled'," JFLAG("scheduled") ",'source',source," \
+  "'started_unix_ms',started_unix_ms,'status',status,'stayed_async'," JFLAG("stayed_async") "," \
+  "'task_domain',task_domain,'task_pass',task_pass,'wait_reason',wait_reason,'waited_on_gpu'," JFLAG("waited_on_gpu") "))"
 
 static const char zReportJson[] =
   "WITH c AS (SELECT count(*) AS n, ifnull(sum(e_),0.0) AS tot, ifnull(max(e_),0.0) AS mx, ifnull(sum(failed_),0) AS failed, "
@@ -471,6 +480,10 @@ static const char zReportJson[] =
   "   'worst_offender', json(ifnull((SELECT json_object('average_elapsed_ms',avg,'category',category,'count',count,'failed',failed,'key',key,"
   "       'max_elapsed_ms',mx,'max_load',ml,'sample_name',sample_name,'slow',slow,'source',source,'total_elapsed_ms',tot,"
   "       'total_output_bytes',ob,'total_payload_bytes',pb,'total_share_percent',share) FROM (" RAW_OFFENDERS ") LIMIT 1),'null'))),"
+  " 'diagnostics', (SELECT json_group_array(json(d)) FROM ("
+  "   SELECT value AS d FROM profile_metadata(?1) WHERE scope='diagnostics' AND json_valid(value) UNION ALL "
+  "   SELECT json_object('at_unix_ms',NULL,'code',key,'job_id',NULL,'level','warn','message',value) FROM profile_metadata(?1) "
+  "   WHERE scope='diagnostic' AND key NOT LIKE '%\\_count' ESCAPE '\\')),"
   " 'completed_jobs', (SELECT json_group_array(json(" JOBJ ")) FROM (SELECT * FROM profsql_rj WHERE done_ ORDER BY k)),"
   " 'config', json_object('budgets_ms', json(ifnull(json_extract(?2,'$.budgets_ms'),'{}')),'slow_job_warn_ms',?3,'top_limit',?4),"
   " 'generated_unix_ms', ?6,"

@@ -9,8 +9,11 @@
   previous files alone; the writers are refused inside a view (SQLITE_DIRECTONLY)."""
 import json
 import math
+import io
 import os
+import shutil
 import sqlite3
+import subprocess
 import tempfile
 import zipfile
 
@@ -95,6 +98,16 @@ if os.path.isdir(CORPUS):
         check(json.loads(z.read("manifest.json")) == man, "manifest member == returned manifest")
         check(z.read("profiler_jobs_latest.csv") == read(os.path.join(CORPUS, "profiler_jobs_latest.csv")),
               "archive holds the same jobs CSV")
+    if shutil.which("unzip"):
+        r = subprocess.run(["unzip", "-t", zpath], capture_output=True, text=True)
+        check(r.returncode == 0 and "No errors detected" in r.stdout, "unzip -t passes")
+    # read back through the archive (manifest.json -> entries.json): the same twelve CSVs again
+    out3, _ = report(zpath, '{"write_archive": false}')
+    for k in KINDS:
+        check(read(os.path.join(out3, f"profiler_{k}_latest.csv")) == read(os.path.join(CORPUS, f"profiler_{k}_latest.csv")),
+              f"report -> archive -> report: profiler_{k}_latest.csv byte-identical")
+    member = db.execute("SELECT value FROM profile_metadata(?) WHERE key='archive_member'", (zpath,)).fetchone()[0]
+    check(member == man["entries"]["json"], f"archive member read: {member}")
     check(len(stamp) == len("20260821_121917_004Z") and stamp.endswith("Z"), f"stamp {stamp}")
     check(man["schema"] == "newengine.profiler.report_archive.manifest.v2", "manifest schema")
     md = open(os.path.join(out, "profiler_report_latest.md"), encoding="utf-8").read()
@@ -233,6 +246,36 @@ for sql, args, want in [
         check(want in str(e), f"error '{e}' has '{want}'")
 with zipfile.ZipFile(zp) as z:
     check(z.namelist() == ["keep.csv", "t.md"], "a failed profile_zip leaves the previous archive")
+# ZIP input: any capture alone in an archive; hostile and broken archives are clear errors
+def zbytes(members):
+    b = io.BytesIO()
+    with zipfile.ZipFile(b, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in members:
+            z.writestr(name, data)
+    return b.getvalue()
+
+trace_bytes = read("examples/browser_trace.json")
+n_direct = db.execute("SELECT count(*), sum(dur) FROM profile_events(?)", (trace_bytes,)).fetchone()
+n_zip = db.execute("SELECT count(*), sum(dur) FROM profile_events(?)", (zbytes([("t.json", trace_bytes)]),)).fetchone()
+check(n_direct == n_zip, f"a one-member ZIP reads like the capture itself {n_zip}")
+for members, want in [
+    ([("../evil.json", trace_bytes)], "has a directory part or '..'"),
+    ([("a.json", trace_bytes), ("b.json", trace_bytes)], "holds 2 members and no manifest.json"),
+    ([("manifest.json", '{"entries": {"json": "missing.json"}}'), ("x.json", trace_bytes)], "no member 'missing.json'"),
+]:
+    try:
+        db.execute("SELECT count(*) FROM profile_jobs(?)", (zbytes(members),)).fetchone()
+        check(False, f"ZIP {members[0][0]} should fail")
+    except sqlite3.OperationalError as e:
+        check(want in str(e), f"ZIP error '{e}' has '{want}'")
+good = zbytes([("t.json", trace_bytes)])
+for cut, want in [(len(good) - 10, "not a readable ZIP archive"), (60, "damaged ZIP directory")]:
+    try:
+        db.execute("SELECT count(*) FROM profile_events(?)", (good[:cut],)).fetchone()
+        check(False, "a truncated ZIP should fail")
+    except sqlite3.OperationalError as e:
+        check(want in str(e), f"truncated ZIP: {e}")
+
 # SQLITE_DIRECTONLY: a view in a database file someone else wrote cannot write files
 dbfile = os.path.join(tmp, "hostile.db")
 h = sqlite3.connect(dbfile)
