@@ -269,12 +269,14 @@ for members, want in [
     except sqlite3.OperationalError as e:
         check(want in str(e), f"ZIP error '{e}' has '{want}'")
 good = zbytes([("t.json", trace_bytes)])
-for cut, want in [(len(good) - 10, "not a readable ZIP archive"), (60, "damaged ZIP directory")]:
+for cut in [len(good) - 10, 60, 30]:
     try:
         db.execute("SELECT count(*) FROM profile_events(?)", (good[:cut],)).fetchone()
         check(False, "a truncated ZIP should fail")
     except sqlite3.OperationalError as e:
-        check(want in str(e), f"truncated ZIP: {e}")
+        # minizip finds no end-of-directory record, or a damaged one, depending on the bytes cut
+        check("not a readable ZIP archive (no central directory: truncated?)" in str(e)
+              or "damaged ZIP directory" in str(e), f"truncated ZIP at {cut}: {e}")
 
 # SQLITE_DIRECTONLY: a view in a database file someone else wrote cannot write files
 dbfile = os.path.join(tmp, "hostile.db")
