@@ -83,11 +83,14 @@ $(BUILD)/fuzz_%: tests/fuzz/fuzz_format.c $(EXT_SRC) $(EXT_HDR)
 $(BUILD)/fuzz_gzip: tests/fuzz/fuzz_gzip.c $(EXT_SRC) $(EXT_HDR)
 	@mkdir -p $(BUILD)
 	clang $(FUZZ) $(DEFS) -o $@ tests/fuzz/fuzz_gzip.c $(EXT_SRC) $(LDLIBS)
+$(BUILD)/fuzz_zip: tests/fuzz/fuzz_zip.c $(EXT_SRC) $(EXT_HDR)
+	@mkdir -p $(BUILD)
+	clang $(FUZZ) $(DEFS) -o $@ tests/fuzz/fuzz_zip.c $(EXT_SRC) $(LDLIBS)
 $(BUILD)/fuzz_sql: tests/fuzz/fuzz_sql.c $(EXT_SRC) $(VTAB_SRC) $(EXT_HDR) $(VTAB_HDR)
 	@mkdir -p $(BUILD)
 	clang $(FUZZ) $(DEFS) -DSQLITE_CORE -I$(BUILD) -o $@ tests/fuzz/fuzz_sql.c $(EXT_SRC) $(VTAB_SRC) -lsqlite3 $(LDLIBS)
 FUZZERS := $(BUILD)/fuzz_chrome $(BUILD)/fuzz_timings $(BUILD)/fuzz_lms $(BUILD)/fuzz_xspace \
-           $(BUILD)/fuzz_gzip $(BUILD)/fuzz_sql
+           $(BUILD)/fuzz_newengine $(BUILD)/fuzz_gzip $(BUILD)/fuzz_zip $(BUILD)/fuzz_sql
 
 # make fuzz: every target for FUZZ_TIME seconds, seeded from the test inputs; fails on any
 # crash, leak or timeout (libFuzzer exits non-zero and leaves crash-* files in build/fuzz/).

@@ -1,11 +1,12 @@
 /*
 ** fuzz_format.c — libFuzzer target for one format parser and the capture passes, without SQLite;
 ** built once per parser with -DFUZZ_FORMAT=ps_format_<name> (build/fuzz_chrome, fuzz_timings,
-** fuzz_lms). Every accepted input is also read back through every lazy column, the children
+** fuzz_lms, fuzz_xspace, fuzz_newengine). Jobs are read back through every job column. Every accepted input is also read back through every lazy column, the children
 ** index and the name/cat order, so those paths see hostile bytes too.
 **   make fuzz   (clang -fsanitize=fuzzer,address,undefined)
 */
 #include "../../ext/formats.h"
+#include "../../ext/jobs.h"
 #include <stdlib.h>
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size){
@@ -19,6 +20,12 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size){
       if( cap->pFormat->xColumn(cap, r, c, &o)==PS_OK ) free(o.zFree);
     }
     (void)ps_capture_link(cap, (int32_t)r);
+  }
+  for(size_t r=0; r<cap->nJob; r++){
+    for(int c=0; c<PS_JOB_NCOL; c++){
+      PsOut o;
+      if( ps_job_column(cap, r, c, &o)==PS_OK ) free(o.zFree);
+    }
   }
   ps_capture_children(cap);
   ps_capture_order_by_str(cap, 0);

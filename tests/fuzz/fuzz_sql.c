@@ -13,6 +13,9 @@ static const char *const azSql[] = {
   "SELECT args, tts, tdur, async_id, scope, flow_id, flow_in, flow_out, slice_id FROM profile_events(?1)",
   "SELECT count(*) FROM profile_events(?1) c JOIN profile_events(?1) p ON p.id = c.parent_id",
   "SELECT scope, key, value, byte_offset FROM profile_metadata(?1)",
+  "SELECT * FROM profile_jobs(?1)",
+  "SELECT * FROM profile_records(?1)",
+  "SELECT * FROM profile_xplanes(?1)",
 };
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size){

@@ -7,18 +7,18 @@ cd "$(dirname "$0")/../.." || exit 1
 secs=${1:-60}
 mkdir -p build/fuzz
 status=0
-for t in chrome timings lms xspace gzip sql; do
+for t in chrome timings lms xspace newengine gzip zip sql; do
   seeds=build/fuzz/seeds_$t
   rm -rf "$seeds"; mkdir -p "$seeds"
-  cp tests/data/*.json tests/data/*.gz tests/data/*.txt tests/data/*.csv examples/*.json examples/*.txt examples/*.csv examples/*.pb "$seeds"/ 2>/dev/null
+  cp tests/data/*.json tests/data/*.gz tests/data/*.txt tests/data/*.csv examples/*.json examples/*.txt examples/*.csv examples/*.pb tests/data/*.zip "$seeds"/ 2>/dev/null
   [ -d tests/fuzz/regressions ] && cp tests/fuzz/regressions/* "$seeds"/ 2>/dev/null
   if [ -d ../shared/corpus ]; then
-    for f in ../shared/corpus/chrome/* ../shared/corpus/pmmp/* ../shared/corpus/aikar/* ../shared/corpus/xplane/*; do
+    for f in ../shared/corpus/chrome/* ../shared/corpus/pmmp/* ../shared/corpus/aikar/* ../shared/corpus/xplane/* ../shared/corpus/newengine/*; do
       [ "$(wc -c < "$f")" -lt 300000 ] && cp "$f" "$seeds"/
     done
   fi
   corpus=build/fuzz/corpus_$t; mkdir -p "$corpus"
-  case $t in timings|lms|xspace) dict=$t ;; *) dict=chrome ;; esac
+  case $t in timings|lms|xspace|newengine) dict=$t ;; *) dict=chrome ;; esac
   if [ "$secs" -eq 0 ]; then
     args="-runs=0"
   else
