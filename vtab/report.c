@@ -586,7 +586,18 @@ static void rep_markdown(Rep *r, PsBuf *b, const char *zSource){
     "max load %sx, slow/over-budget %d, failed %d.', replace(key,'`',''''), total_elapsed_ms, "
     "profile_fixed(total_share_percent,1), count, profile_fixed(max_load,2), slow, failed) "
     "FROM (" AGG_CSV(RAW_OFFENDERS) ") LIMIT 1");
-  if( zQ && zQ[0] ){ ps_buf_puts(b, zQ); ps_buf_puts(b, "\n\n"); }
+  if( zQ && zQ[0] ){
+    ps_buf_puts(b, zQ); ps_buf_puts(b, "\n\n");
+    char *zShare = rep_text(r, "SELECT share FROM (" RAW_OFFENDERS ") LIMIT 1");
+    char *zLoad = rep_text(r, "SELECT ml FROM (" RAW_OFFENDERS ") LIMIT 1");
+    double share = zShare ? atof(zShare) : 0, ml = zLoad ? atof(zLoad) : 0;
+    ps_buf_puts(b, "```text\ncaptured time share  [");
+    md_bar(b, share, 100.0, 32);
+    ps_buf_printf(b, "] %5.1f%%\nmax budget load      [", share);
+    md_bar(b, ml < 4.0 ? ml : 4.0, 4.0, 32);
+    ps_buf_printf(b, "] %5.2fx\n```\n\n", ml);
+    sqlite3_free(zShare); sqlite3_free(zLoad);
+  }
   else if( r->rc==SQLITE_OK ) ps_buf_puts(b, "No completed jobs were captured.\n\n");
   sqlite3_free(zQ);
   md_table(r, b, "Profiler-first telemetry view", zCsvFirst);
