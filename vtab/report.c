@@ -262,12 +262,20 @@ static const char zAggSources[]   = AGG_CSV(RAW_SOURCES);
 static const char zAggMethods[]   = AGG_CSV(RAW_METHODS);
 static const char zAggLanes[]     = AGG_CSV(RAW_LANES);
 
+/* The first twelve columns of the jobs, budget_violations and active_jobs CSVs. */
+#define JOB_HEAD_COLS \
+  S("id") " AS id, " S("status") " AS status, " S("category") " AS category, " S("source") " AS source, " \
+  X("lane") " AS lane, " X("priority") " AS priority, " X("dependency_group") " AS dependency_group, " \
+  X("frame_id") " AS frame_id, " X("task_domain") " AS task_domain, " X("task_pass") " AS task_pass, " \
+  X("executor") " AS executor, " S("name") " AS name, "
+
+/* Per category (the writer's CategoryStats): category, n, failed, slow, tot, mx. */
+#define CAT_GROUPS \
+  "SELECT ifnull(category,'') AS category, count(*) AS n, sum(failed_) AS failed, sum(slow_) AS slow, " \
+  "  sum(e_) AS tot, max(e_) AS mx FROM profsql_rj WHERE done_ GROUP BY 1"
+
 static const char zCsvJobs[] =
-  "SELECT " S("id") " AS id, " S("status") " AS status, " S("category") " AS category, "
-  S("source") " AS source, " X("lane") " AS lane, " X("priority") " AS priority, "
-  X("dependency_group") " AS dependency_group, " X("frame_id") " AS frame_id, "
-  X("task_domain") " AS task_domain, " X("task_pass") " AS task_pass, " X("executor") " AS executor, "
-  S("name") " AS name, " F("elapsed_ms") " AS elapsed_ms, " F("budget2_") " AS budget_ms, "
+  "SELECT " JOB_HEAD_COLS  F("elapsed_ms") " AS elapsed_ms, " F("budget2_") " AS budget_ms, "
   F("frame_budget_ms") " AS frame_budget_ms, " F("load2_") " AS load, " LOADPCT("load2_") " AS load_percent, "
   LOADOVER("load2_") " AS over_budget, " B("exceeded_frame_budget") " AS exceeded_frame_budget, "
   F("gpu_wait_ms") " AS gpu_wait_ms, " S("wait_reason") " AS wait_reason, " B("scheduled") " AS scheduled, "
@@ -281,8 +289,7 @@ static const char zCsvJobs[] =
 
 static const char zCsvCategories[] =
   "WITH t(total) AS (SELECT sum(e_) FROM profsql_rj WHERE done_), "
-  "g AS (SELECT ifnull(category,'') AS category, count(*) AS n, sum(failed_) AS failed, sum(slow_) AS slow, "
-  "  sum(e_) AS tot, max(e_) AS mx FROM profsql_rj WHERE done_ GROUP BY 1) "
+  "g AS (" CAT_GROUPS ") "
   "SELECT row_number() OVER (ORDER BY tot DESC, category) AS rank, category, n AS count, failed, slow, "
   "  profile_fixed(tot,6) AS total_elapsed_ms, "
   "  profile_fixed(CASE WHEN t.total>0 THEN tot/t.total*100.0 ELSE 0.0 END,6) AS total_share_percent, "
@@ -291,10 +298,7 @@ static const char zCsvCategories[] =
 
 static const char zCsvBudget[] =
   "SELECT row_number() OVER (ORDER BY l_ DESC, e_ DESC, ifnull(name,''), k) AS rank, "
-  S("id") " AS id, " S("status") " AS status, " S("category") " AS category, " S("source") " AS source, "
-  X("lane") " AS lane, " X("priority") " AS priority, " X("dependency_group") " AS dependency_group, "
-  X("frame_id") " AS frame_id, " X("task_domain") " AS task_domain, " X("task_pass") " AS task_pass, "
-  X("executor") " AS executor, " S("name") " AS name, " F("elapsed_ms") " AS elapsed_ms, "
+  JOB_HEAD_COLS  F("elapsed_ms") " AS elapsed_ms, "
   F("budget2_") " AS budget_ms, " F("frame_budget_ms") " AS frame_budget_ms, " F("load2_") " AS load, "
   LOADPCT("load2_") " AS load_percent, " B("exceeded_frame_budget") " AS exceeded_frame_budget, "
   F("gpu_wait_ms") " AS gpu_wait_ms, " S("wait_reason") " AS wait_reason, " B("stayed_async") " AS stayed_async, "
@@ -316,11 +320,7 @@ static const char zCsvFrame[] =
   "ORDER BY max(e_ - ifnull(frame_budget_ms,0.0), 0.0) DESC, e_ DESC, ifnull(name,''), k LIMIT ?4";
 
 static const char zCsvActive[] =
-  "SELECT " S("id") " AS id, " S("status") " AS status, " S("category") " AS category, "
-  S("source") " AS source, " X("lane") " AS lane, " X("priority") " AS priority, "
-  X("dependency_group") " AS dependency_group, " X("frame_id") " AS frame_id, "
-  X("task_domain") " AS task_domain, " X("task_pass") " AS task_pass, " X("executor") " AS executor, "
-  S("name") " AS name, " F("active_elapsed_ms") " AS active_elapsed_ms, " F("budget2_") " AS budget_ms, "
+  "SELECT " JOB_HEAD_COLS  F("active_elapsed_ms") " AS active_elapsed_ms, " F("budget2_") " AS budget_ms, "
   F("frame_budget_ms") " AS frame_budget_ms, profile_fixed(ifnull(current_load,0.0),6) AS current_load, "
   "profile_fixed(ifnull(current_load,0.0)*100.0,3) AS current_load_percent, "
   "CASE WHEN ifnull(current_load,0.0) >= 1.0 THEN 'true' ELSE 'false' END AS current_over_budget, "
@@ -459,8 +459,7 @@ static const char zReportJson[] =
   "  'blocked_jobs',blk,'blocked_share_percent',CASE WHEN n>0 THEN blk*100.0/n ELSE 0.0 END,'frame_budget_exceeded_jobs',fb,"
   "  'gpu_wait_jobs',gpu,'gpu_wait_share_percent',CASE WHEN n>0 THEN gpu*100.0/n ELSE 0.0 END,'polling_jobs',pol,"
   "  'scheduled_jobs',sch) AS j FROM c), "
-  "cat AS (SELECT ifnull(category,'') AS category, count(*) AS n, sum(failed_) AS failed, sum(slow_) AS slow, sum(e_) AS tot, "
-  "  max(e_) AS mx FROM profsql_rj WHERE done_ GROUP BY 1) "
+  "cat AS (" CAT_GROUPS ") "
   "SELECT json_object("
   " 'active_jobs', (SELECT json_group_array(json(" JOBJ ")) FROM (SELECT * FROM profsql_rj WHERE NOT done_ ORDER BY k)),"
   " 'analysis', json_object("
@@ -603,8 +602,7 @@ static void rep_markdown(Rep *r, PsBuf *b, const char *zSource){
   md_table(r, b, "Profiler-first telemetry view", zCsvFirst);
   md_chart(r, b, "Load chart — categories by total elapsed time",
     "SELECT rank, category, 0,0,0,0,0,0, CAST(total_elapsed_ms AS REAL), CAST(total_share_percent AS REAL) FROM (" "WITH t(total) AS (SELECT sum(e_) FROM profsql_rj WHERE done_), "
-    "g AS (SELECT ifnull(category,'') AS category, count(*) AS n, sum(failed_) AS failed, sum(slow_) AS slow, "
-    "  sum(e_) AS tot, max(e_) AS mx FROM profsql_rj WHERE done_ GROUP BY 1) "
+    "g AS (" CAT_GROUPS ") "
     "SELECT row_number() OVER (ORDER BY tot DESC, category) AS rank, category, tot AS total_elapsed_ms, "
     "  CASE WHEN t.total>0 THEN tot/t.total*100.0 ELSE 0.0 END AS total_share_percent FROM g, t ORDER BY tot DESC, category)");
   md_chart(r, b, "Load chart — lanes", RAW_LANES);
