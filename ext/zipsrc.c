@@ -5,7 +5,7 @@
 ** Which member is the capture: the one manifest.json names in "entries.json" (the StarProfiler
 ** archive's manifest v2), else "latest.json"; without a manifest, the archive's only member.
 ** The member is inflated into a heap buffer that becomes the capture's bytes. Errors: a member
-** name with a directory part or "..", a member larger than the inflate limit, a bad CRC, a
+** name that is empty, absolute or has a ".." component, a member larger than the inflate limit, a bad CRC, a
 ** damaged archive, or an archive that does not say which member to read.
 */
 #include "source.h"
@@ -81,9 +81,17 @@ static int read_member(unzFile uf, const char *zName, uint64_t maxOut, char **pz
   return PS_OK;
 }
 
-/* A safe member name: no directory part, not "..". */
+/* A member name that could not escape a directory it were extracted to: not empty, not
+** absolute, no backslash, no ".." component. */
 static int safe_member(const char *z){
-  return z[0] && strchr(z, '/')==0 && strchr(z, '\\')==0 && strcmp(z, "..")!=0 && strcmp(z, ".")!=0;
+  if( z[0]==0 || z[0]=='/' || strchr(z, '\\') ) return 0;
+  for(const char *p = z; *p; ){
+    const char *e = strchr(p, '/');
+    size_t k = e ? (size_t)(e - p) : strlen(p);
+    if( k==2 && p[0]=='.' && p[1]=='.' ) return 0;
+    p += k + (e ? 1 : 0);
+  }
+  return 1;
 }
 
 int ps_unzip_capture(const void *p, size_t n, uint64_t maxOut, char **pz, size_t *pn,
@@ -105,8 +113,8 @@ int ps_unzip_capture(const void *p, size_t n, uint64_t maxOut, char **pz, size_t
   for(int r = unzGoToFirstFile(uf); r==UNZ_OK; r = unzGoToNextFile(uf)){
     char zName[512];
     if( unzGetCurrentFileInfo64(uf, 0, zName, sizeof(zName), 0, 0, 0, 0)!=UNZ_OK ){ rc = ps_err(err, "damaged ZIP directory"); goto out; }
-    if( !safe_member(zName) && zName[strlen(zName)-1]!='/' ){
-      rc = ps_err(err, "ZIP member name '%s' has a directory part or '..' (refused)", zName);
+    if( !safe_member(zName) ){
+      rc = ps_err(err, "ZIP member name '%s' is empty, absolute or has a '..' component (refused)", zName);
       goto out;
     }
   }
