@@ -6,6 +6,7 @@
 #include "../../ext/json.h"
 #include "../../ext/source.h"
 #include "../../ext/formats.h"
+#include "../../ext/jobs.h"
 
 #include <stdlib.h>
 #include <zlib.h>
@@ -449,6 +450,63 @@ static size_t build_xspace(unsigned char *out){
   return space.n;
 }
 
+/* newengine jobs: a CSV with a quoted cell holding a comma, a quote and a line break; the probe
+** against Chrome's object form; every prefix of a report is an error inside the input. */
+static void test_jobs(void){
+  static const char zCsv[] =
+    "id,status,category,source,lane,priority,dependency_group,frame_id,task_domain,task_pass,executor,"
+    "name,elapsed_ms,budget_ms,frame_budget_ms,load,load_percent,over_budget,exceeded_frame_budget,"
+    "gpu_wait_ms,wait_reason,scheduled,blocked,polling,waited_on_gpu,stayed_async,async_mode,"
+    "started_unix_ms,ended_unix_ms,payload_bytes,output_bytes,service_id,method,plugin_id,gateway,error,detail\n"
+    "j1,completed,cat,src,plugin,unspecified,unspecified,null,,,,n1,2.655800,16.670000,,0.159316,15.932,"
+    "false,false,,,true,false,false,false,false,,1787314756953.000,1787314756956.000,,,,,,,,\"a, \"\"b\"\"\nc\"\r\n"
+    "j2,failed,cat,src,,,,,,,,n2,0.000000,16.670000,,0.000000,0.000,false,false,,,false,false,false,false,false,,,,,,,,,,,x\n";
+  PsErr err;
+  PsCapture *c = load_n(zCsv, sizeof(zCsv)-1, &err);
+  CHECK(c!=0);
+  if( c==0 ){ printf("  (%s)\n", err.msg); return; }
+  CHECK_STR(c->pFormat->zName, "newengine");
+  CHECK_INT(c->nJob, 2);
+  CHECK_INT(c->aJob[1].line, 4);                 /* the quoted line break counts */
+  PsOut o;
+  CHECK(ps_job_column(c, 0, PS_JOB_DETAIL, &o)==PS_OK && o.type==PS_META_TEXT && o.n==8 && memcmp(o.z, "a, \"b\"\nc", 8)==0);
+  free(o.zFree);
+  CHECK(ps_job_column(c, 0, PS_JOB_FRAME_ID, &o)==PS_OK && o.type==PS_META_TEXT && o.n==4 && memcmp(o.z, "null", 4)==0);
+  CHECK(ps_job_column(c, 0, PS_JOB_TASK_DOMAIN, &o)==PS_OK && o.type==0);          /* '' is NULL */
+  CHECK(ps_job_column(c, 0, PS_JOB_STARTED_UNIX_MS, &o)==PS_OK && o.type==PS_META_INT && o.i==1787314756953LL);
+  CHECK(ps_job_column(c, 0, PS_JOB_ELAPSED_MS, &o)==PS_OK && o.type==PS_META_REAL && o.r==2.6558);
+  CHECK(ps_job_column(c, 0, PS_JOB_SCHEDULED, &o)==PS_OK && o.type==PS_META_INT && o.i==1);
+  CHECK(ps_job_column(c, 1, PS_JOB_SCHEDULED, &o)==PS_OK && o.type==PS_META_INT && o.i==0);
+  CHECK(ps_job_column(c, 1, PS_JOB_DETAIL, &o)==PS_OK && o.n==1 && o.z[0]=='x');
+  ps_capture_free(c);
+  /* a report object beats Chrome's object-form probe; a trace object does not become a report */
+  static const char zRep[] = "{\"active_jobs\": [], \"completed_jobs\": [{\"id\": \"a\", \"elapsed_ms\": 1.5, "
+    "\"lane\": null, \"metadata\": {\"event\": {\"lane\": \"L\"}, \"frame_id\": null}}], "
+    "\"schema\": \"newengine.profiler.report.v3\"}";
+  c = load_n(zRep, sizeof(zRep)-1, &err);
+  CHECK(c!=0 && strcmp(c->pFormat->zName, "newengine")==0);
+  if( c ){
+    CHECK(ps_job_column(c, 0, PS_JOB_LANE, &o)==PS_OK && o.type==PS_META_TEXT && o.n==1 && o.z[0]=='L');
+    CHECK(ps_job_column(c, 0, PS_JOB_FRAME_ID, &o)==PS_OK && o.type==PS_META_TEXT && o.n==4);   /* JSON null: 'null' */
+    CHECK(ps_job_column(c, 0, PS_JOB_PRIORITY, &o)==PS_OK && o.type==0);                         /* absent: NULL */
+    CHECK(ps_job_column(c, 0, PS_JOB_LOAD_PERCENT, &o)==PS_OK && o.type==PS_META_REAL && o.r==0.0);
+    ps_capture_free(c);
+  }
+  c = load("{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 1, \"dur\": 2, \"pid\": 1, \"tid\": 1, \"name\": \"a\"}]}", &err);
+  CHECK(c!=0 && strcmp(c->pFormat->zName, "chrome")==0);
+  ps_capture_free(c);
+  c = load("{\"completed_jobs\": [], \"schema\": \"other.v1\"}", &err);
+  CHECK(c==0); CHECK_CONTAINS(err.msg, "schema is not newengine.profiler.report.v*");
+  int nBad = 0, nLoaded = 0;
+  for(size_t cut=1; cut<sizeof(zRep)-1; cut++){
+    c = load_n(zRep, cut, &err);
+    if( c ){ nLoaded++; ps_capture_free(c); }
+    else if( err.off > (int64_t)cut || err.msg[0]==0 ) nBad++;
+  }
+  CHECK_INT(nBad, 0);
+  CHECK_INT(nLoaded, 0);
+}
+
 /* Line scalars after the events (legal protobuf, not the writers' order), a timestamp between
 ** events, and sparse event-metadata ids: the same rows as the writers' order gives. */
 static void test_xspace_field_order(void){
@@ -657,6 +715,7 @@ int main(void){
   test_text_formats();
   test_xspace();
   test_xspace_field_order();
+  test_jobs();
   test_split();
   return tl_done();
 }
