@@ -61,6 +61,7 @@ static const JobCol aCol[PS_JOB_NCOL] = {
   /* extras */
   { K_JSON, "metadata", {0} }, { K_REAL, "active_elapsed_ms", {0} },
   { K_REAL, "current_load", {0} }, { K_REAL, "progress", {0} },
+  { K_JSON, 0, {0} }, { K_JSON, 0, {0} },          /* owner, method_name: ps_job_keys */
 };
 
 size_t ps_fmt_fixed(char *buf, size_t nBuf, double v, int nDec){
@@ -241,10 +242,107 @@ static int csv_column(const PsCapture *cap, const PsJob *j, int iCol, PsOut *o){
   return PS_OK;
 }
 
+/* First non-empty trimmed JSON string at one of the paths under the object at off. */
+static int first_str(const char *z, size_t n, size_t off, const char *const *az, PsOut *o){
+  out_null(o);
+  for(int k=0; az[k]; k++){
+    size_t v;
+    if( !json_pointer(z, n, off, az[k], &v) || z[v]!='"' ) continue;
+    int rc = out_string(z, n, v, o);
+    if( rc ) return rc;
+    const char *s = o->z; size_t m = o->n;
+    while( m && (*s==' ' || *s=='\t' || *s=='\n' || *s=='\r') ){ s++; m--; }
+    while( m && (s[m-1]==' ' || s[m-1]=='\t' || s[m-1]=='\n' || s[m-1]=='\r') ) m--;
+    if( m ){
+      if( o->zFree && s!=o->zFree ){ memmove(o->zFree, s, m); o->zFree[m] = 0; s = o->zFree; }
+      o->z = s; o->n = m;
+      return PS_OK;
+    }
+    free(o->zFree); out_null(o);
+  }
+  return PS_OK;
+}
+
+/* o = zPrefix + the text of o (malloc'ed). */
+static int prefix_out(PsOut *o, const char *zPrefix){
+  size_t p = strlen(zPrefix);
+  char *d = malloc(p + o->n + 1);
+  if( d==0 ){ free(o->zFree); out_null(o); return PS_NOMEM; }
+  memcpy(d, zPrefix, p); memcpy(d+p, o->z, o->n); d[p + o->n] = 0;
+  free(o->zFree);
+  o->zFree = d; o->z = d; o->n += p;
+  return PS_OK;
+}
+
+int ps_job_keys(const char *z, size_t n, size_t metaOff, const char *zSource, size_t nSource,
+                const char *zCategory, size_t nCategory, PsOut *pOwner, PsOut *pMethod){
+  static const char *const azService[] = { "/service_id", "/metadata/service_id", "/provider_service_id", "/metadata/provider_service_id", 0 };
+  static const char *const azPlugin[] = { "/plugin_id", "/metadata/plugin_id", "/owner_plugin_id", "/metadata/owner_plugin_id", 0 };
+  static const char *const azGateway[] = { "/gateway", "/engine_gateway", "/metadata/gateway", "/metadata/engine_gateway", 0 };
+  static const char *const azMethod[] = { "/method", "/method_name", "/metadata/method", "/metadata/method_name", 0 };
+  int rc;
+  out_null(pOwner); out_null(pMethod);
+  if( metaOff < n && z[metaOff]=='{' ){
+    if( (rc = first_str(z, n, metaOff, azMethod, pMethod)) ) return rc;
+    if( (rc = first_str(z, n, metaOff, azService, pOwner)) ) return rc;
+    if( pOwner->type ) return PS_OK;
+    if( (rc = first_str(z, n, metaOff, azPlugin, pOwner)) ) return rc;
+    if( pOwner->type ) return prefix_out(pOwner, "plugin:");
+    if( (rc = first_str(z, n, metaOff, azGateway, pOwner)) ) return rc;
+    if( pOwner->type ) return prefix_out(pOwner, "gateway:");
+  }
+  char *d = malloc(nSource + nCategory + 2);
+  if( d==0 ) return PS_NOMEM;
+  if( nSource ) memcpy(d, zSource, nSource);
+  d[nSource] = ':';
+  if( nCategory ) memcpy(d+nSource+1, zCategory, nCategory);
+  d[nSource + 1 + nCategory] = 0;
+  pOwner->type = PS_META_TEXT; pOwner->zFree = d; pOwner->z = d; pOwner->n = nSource + 1 + nCategory;
+  return PS_OK;
+}
+
+/* owner / method_name of a job row. */
+static int job_keys(const PsCapture *cap, size_t row, int iCol, PsOut *o){
+  PsOut src, cat, own, meth;
+  int rc = ps_job_column(cap, row, PS_JOB_SOURCE, &src);
+  if( rc==PS_OK ) rc = ps_job_column(cap, row, PS_JOB_CATEGORY, &cat);
+  if( rc ){ free(src.zFree); return rc; }
+  size_t metaOff = (size_t)-1, v;
+  if( cap->aJobCsvCol==0 && ps_json_find_key(cap->src.z, cap->src.n, (size_t)cap->aJob[row].off, "metadata", &v)==1 ) metaOff = v;
+  rc = ps_job_keys(cap->src.z, cap->src.n, metaOff, src.z ? src.z : "", src.n, cat.z ? cat.z : "", cat.n, &own, &meth);
+  if( rc==PS_OK && cap->aJobCsvCol ){
+    /* a jobs CSV has no metadata: its service_id / plugin_id / gateway / method cells stand in */
+    static const int aCol[3] = { PS_JOB_SERVICE_ID, PS_JOB_PLUGIN_ID, PS_JOB_GATEWAY };
+    static const char *const azPre[3] = { "", "plugin:", "gateway:" };
+    for(int k=0; k<3 && rc==PS_OK; k++){
+      PsOut c;
+      rc = ps_job_column(cap, row, aCol[k], &c);
+      if( rc==PS_OK && c.type==PS_META_TEXT && c.n && !(c.n==4 && memcmp(c.z, "null", 4)==0) ){
+        free(own.zFree); own = c;
+        rc = prefix_out(&own, azPre[k]);
+        break;
+      }
+      if( rc==PS_OK ) free(c.zFree);
+    }
+    if( rc==PS_OK ){
+      PsOut c;
+      rc = ps_job_column(cap, row, PS_JOB_METHOD, &c);
+      if( rc==PS_OK && c.type==PS_META_TEXT && c.n && !(c.n==4 && memcmp(c.z, "null", 4)==0) ){ free(meth.zFree); meth = c; }
+      else if( rc==PS_OK ) free(c.zFree);
+    }
+  }
+  free(src.zFree); free(cat.zFree);
+  if( rc ){ free(own.zFree); free(meth.zFree); return rc; }
+  if( iCol==PS_JOB_OWNER ){ *o = own; free(meth.zFree); }
+  else{ *o = meth; free(own.zFree); }
+  return PS_OK;
+}
+
 int ps_job_column(const PsCapture *cap, size_t row, int iCol, PsOut *o){
   out_null(o);
   if( row >= cap->nJob || iCol<0 || iCol>=PS_JOB_NCOL ) return PS_OK;
   const PsJob *j = &cap->aJob[row];
+  if( iCol==PS_JOB_OWNER || iCol==PS_JOB_METHOD_NAME ) return job_keys(cap, row, iCol, o);
   if( cap->aJobCsvCol ) return csv_column(cap, j, iCol, o);
   const char *z = cap->src.z; size_t n = cap->src.n;
   const JobCol *c = &aCol[iCol];

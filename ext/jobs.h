@@ -33,6 +33,8 @@ enum {
   PS_JOB_NCSV,                    /* 37: the columns of profiler_jobs_latest.csv */
   PS_JOB_METADATA = PS_JOB_NCSV,  /* the job's metadata object as JSON text */
   PS_JOB_ACTIVE_ELAPSED_MS, PS_JOB_CURRENT_LOAD, PS_JOB_PROGRESS,
+  PS_JOB_OWNER,                   /* the writer's owner key (job_owner_key) */
+  PS_JOB_METHOD_NAME,             /* the writer's method (first of /method, /method_name, ...) */
   PS_JOB_NCOL
 };
 
@@ -43,6 +45,16 @@ extern const char *const ps_job_csv_names[PS_JOB_NCSV];
 
 /* Column iCol (PS_JOB_*) of job row. PS_OK or PS_NOMEM; o->type 0 is NULL. */
 int ps_job_column(const PsCapture *cap, size_t row, int iCol, PsOut *o);
+
+/* The StarProfiler's grouping keys from a metadata object (its '{' at z[metaOff]; metaOff
+** (size_t)-1 for none): the owner — the first non-empty string (trimmed) of /service_id,
+** /metadata/service_id, /provider_service_id, /metadata/provider_service_id, else
+** "plugin:" + /plugin_id, /metadata/plugin_id, /owner_plugin_id, /metadata/owner_plugin_id,
+** else "gateway:" + /gateway, /engine_gateway, /metadata/gateway, /metadata/engine_gateway,
+** else "<source>:<category>" — into *pOwner, and the method (/method, /method_name,
+** /metadata/method, /metadata/method_name) into *pMethod (type 0 when none). */
+int ps_job_keys(const char *z, size_t n, size_t metaOff, const char *zSource, size_t nSource,
+                const char *zCategory, size_t nCategory, PsOut *pOwner, PsOut *pMethod);
 
 /* Formats v with nDec decimals exactly as C's "%.*f" (glibc: exact binary value, ties to even,
 ** the same digits as Rust's "{:.N}"), into buf; returns the length. */

@@ -18,6 +18,9 @@
 ** and the null-versus-absent rule are in ext/jobs.h), then
 **   metadata            the job's metadata object (JSON text), chrome: the event's args
 **   active_elapsed_ms, current_load, progress   active jobs of a report
+**   owner               the StarProfiler's owner key: the metadata's service id, else
+**                       'plugin:<id>', 'gateway:<id>', else '<source>:<category>' (ext/jobs.h)
+**   method_name         the metadata's method (/method, /method_name, ...), else NULL
 **   job_list            'completed_jobs' or 'active_jobs' (the report array it came from)
 **   byte_offset         offset of the job object / CSV record / event in the capture
 **   file                the capture file (NULL for a BLOB)
@@ -59,7 +62,8 @@ SQLITE_EXTENSION_INIT3
   "scheduled INTEGER, blocked INTEGER, polling INTEGER, waited_on_gpu INTEGER, " \
   "stayed_async INTEGER, async_mode TEXT, started_unix_ms, ended_unix_ms, payload_bytes, " \
   "output_bytes, service_id, method, plugin_id, gateway, error TEXT, detail TEXT, " \
-  "metadata TEXT, active_elapsed_ms REAL, current_load REAL, progress REAL, job_list TEXT, " \
+  "metadata TEXT, active_elapsed_ms REAL, current_load REAL, progress REAL, owner TEXT, " \
+  "method_name TEXT, job_list TEXT, " \
   "byte_offset INTEGER, file TEXT, capture HIDDEN, format HIDDEN)"
 
 /* What a part's rows are. */
@@ -71,6 +75,9 @@ typedef struct PjCursor {
   int iPart;
   int kind;                   /* PJ_* of the current part */
   int64_t iRow;
+  int64_t iBudgetRow;         /* the row (of part iBudgetPart) whose budget_ms is in rBudget */
+  int iBudgetPart;
+  double rBudget;
 } PjCursor;
 
 static const PsCapture *pj_cap(const PjCursor *c){ return c->set.ap[c->iPart]->cap; }
@@ -142,7 +149,7 @@ static int pjFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   sqlite3_value *pFormat = (idxNum & 2) ? argv[(idxNum & 1) ? 1 : 0] : 0;
   int rc = ps_vt_filter_set(cur->pVtab, "profile_jobs", pSource, pFormat, &c->set);
   if( rc!=SQLITE_OK ) return rc;
-  c->iPart = 0; c->iRow = 0;
+  c->iPart = 0; c->iRow = 0; c->iBudgetRow = -1;
   if( c->set.nPart ){ c->kind = pj_kind(pj_cap(c)); pj_settle(c); }
   return SQLITE_OK;
 }
@@ -170,14 +177,16 @@ static void result_pool_or(sqlite3_context *ctx, const PsCapture *cap, uint32_t 
   }
 }
 
-static void result_value_label(sqlite3_context *ctx, const PsCapture *cap, const char *zWhat, const PsValue *v){
-  char buf[96];
-  if( v->type==PS_VAL_INT ) snprintf(buf, sizeof(buf), "%s %lld", zWhat, (long long)v->i);
+/* A thread's process (or thread) name, or "pid N" / "tid N" without one, into buf. */
+static void pj_label(const PsCapture *cap, uint32_t name, const char *zWhat, const PsValue *v, char *buf, size_t nBuf){
+  if( name ){
+    PsStr s = ps_pool_get(&cap->pool, name);
+    snprintf(buf, nBuf, "%.*s", (int)(s.n < nBuf ? s.n : nBuf-1), s.z);
+  }else if( v->type==PS_VAL_INT ) snprintf(buf, nBuf, "%s %lld", zWhat, (long long)v->i);
   else if( v->type==PS_VAL_TEXT ){
     PsStr s = ps_pool_get(&cap->pool, v->s);
-    snprintf(buf, sizeof(buf), "%s %.*s", zWhat, (int)(s.n > 80 ? 80 : s.n), s.z ? s.z : "");
-  }else snprintf(buf, sizeof(buf), "%s ?", zWhat);
-  sqlite3_result_text(ctx, buf, -1, SQLITE_TRANSIENT);
+    snprintf(buf, nBuf, "%s %.*s", zWhat, (int)(s.n > 80 ? 80 : s.n), s.z ? s.z : "");
+  }else snprintf(buf, nBuf, "%s ?", zWhat);
 }
 
 /* budget_ms of a Chrome event: a numeric args.budget_ms, else the default. */
@@ -191,6 +200,15 @@ static double pj_event_budget(const PsCapture *cap, int64_t r){
   buf[k] = 0;
   char *e; double v = strtod(buf, &e);
   return (k && *e==0 && v > 0) ? v : PJ_DEFAULT_BUDGET_MS;
+}
+
+/* budget_ms of the current event row, looked up once per row (four columns use it). */
+static double pj_budget(PjCursor *c){
+  if( c->iBudgetRow!=c->iRow || c->iPart!=c->iBudgetPart ){
+    c->rBudget = pj_event_budget(pj_cap(c), c->iRow);
+    c->iBudgetRow = c->iRow; c->iBudgetPart = c->iPart;
+  }
+  return c->rBudget;
 }
 
 static int pj_event_column(PjCursor *c, sqlite3_context *ctx, int iCol){
@@ -207,20 +225,19 @@ static int pj_event_column(PjCursor *c, sqlite3_context *ctx, int iCol){
     }
     case PS_JOB_STATUS: sqlite3_result_text(ctx, "completed", -1, SQLITE_STATIC); break;
     case PS_JOB_CATEGORY: result_pool_or(ctx, cap, e->aCat[r], cap->pFormat->zName); break;
-    case PS_JOB_SOURCE:
-      if( th->processName ) result_pool_or(ctx, cap, th->processName, 0);
-      else result_value_label(ctx, cap, "pid", &th->pid);
+    case PS_JOB_SOURCE: case PS_JOB_LANE: {
+      char buf[400];
+      if( iCol==PS_JOB_SOURCE ) pj_label(cap, th->processName, "pid", &th->pid, buf, sizeof(buf));
+      else pj_label(cap, th->threadName, "tid", &th->tid, buf, sizeof(buf));
+      sqlite3_result_text(ctx, buf, -1, SQLITE_TRANSIENT);
       break;
-    case PS_JOB_LANE:
-      if( th->threadName ) result_pool_or(ctx, cap, th->threadName, 0);
-      else result_value_label(ctx, cap, "tid", &th->tid);
-      break;
+    }
     case PS_JOB_NAME: result_pool_or(ctx, cap, e->aName[r], 0); break;
     case PS_JOB_ELAPSED_MS: sqlite3_result_double(ctx, elapsed); break;
-    case PS_JOB_BUDGET_MS: sqlite3_result_double(ctx, pj_event_budget(cap, r)); break;
-    case PS_JOB_LOAD: sqlite3_result_double(ctx, elapsed / pj_event_budget(cap, r)); break;
-    case PS_JOB_LOAD_PERCENT: sqlite3_result_double(ctx, elapsed / pj_event_budget(cap, r) * 100.0); break;
-    case PS_JOB_OVER_BUDGET: sqlite3_result_int(ctx, elapsed / pj_event_budget(cap, r) >= 1.0); break;
+    case PS_JOB_BUDGET_MS: sqlite3_result_double(ctx, pj_budget(c)); break;
+    case PS_JOB_LOAD: sqlite3_result_double(ctx, elapsed / pj_budget(c)); break;
+    case PS_JOB_LOAD_PERCENT: sqlite3_result_double(ctx, elapsed / pj_budget(c) * 100.0); break;
+    case PS_JOB_OVER_BUDGET: sqlite3_result_int(ctx, elapsed / pj_budget(c) >= 1.0); break;
     case PS_JOB_EXCEEDED_FRAME_BUDGET: case PS_JOB_SCHEDULED: case PS_JOB_BLOCKED:
     case PS_JOB_POLLING: case PS_JOB_WAITED_ON_GPU: case PS_JOB_STAYED_ASYNC:
       sqlite3_result_int(ctx, 0); break;
@@ -231,6 +248,23 @@ static int pj_event_column(PjCursor *c, sqlite3_context *ctx, int iCol){
       PsOut o; memset(&o, 0, sizeof(o));
       if( cap->pFormat->xColumn(cap, (size_t)r, PS_COL_ARGS, &o) ) return SQLITE_NOMEM;
       ps_vt_result(ctx, &o);
+      break;
+    }
+    case PS_JOB_OWNER: case PS_JOB_METHOD_NAME: {
+      /* the writer's keys from the event's args (Chrome), else "<source>:<category>" */
+      char zSrc[200], zCat[200];
+      pj_label(cap, th->processName, "pid", &th->pid, zSrc, sizeof(zSrc));
+      if( e->aCat[r] ){ PsStr cs = ps_pool_get(&cap->pool, e->aCat[r]); snprintf(zCat, sizeof(zCat), "%.*s", (int)(cs.n > 190 ? 190 : cs.n), cs.z); }
+      else snprintf(zCat, sizeof(zCat), "%s", cap->pFormat->zName);
+      size_t a = (size_t)-1;
+      if( strcmp(cap->pFormat->zName, "chrome")==0 ){
+        size_t v;
+        if( ps_json_find_key(cap->src.z, cap->src.n, (size_t)e->aOff[r], "args", &v)==1 ) a = v;
+      }
+      PsOut own, meth;
+      if( ps_job_keys(cap->src.z, cap->src.n, a, zSrc, strlen(zSrc), zCat, strlen(zCat), &own, &meth) ) return SQLITE_NOMEM;
+      if( iCol==PS_JOB_OWNER ){ ps_vt_result(ctx, &own); free(meth.zFree); }
+      else{ ps_vt_result(ctx, &meth); free(own.zFree); }
       break;
     }
     case PJ_JOB_LIST: sqlite3_result_text(ctx, "completed_jobs", -1, SQLITE_STATIC); break;
@@ -256,6 +290,14 @@ static int pj_record_column(PjCursor *c, sqlite3_context *ctx, int iCol){
     case PS_JOB_LANE: result_pool_or(ctx, cap, rec->category, "unspecified"); break;
     case PS_JOB_NAME: result_pool_or(ctx, cap, rec->name, 0); break;
     case PS_JOB_ELAPSED_MS: sqlite3_result_double(ctx, elapsed); break;
+    case PS_JOB_OWNER: {
+      PsStr so = ps_pool_get(&cap->pool, rec->plugin ? rec->plugin : rec->category);
+      PsStr ca = ps_pool_get(&cap->pool, rec->group);
+      char *z = sqlite3_mprintf("%.*s:%.*s", (int)so.n, so.z ? so.z : "server", (int)ca.n, ca.z ? ca.z : "timings");
+      if( z==0 ) return SQLITE_NOMEM;
+      sqlite3_result_text(ctx, z, -1, sqlite3_free);
+      break;
+    }
     case PS_JOB_BUDGET_MS: sqlite3_result_double(ctx, PJ_DEFAULT_BUDGET_MS); break;
     case PS_JOB_LOAD: sqlite3_result_double(ctx, elapsed / PJ_DEFAULT_BUDGET_MS); break;
     case PS_JOB_LOAD_PERCENT: sqlite3_result_double(ctx, elapsed / PJ_DEFAULT_BUDGET_MS * 100.0); break;

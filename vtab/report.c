@@ -190,43 +190,24 @@ static void zipFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 #define LOADOVER(x) "CASE WHEN ifnull(CAST(profile_fixed(" x ",6) AS REAL),0.0) >= 1.0 THEN 'true' ELSE 'false' END"
 
 /* The jobs table every query below reads: profile_jobs with the options' budget overrides
-** applied, and the grouping keys of the writer (owner, method, offender, lane). */
+** applied, and the writer's grouping keys (owner and method_name come from profile_jobs). */
 static const char zJobsTable[] =
   "CREATE TEMP TABLE profsql_rj AS "
-  "WITH b(cat, ms) AS (SELECT key, value FROM json_each(?2, '$.budgets_ms') WHERE typeof(value) IN ('integer','real')), "
+  "WITH b(cat, ms) AS MATERIALIZED (SELECT key, value FROM json_each(?2, '$.budgets_ms') WHERE typeof(value) IN ('integer','real')), "
   "j AS (SELECT rowid AS k, *, "
-  "  coalesce((SELECT ms FROM b WHERE cat=category), (SELECT ms FROM b WHERE cat='*')) AS bo_, "
-  "  CASE WHEN json_valid(metadata) AND json_type(metadata)='object' THEN metadata END AS m_ "
-  "  FROM profile_jobs(?1)), "
-  "j2 AS (SELECT *, "
+  "  coalesce((SELECT ms FROM b WHERE cat=category), (SELECT ms FROM b WHERE cat='*')) AS bo_ "
+  "  FROM profile_jobs(?1)) "
+  "SELECT *, job_list='completed_jobs' AS done_, ifnull(elapsed_ms,0.0) AS e_, "
   "  coalesce(bo_, budget_ms) AS budget2_, "
   "  CASE WHEN bo_ IS NOT NULL THEN ifnull(elapsed_ms,0.0)/bo_ ELSE load END AS load2_, "
-  "  coalesce(nullif(trim(CASE WHEN json_type(m_,'$.service_id')='text' THEN json_extract(m_,'$.service_id') END),''),"
-  "           nullif(trim(CASE WHEN json_type(m_,'$.metadata.service_id')='text' THEN json_extract(m_,'$.metadata.service_id') END),''),"
-  "           nullif(trim(CASE WHEN json_type(m_,'$.provider_service_id')='text' THEN json_extract(m_,'$.provider_service_id') END),''),"
-  "           nullif(trim(CASE WHEN json_type(m_,'$.metadata.provider_service_id')='text' THEN json_extract(m_,'$.metadata.provider_service_id') END),''),"
-  "    'plugin:'||coalesce(nullif(trim(CASE WHEN json_type(m_,'$.plugin_id')='text' THEN json_extract(m_,'$.plugin_id') END),''),"
-  "           nullif(trim(CASE WHEN json_type(m_,'$.metadata.plugin_id')='text' THEN json_extract(m_,'$.metadata.plugin_id') END),''),"
-  "           nullif(trim(CASE WHEN json_type(m_,'$.owner_plugin_id')='text' THEN json_extract(m_,'$.owner_plugin_id') END),''),"
-  "           nullif(trim(CASE WHEN json_type(m_,'$.metadata.owner_plugin_id')='text' THEN json_extract(m_,'$.metadata.owner_plugin_id') END),'')),"
-  "    'gateway:'||coalesce(nullif(trim(CASE WHEN json_type(m_,'$.gateway')='text' THEN json_extract(m_,'$.gateway') END),''),"
-  "           nullif(trim(CASE WHEN json_type(m_,'$.engine_gateway')='text' THEN json_extract(m_,'$.engine_gateway') END),''),"
-  "           nullif(trim(CASE WHEN json_type(m_,'$.metadata.gateway')='text' THEN json_extract(m_,'$.metadata.gateway') END),''),"
-  "           nullif(trim(CASE WHEN json_type(m_,'$.metadata.engine_gateway')='text' THEN json_extract(m_,'$.metadata.engine_gateway') END),'')),"
-  "    ifnull(source,'')||':'||ifnull(category,'')) AS owner_, "
-  "  coalesce(nullif(trim(CASE WHEN json_type(m_,'$.method')='text' THEN json_extract(m_,'$.method') END),''),"
-  "           nullif(trim(CASE WHEN json_type(m_,'$.method_name')='text' THEN json_extract(m_,'$.method_name') END),''),"
-  "           nullif(trim(CASE WHEN json_type(m_,'$.metadata.method')='text' THEN json_extract(m_,'$.metadata.method') END),''),"
-  "           nullif(trim(CASE WHEN json_type(m_,'$.metadata.method_name')='text' THEN json_extract(m_,'$.metadata.method_name') END),'')) AS method_ "
-  "  FROM j) "
-  "SELECT *, job_list='completed_jobs' AS done_, ifnull(elapsed_ms,0.0) AS e_, ifnull(load2_,0.0) AS l_, "
+  "  ifnull(CASE WHEN bo_ IS NOT NULL THEN ifnull(elapsed_ms,0.0)/bo_ ELSE load END, 0.0) AS l_, "
   "  status='failed' AS failed_, "
-  "  (ifnull(elapsed_ms,0.0) >= ?3 OR ifnull(load2_,0.0) >= 1.0) AS slow_, "
+  "  (ifnull(elapsed_ms,0.0) >= ?3 OR ifnull(CASE WHEN bo_ IS NOT NULL THEN ifnull(elapsed_ms,0.0)/bo_ ELSE load END,0.0) >= 1.0) AS slow_, "
   "  ifnull(CAST(payload_bytes AS INTEGER),0) AS pb_, ifnull(CAST(output_bytes AS INTEGER),0) AS ob_, "
-  "  owner_||'::'||ifnull(method_,'<no-method>') AS mkey_, "
-  "  owner_||'::'||coalesce(method_,name,'') AS okey_, "
+  "  owner||'::'||ifnull(method_name,'<no-method>') AS mkey_, "
+  "  owner||'::'||coalesce(method_name,name,'') AS okey_, "
   "  CASE WHEN trim(ifnull(lane,''))='' THEN 'unspecified' ELSE lane END AS lkey_ "
-  "FROM j2";
+  "FROM j";
 
 /* A ranked aggregate (the writer's AggregateStats) grouped by key expression K, with the
 ** category of the group given by CAT; numbers raw: tot, share, avg, mx, ml, pb, ob. The
@@ -252,11 +233,20 @@ static const char zJobsTable[] =
   "  'source',source,'total_elapsed_ms',tot,'total_output_bytes',ob,'total_payload_bytes',pb," \
   "  'total_share_percent',share)) FROM (" RAW ")"
 
-#define RAW_OFFENDERS AGG_RAW("okey_", "ifnull(r.category,'')")
-#define RAW_SOURCES   AGG_RAW("ifnull(source,'')", "'*'")
-#define RAW_METHODS   AGG_RAW("mkey_", "ifnull(r.category,'')")
-#define RAW_LANES     AGG_RAW("lkey_", "ifnull(r.category,'')")
-#define RAW_OWNERS    AGG_RAW("owner_", "ifnull(r.category,'')")
+/* The five groupings are computed once per report into temp tables (profsql_ag_<x>) and read
+** by the CSV, JSON and Markdown writers. */
+static const char *const azAggDef[][2] = {
+  { "o", AGG_RAW("okey_", "ifnull(r.category,'')") },      /* offenders */
+  { "s", AGG_RAW("ifnull(source,'')", "'*'") },           /* sources */
+  { "m", AGG_RAW("mkey_", "ifnull(r.category,'')") },      /* methods */
+  { "l", AGG_RAW("lkey_", "ifnull(r.category,'')") },      /* lanes */
+  { "w", AGG_RAW("owner", "ifnull(r.category,'')") },     /* owners */
+};
+#define RAW_OFFENDERS "SELECT * FROM temp.profsql_ag_o ORDER BY rank"
+#define RAW_SOURCES   "SELECT * FROM temp.profsql_ag_s ORDER BY rank"
+#define RAW_METHODS   "SELECT * FROM temp.profsql_ag_m ORDER BY rank"
+#define RAW_LANES     "SELECT * FROM temp.profsql_ag_l ORDER BY rank"
+#define RAW_OWNERS    "SELECT * FROM temp.profsql_ag_w ORDER BY rank"
 static const char zAggOffenders[] = AGG_CSV(RAW_OFFENDERS);
 static const char zAggSources[]   = AGG_CSV(RAW_SOURCES);
 static const char zAggMethods[]   = AGG_CSV(RAW_METHODS);
@@ -438,7 +428,7 @@ static int rep_csv(Rep *r, const char *zSql, PsBuf *b){
 #define JFLAG(x) "json(CASE WHEN " x " THEN 'true' ELSE 'false' END)"
 /* (json_patch onto {} drops the members that are SQL NULL, as the writer omits absent keys; the
 ** metadata object, whose JSON nulls matter, is set afterwards) */
-#define JOBJ "CASE WHEN m_ IS NULL THEN " JOBJ_BASE " ELSE json_set(" JOBJ_BASE ", '$.metadata', json(m_)) END"
+#define JOBJ "CASE WHEN metadata IS NULL OR NOT json_valid(metadata) THEN " JOBJ_BASE " ELSE json_set(" JOBJ_BASE ", '$.metadata', json(metadata)) END"
 #define JOBJ_BASE "json_patch('{}', json_object('active_elapsed_ms',active_elapsed_ms,'async_mode',async_mode,'blocked'," JFLAG("blocked") "," \
   "'budget_ms',budget2_,'category',category,'current_load',current_load,'dependency_group',dependency_group," \
   "'detail',detail,'elapsed_ms',elapsed_ms,'ended_unix_ms',ended_unix_ms,'error',error," \
@@ -483,8 +473,8 @@ static const char zReportJson[] =
   "   SELECT value AS d FROM profile_metadata(?1) WHERE scope='diagnostics' AND json_valid(value) UNION ALL "
   "   SELECT json_object('at_unix_ms',NULL,'code',key,'job_id',NULL,'level','warn','message',value) FROM profile_metadata(?1) "
   "   WHERE scope='diagnostic' AND key NOT LIKE '%\\_count' ESCAPE '\\')),"
-  " 'completed_jobs', (SELECT json_group_array(json(" JOBJ ")) FROM (SELECT * FROM profsql_rj WHERE done_ ORDER BY k)),"
-  " 'config', json_object('budgets_ms', json(ifnull(json_extract(?2,'$.budgets_ms'),'{}')),'slow_job_warn_ms',?3,'top_limit',?4),"
+  " 'completed_jobs', (SELECT json_group_array(json(" JOBJ ")) FROM (SELECT * FROM (SELECT * FROM profsql_rj WHERE done_ ORDER BY k DESC LIMIT ?8) ORDER BY k)),"
+  " 'config', json_object('budgets_ms', json(ifnull(json_extract(?2,'$.budgets_ms'),'{}')),'max_recent_jobs',?8,'slow_job_warn_ms',?3,'top_limit',?4),"
   " 'generated_unix_ms', ?6,"
   " 'plugin', json_object('id','libprofsql','name','libprofsql profile_report','version',profsql_version()),"
   " 'reason', ?7,"
@@ -502,7 +492,7 @@ static const char zReportJson[] =
   ") FROM c";
 
 /* The report JSON (compact; sqlite3_malloc'ed) or NULL with r->rc set. */
-static char *rep_report_json(Rep *r, const char *zReason, long long nowMs){
+static char *rep_report_json(Rep *r, const char *zReason, long long nowMs, long long nRecent){
   if( r->rc ) return 0;
   sqlite3_stmt *st = 0;
   char *z = 0;
@@ -511,6 +501,7 @@ static char *rep_report_json(Rep *r, const char *zReason, long long nowMs){
     for(int k=0; k<5; k++) if( r->apArg[k] ) sqlite3_bind_value(st, k+1, r->apArg[k]);
     sqlite3_bind_int64(st, 6, nowMs);
     sqlite3_bind_text(st, 7, zReason, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 8, nRecent);
     r->rc = sqlite3_step(st);
     if( r->rc==SQLITE_ROW ){
       z = sqlite3_mprintf("%s", (const char*)sqlite3_column_text(st, 0));
@@ -702,6 +693,15 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 
   rep_exec(&r, "DROP TABLE IF EXISTS temp.profsql_rj");
   rep_exec(&r, zJobsTable);
+  rep_exec(&r, "CREATE INDEX temp.profsql_rj_k ON profsql_rj(k)");   /* each group's first job */
+  for(int k=0; k<(int)(sizeof(azAggDef)/sizeof(azAggDef[0])); k++){
+    char *zDrop = sqlite3_mprintf("DROP TABLE IF EXISTS temp.profsql_ag_%s", azAggDef[k][0]);
+    char *zSql = sqlite3_mprintf("CREATE TEMP TABLE profsql_ag_%s AS %s", azAggDef[k][0], azAggDef[k][1]);
+    if( zSql==0 || zDrop==0 ){ sqlite3_free(zSql); sqlite3_free(zDrop); r.rc = SQLITE_NOMEM; break; }
+    rep_exec(&r, zDrop);
+    rep_exec(&r, zSql);
+    sqlite3_free(zDrop); sqlite3_free(zSql);
+  }
   zRunStart = rep_text(&r,
     "SELECT coalesce((SELECT value FROM profile_metadata(?1) WHERE scope='run' AND key='started_unix_ms' AND typeof(value)='integer'), "
     "(SELECT CAST(min(started_unix_ms) AS INTEGER) FROM profsql_rj WHERE typeof(started_unix_ms) IN ('integer','real')), 0)");
@@ -739,7 +739,10 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
            tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms);
   long long nowMs = (long long)tv.tv_sec*1000 + ms;
   if( bJson && r.rc==SQLITE_OK ){
-    zJson = rep_report_json(&r, zReason ? zReason : "profsql.report", nowMs);
+    char *zRecent = rep_text(&r, "SELECT CAST(coalesce(json_extract(?2,'$.max_recent_jobs'),4096) AS INTEGER)");
+    long long nRecent = zRecent ? atoll(zRecent) : 4096;
+    sqlite3_free(zRecent);
+    zJson = rep_report_json(&r, zReason ? zReason : "profsql.report", nowMs, nRecent);
     if( zJson && ps_json_pretty(&js, zJson, strlen(zJson)) ) r.rc = SQLITE_NOMEM;
   }
   /* the manifest */
@@ -821,6 +824,10 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   int rcSave = r.rc; char *zErrSave = r.zErr;
   r.rc = SQLITE_OK; r.zErr = 0;
   rep_exec(&r, "DROP TABLE IF EXISTS temp.profsql_rj");
+  for(int k=0; k<(int)(sizeof(azAggDef)/sizeof(azAggDef[0])); k++){
+    char *zDrop = sqlite3_mprintf("DROP TABLE IF EXISTS temp.profsql_ag_%s", azAggDef[k][0]);
+    if( zDrop ){ r.rc = SQLITE_OK; rep_exec(&r, zDrop); sqlite3_free(zDrop); }
+  }
   sqlite3_free(r.zErr);
   if( rcSave==SQLITE_NOMEM && zErrSave==0 ) sqlite3_result_error_nomem(ctx);
   else if( rcSave ){
