@@ -14,6 +14,7 @@ import os
 import shutil
 import sqlite3
 import subprocess
+import sys
 import tempfile
 import zipfile
 
@@ -184,6 +185,15 @@ check(tl[1].split(",")[5:7] == ["5", "25"], f"timeline offsets from run.started_
 diag = open(os.path.join(out, "profiler_diagnostics_latest.csv")).read().splitlines()
 check(diag[1] == "1002.000,warn,k,a,m", f"diagnostics row {diag[1]}")
 check(not os.path.exists(os.path.join(out, "profiler_report_latest.md")), "write_markdown false")
+owners = dict(db.execute("SELECT id, owner FROM profile_jobs(?)", (blob,)).fetchall())
+check(owners == {"a": "svc", "b": "s:c1", "z": "s2:c2"}, f"owner keys {owners}")
+hand_file = "tests/data/jobs_report.json"
+own2 = db.execute("SELECT group_concat(owner || '/' || ifnull(method_name, '-'), ' ') FROM profile_jobs(?)", (hand_file,)).fetchone()[0]
+check(own2 == "engine.io:io/- render.api/tick engine.render:render/- plugin:p/-", f"owner/method_name {own2}")
+out, _ = report(hand_file, '{"write_archive": false, "max_recent_jobs": 2}')
+mj = json.load(open(os.path.join(out, "profiler_report_latest.json")))
+check([j["id"] for j in mj["completed_jobs"]] == ["b", "c"] and mj["summary"]["completed_jobs_kept"] == 3,
+      "max_recent_jobs keeps the last jobs in the JSON, the summary counts all")
 # budgets_ms override: c1 at 100 ms -> job a load 0.2, no violation
 out, _ = report(blob, '{"write_archive": false, "budgets_ms": {"c1": 100}}')
 bv = open(os.path.join(out, "profiler_budget_violations_latest.csv")).read().splitlines()
@@ -246,6 +256,23 @@ for sql, args, want in [
         check(want in str(e), f"error '{e}' has '{want}'")
 with zipfile.ZipFile(zp) as z:
     check(z.namelist() == ["keep.csv", "t.md"], "a failed profile_zip leaves the previous archive")
+# a full disk (RLIMIT_FSIZE stands in for it): a clear error, the previous file intact
+script = f"""
+import resource, signal, sqlite3, sys, os
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+db = sqlite3.connect(':memory:'); db.enable_load_extension(True); db.load_extension(os.path.abspath('libprofsql'))
+try:
+    db.execute("SELECT profile_write_csv(?, 'WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c WHERE i<10000) SELECT i, hex(randomblob(20)) FROM c')", ({target!r},)).fetchone()
+    print('no error')
+except sqlite3.OperationalError as e:
+    print(e)
+"""
+r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+check("cannot write" in r.stdout and "File too large" in r.stdout, f"full disk error: {r.stdout.strip()} {r.stderr[-200:]}")
+check(open(target).read() == 'a,b,c\n1,"x,y",\n', "the previous file survives a full disk")
+check(not [f for f in os.listdir(tmp) if ".tmp." in f], "no temporary file left after a full disk")
+
 # ZIP input: any capture alone in an archive; hostile and broken archives are clear errors
 def zbytes(members):
     b = io.BytesIO()
