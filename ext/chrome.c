@@ -486,7 +486,14 @@ static int ch_event(Chrome *p, size_t *pi){
       case CH_K_PID: rc = ch_pidtid(p, &i, "pid", &e->pid); break;
       case CH_K_TID: rc = ch_pidtid(p, &i, "tid", &e->tid); break;
       case CH_K_CAT: rc = ch_string_id(p, &i, "cat", &e->cat); break;
-      case CH_K_DUR: rc = ch_time(p, &i, "dur", &e->dur, &e->hasDur); break;
+      case CH_K_DUR: {
+        size_t v0 = i;
+        rc = ch_time(p, &i, "dur", &e->dur, &e->hasDur);
+        if( rc==PS_OK && e->hasDur && e->dur<0 ){
+          rc = ps_err_at(p->err, (int64_t)v0, "'dur' is negative (%lld ns): a duration cannot be", (long long)e->dur);
+        }
+        break;
+      }
       case CH_K_ID2: rc = ch_id2(p, &i); break;
       case CH_K_NAME:
         if( i<n && z[i]=='n' && i+4<=n && memcmp(z+i, "null", 4)==0 ){ i += 4; e->name = 0; rc = 0; }

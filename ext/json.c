@@ -280,6 +280,8 @@ static int skip_key(const char *z, size_t n, size_t *pi, const char *zExpected, 
   return PS_OK;
 }
 
+int ps_json_depth_limit = PS_JSON_MAX_DEPTH;
+
 int ps_json_skip(const char *z, size_t n, size_t *pi, PsErr *err){
   /* Iterative: a stack of container kinds bounded by PS_JSON_MAX_DEPTH. 1 bit per level. */
   unsigned char stk[(PS_JSON_MAX_DEPTH+7)/8];
@@ -293,8 +295,9 @@ int ps_json_skip(const char *z, size_t n, size_t *pi, PsErr *err){
       case '"': if( skip_string(z, n, &i, err) ) return PS_ERROR; break;
       case '{': case '[': {
         int obj = z[i]=='{';
-        if( depth>=PS_JSON_MAX_DEPTH )
-          return ps_err_at(err, (int64_t)i, "JSON nested deeper than %d levels", PS_JSON_MAX_DEPTH);
+        int lim = ps_json_depth_limit < PS_JSON_MAX_DEPTH ? ps_json_depth_limit : PS_JSON_MAX_DEPTH;
+        if( depth>=lim )
+          return ps_err_at(err, (int64_t)i, "JSON nested deeper than %d levels", lim);
         if( obj ) stk[depth>>3] |= (unsigned char)(1<<(depth&7));
         else stk[depth>>3] &= (unsigned char)~(1<<(depth&7));
         depth++;

@@ -17,6 +17,8 @@
 #include "ps_util.h"
 
 #define PS_JSON_MAX_DEPTH 10000
+/* The nesting limit in force (1..PS_JSON_MAX_DEPTH; process-wide, set by profsql_config). */
+extern int ps_json_depth_limit;
 
 /* Character classes: bit 1 whitespace, bit 2 "string content byte needing attention"
 ** ('"', '\\' or a control character). */

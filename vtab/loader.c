@@ -18,7 +18,11 @@ SQLITE_EXTENSION_INIT3
 
 PsConn *ps_conn_new(void){
   PsConn *p = sqlite3_malloc(sizeof(*p));
-  if( p ) memset(p, 0, sizeof(*p));
+  if( p ){
+    memset(p, 0, sizeof(*p));
+    p->maxInflated = PS_MAX_INFLATED;
+    p->nCacheMax = PS_CACHE_MAX;
+  }
   return p;
 }
 
@@ -51,13 +55,13 @@ void ps_conn_release(void *pv){
   sqlite3_free(c);
 }
 
-/* Keeps at most PS_CACHE_MAX entries that no cursor uses. */
+/* Keeps at most nCacheMax (profsql_config 'cache_size') entries that no cursor uses. */
 static void cache_trim(PsConn *c){
   int n = 0;
   PsCacheEntry *e = c->pFirst;
   while( e ){
     PsCacheEntry *nx = e->pNext;
-    if( e->nRef==1 && ++n > PS_CACHE_MAX ) entry_unlink(e);
+    if( e->nRef==1 && ++n > c->nCacheMax ) entry_unlink(e);
     e = nx;
   }
 }
@@ -95,6 +99,11 @@ static int parse_format(const char *zTable, sqlite3_value *pFormat, const PsForm
 static PsCacheEntry *acquire(PsConn *c, const char *zTable, const char *zPath, const void *pBlob,
                              size_t nBlob, const PsFormat *pFmt, char **pzErr, int *pbUnsupported);
 
+char *ps_noio_error(const char *zTable){
+  return sqlite3_mprintf("%s: file paths are disabled in this connection (loaded with "
+                         "sqlite3_profsql_noio_init); pass the capture's bytes as a BLOB", zTable);
+}
+
 PsCacheEntry *ps_vt_acquire(PsConn *c, const char *zTable, sqlite3_value *pSource,
                             sqlite3_value *pFormat, char **pzErr){
   const PsFormat *pFmt = 0;
@@ -107,6 +116,10 @@ PsCacheEntry *ps_vt_acquire(PsConn *c, const char *zTable, sqlite3_value *pSourc
                              "bytes (BLOB), got %s", zTable,
                              eType==SQLITE_NULL ? (pSource ? "NULL" : "nothing") :
                              eType==SQLITE_INTEGER ? "an INTEGER" : "a REAL");
+    return 0;
+  }
+  if( eType==SQLITE_TEXT && c->bNoIo ){
+    *pzErr = ps_noio_error(zTable);
     return 0;
   }
   if( eType==SQLITE_TEXT ){
@@ -145,7 +158,7 @@ static PsCacheEntry *acquire(PsConn *c, const char *zTable, const char *zPath, c
         break;
       }
     }
-    rc = ps_source_open_file(&src, zPath, 0, &err);
+    rc = ps_source_open_file(&src, zPath, c->maxInflated, &err);
   }else{
     for(e=c->pFirst; e; e=e->pNext){
       if( e->zPath==0 && e->pFmt==pFmt && e->nBlob==nBlob && memcmp(e->pBlob, pBlob, nBlob)==0 ){
@@ -153,7 +166,7 @@ static PsCacheEntry *acquire(PsConn *c, const char *zTable, const char *zPath, c
         return e;
       }
     }
-    rc = ps_source_open_blob(&src, pBlob, nBlob, 0, &err);
+    rc = ps_source_open_blob(&src, pBlob, nBlob, c->maxInflated, &err);
   }
   const char *zName = zPath ? zPath : "BLOB";
   if( rc ){
@@ -303,7 +316,7 @@ int ps_vt_filter_set(sqlite3_vtab *pVtab, const char *zTable, sqlite3_value *pSo
   const PsFormat *pFmt = 0;
   int bUnsupported = 0, rc = SQLITE_OK;
   int eType = pSource ? sqlite3_value_type(pSource) : SQLITE_NULL;
-  if( eType!=SQLITE_TEXT ){
+  if( eType!=SQLITE_TEXT || c->bNoIo ){
     PsCacheEntry *e = ps_vt_acquire(c, zTable, pSource, pFormat, &zErr);
     if( e==0 ) return set_error(pVtab, zErr);
     ps_set_clear(pSet);

@@ -93,6 +93,12 @@ static void openFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   int bEvents = 1, bRecords = 1;
   struct stat st;
   const char *zPath = sqlite3_value_type(argv[0])==SQLITE_TEXT ? (const char*)sqlite3_value_text(argv[0]) : 0;
+  if( zPath && pConn->bNoIo ){
+    char *z = ps_noio_error("profile_open");
+    sqlite3_result_error(ctx, z ? z : "profile_open: file paths are disabled", -1);
+    sqlite3_free(z);
+    return;
+  }
   int bMulti = zPath && (stat(zPath, &st)==0 ? S_ISDIR(st.st_mode) : strpbrk(zPath, "*?[")!=0);
   if( !bMulti ){
     /* one capture: load it now (errors surface here) and create the trees it has */

@@ -13,11 +13,15 @@
 **   profsql_version()                    TEXT: the library version (from the VERSION file)
 **   profsql_debug()                      TEXT (JSON): cache statistics of this connection:
 **                                        {"loads":N,"hits":N,"cached":N,"cached_bytes":N}
+**   profsql_config(name [, value])       the limits (see configFunc)
+**   profile_jobs, profile_report, profile_write_csv/_markdown, profile_zip, profile_fixed
+** sqlite3_profsql_noio_init registers the same without the file writers, for BLOB sources only.
 ** A static build (-DSQLITE_CORE) calls sqlite3_profsql_init(db, 0, 0) directly.
 */
 #include "profsql.h"
 SQLITE_EXTENSION_INIT1
 
+#include "../ext/json.h"
 #include <string.h>
 
 static void versionFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
@@ -39,16 +43,55 @@ static void debugFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   sqlite3_result_text(ctx, z, -1, sqlite3_free);
 }
 
-#ifdef _WIN32
-__declspec(dllexport)
-#endif
-int sqlite3_profsql_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *pApi){
+/* profsql_config(name [, value]): reads or sets a limit; returns the value in force.
+**   max_inflated_bytes  largest inflated gzip stream / ZIP member (default 16 GiB; 1 MiB..2^62)
+**   cache_size          parsed captures kept per connection when no query uses them (default 4; 0..1000)
+**   max_json_depth      deepest JSON nesting accepted (default and maximum 10000; process-wide)
+**   noio                1 when loaded with sqlite3_profsql_noio_init (read-only) */
+static void configFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  PsConn *c = sqlite3_user_data(ctx);
+  const char *zName = (const char*)sqlite3_value_text(argv[0]);
+  static const char zNames[] = "max_inflated_bytes, cache_size, max_json_depth, noio";
+  if( zName==0 ){ sqlite3_result_error(ctx, "profsql_config: expected a setting name", -1); return; }
+  int bSet = argc>1;
+  sqlite3_int64 v = bSet ? sqlite3_value_int64(argv[1]) : 0;
+  if( bSet && sqlite3_value_numeric_type(argv[1])!=SQLITE_INTEGER ){
+    char *m = sqlite3_mprintf("profsql_config: the value of '%s' must be an integer", zName);
+    sqlite3_result_error(ctx, m, -1); sqlite3_free(m); return;
+  }
+  sqlite3_int64 lo = 0, hi = 0, *pNone = 0;
+  (void)pNone;
+  if( strcmp(zName, "max_inflated_bytes")==0 ){
+    lo = 1<<20; hi = (sqlite3_int64)1<<62;
+    if( bSet && v>=lo && v<=hi ) c->maxInflated = (uint64_t)v;
+    if( !bSet || (v>=lo && v<=hi) ){ sqlite3_result_int64(ctx, (sqlite3_int64)c->maxInflated); return; }
+  }else if( strcmp(zName, "cache_size")==0 ){
+    lo = 0; hi = 1000;
+    if( bSet && v>=lo && v<=hi ) c->nCacheMax = (int)v;
+    if( !bSet || (v>=lo && v<=hi) ){ sqlite3_result_int(ctx, c->nCacheMax); return; }
+  }else if( strcmp(zName, "max_json_depth")==0 ){
+    lo = 1; hi = PS_JSON_MAX_DEPTH;
+    if( bSet && v>=lo && v<=hi ) ps_json_depth_limit = (int)v;
+    if( !bSet || (v>=lo && v<=hi) ){ sqlite3_result_int(ctx, ps_json_depth_limit); return; }
+  }else if( strcmp(zName, "noio")==0 ){
+    if( !bSet ){ sqlite3_result_int(ctx, c->bNoIo); return; }
+    sqlite3_result_error(ctx, "profsql_config: 'noio' is read-only (load with sqlite3_profsql_noio_init)", -1);
+    return;
+  }else{
+    char *m = sqlite3_mprintf("profsql_config: unknown setting '%s' (known: %s)", zName, zNames);
+    sqlite3_result_error(ctx, m, -1); sqlite3_free(m); return;
+  }
+  char *m = sqlite3_mprintf("profsql_config: '%s' must be between %lld and %lld", zName, lo, hi);
+  sqlite3_result_error(ctx, m, -1); sqlite3_free(m);
+}
+
+static int profsql_init(sqlite3 *db, const sqlite3_api_routines *pApi, int bNoIo){
   int rc;
-  (void)pzErrMsg;
   SQLITE_EXTENSION_INIT2(pApi);
   PsConn *pConn = ps_conn_new();
   if( pConn==0 ) return SQLITE_NOMEM;
   pConn->nRef = 1;   /* held by this function until the registrations below take theirs */
+  pConn->bNoIo = bNoIo;
   rc = sqlite3_create_function(db, "profsql_version", 0,
                                SQLITE_UTF8|SQLITE_DETERMINISTIC|SQLITE_INNOCUOUS, 0,
                                versionFunc, 0, 0);
@@ -57,13 +100,37 @@ int sqlite3_profsql_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routine
     rc = sqlite3_create_function_v2(db, "profsql_debug", 0, SQLITE_UTF8|SQLITE_DIRECTONLY, pConn,
                                     debugFunc, 0, 0, ps_conn_release);
   }
+  for(int nArg=1; nArg<=2 && rc==SQLITE_OK; nArg++){
+    pConn->nRef++;
+    rc = sqlite3_create_function_v2(db, "profsql_config", nArg, SQLITE_UTF8|SQLITE_DIRECTONLY, pConn,
+                                    configFunc, 0, 0, ps_conn_release);
+  }
   if( rc==SQLITE_OK ) rc = ps_events_register(db, pConn);
   if( rc==SQLITE_OK ) rc = ps_records_register(db, pConn);
   if( rc==SQLITE_OK ) rc = ps_xplanes_register(db, pConn);
   if( rc==SQLITE_OK ) rc = ps_metadata_register(db, pConn);
   if( rc==SQLITE_OK ) rc = ps_jobs_register(db, pConn);
   if( rc==SQLITE_OK ) rc = ps_open_register(db, pConn);
-  if( rc==SQLITE_OK ) rc = ps_report_register(db);
+  if( rc==SQLITE_OK && !bNoIo ) rc = ps_report_register(db);
   ps_conn_release(pConn);
   return rc;
+}
+
+#ifdef _WIN32
+__declspec(dllexport)
+#endif
+int sqlite3_profsql_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *pApi){
+  (void)pzErrMsg;
+  return profsql_init(db, pApi, 0);
+}
+
+/* The entry point for hosts that run untrusted SQL: `.load ./libprofsql sqlite3_profsql_noio_init`.
+** Captures come only as BLOBs (a path argument is an error) and no function that writes files
+** (profile_report, profile_write_*, profile_zip) is registered. */
+#ifdef _WIN32
+__declspec(dllexport)
+#endif
+int sqlite3_profsql_noio_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *pApi){
+  (void)pzErrMsg;
+  return profsql_init(db, pApi, 1);
 }

@@ -31,6 +31,10 @@ typedef struct PsConn {
   PsCacheEntry *pFirst;     /* cached captures, most recently used first */
   uint64_t nLoads;          /* captures parsed (for profsql_debug()/tests) */
   uint64_t nHits;           /* cache hits */
+  /* limits (profsql_config) */
+  uint64_t maxInflated;     /* largest inflated gzip/ZIP capture, bytes (PS_MAX_INFLATED) */
+  int nCacheMax;            /* unused captures kept (PS_CACHE_MAX) */
+  int bNoIo;                /* loaded by sqlite3_profsql_noio_init: BLOB sources only */
 } PsConn;
 
 struct PsCacheEntry {
@@ -52,6 +56,8 @@ void ps_conn_release(void *pConn);          /* sqlite3 destructor signature */
 PsCacheEntry *ps_vt_acquire(PsConn *pConn, const char *zTable, sqlite3_value *pSource,
                             sqlite3_value *pFormat, char **pzErr);
 void ps_vt_release(PsCacheEntry *p);
+/* The error of a TEXT (path) source in a noio connection (sqlite3_malloc'ed). */
+char *ps_noio_error(const char *zTable);
 
 /* ---- plumbing every profile_* table shares */
 

@@ -1,0 +1,156 @@
+"""Hostile, broken and huge inputs through SQL: each gives a clear error with its message pinned
+here (or, where the input is legal, the right answer), never a crash. Also the limits
+(profsql_config) and the noio entry point. Inputs are built here; the expected numbers are the
+inputs' own (a 100 MB name is 100,000,000 bytes long)."""
+import gzip
+import io
+import os
+import sqlite3
+import tempfile
+import zipfile
+
+from testlib import check, connect, done
+
+db = connect()
+
+
+def err(sql, *args):
+    try:
+        db.execute(sql, args).fetchall()
+        return None
+    except sqlite3.Error as e:
+        return str(e)
+
+
+EV = 'SELECT count(*), sum(dur) FROM profile_events(?)'
+pinned = [
+    ("nesting 1,000,000 deep", EV,
+     (b'[{"ph":"X","ts":1,"dur":1,"pid":1,"tid":1,"name":"a","args":' + b'[' * 1000000 + b']' * 1000000 + b'}]',),
+     "profile_events: BLOB: byte 10060: JSON nested deeper than 10000 levels"),
+    ("ts 1e400", EV, (b'[{"ph":"X","ts":1e400,"dur":1,"pid":1,"tid":1,"name":"a"}]',),
+     "profile_events: BLOB: byte 16: 'ts' 1e400 is out of range (more than 2^63 ns)"),
+    ("pid 2^64", EV, (b'[{"ph":"X","ts":1,"dur":1,"pid":18446744073709551616,"tid":1,"name":"a"}]',),
+     "profile_events: BLOB: byte 32: 'pid' 18446744073709551616 is out of range (more than 64 bits)"),
+    ("negative dur", EV, (b'[{"ph":"X","ts":1,"dur":-5,"pid":1,"tid":1,"name":"a"}]',),
+     "profile_events: BLOB: byte 24: 'dur' is negative (-5000 ns): a duration cannot be"),
+    ("invalid UTF-8 in a name", EV, (b'[{"ph":"X","ts":1,"dur":1,"pid":1,"tid":1,"name":"a\xff\xfeb"}]',),
+     "profile_events: BLOB: byte 49: invalid UTF-8 in name"),
+    ("protobuf length 2^63", "SELECT count(*) FROM profile_events(?, 'xspace')",
+     (bytes([0x0a] + [0x80] * 9 + [0x01]),),
+     "profile_events: BLOB: byte 1: length 9223372036854775808 runs past the end of XSpace (0 bytes left)"),
+    ("protobuf varint of 11 bytes", "SELECT count(*) FROM profile_events(?, 'xspace')",
+     (bytes([0x0a] + [0x80] * 10 + [0x01]),),
+     "profile_events: BLOB: byte 1: varint longer than 10 bytes in XSpace"),
+    ("an empty BLOB", EV, (b'',), "profile_events: the BLOB is empty (0 bytes)"),
+    ("a truncated report", "SELECT count(*) FROM profile_jobs(?)", (b'{"completed_jobs": [{"id": "a"',),
+     "profile_jobs: BLOB: byte 30: unexpected end of input inside an object"),
+    ("a jobs CSV with an open quote", "SELECT count(*) FROM profile_jobs(?)",
+     (b'id,status,category,source,lane\na,b,"c,d\n',), "profile_jobs: BLOB: byte 31: line 2: a quoted cell is not closed"),
+]
+for what, sql, args, want in pinned:
+    got = err(sql, *args)
+    check(got == want, f"{what}: {got!r} != {want!r}")
+
+# legal but extreme: a 100 MB name
+big = b'[{"ph":"X","ts":1,"dur":1,"pid":1,"tid":1,"name":"' + b'x' * 100_000_000 + b'"}]'
+check(db.execute("SELECT count(*), length(name) FROM profile_events(?)", (big,)).fetchall() == [(1, 100_000_000)],
+      "a 100 MB name loads whole")
+del big
+
+# a directory given as a capture
+d = tempfile.mkdtemp(prefix="profsql-hostile-")
+check(err(EV, d) == f"profile_events: '{d}' holds no supported capture (supported: chrome, timings, lms, xspace, newengine)",
+      "an empty directory")
+
+# every prefix of a small capture of each format: an error or rows, never a crash
+samples = {
+    "chrome": open("tests/data/basic.json", "rb").read(),
+    "timings": open("examples/server_timings.txt", "rb").read()[:3000],
+    "lms": open("examples/lms_markers.csv", "rb").read()[:2000],
+    "xspace": open("examples/gpu_host.xplane.pb", "rb").read()[:3000],
+    "newengine": open("tests/data/jobs_report.json", "rb").read(),
+}
+samples["gzip"] = gzip.compress(samples["chrome"])
+zb = io.BytesIO()
+with zipfile.ZipFile(zb, "w", zipfile.ZIP_DEFLATED) as z:
+    z.writestr("t.json", samples["chrome"])
+samples["zip"] = zb.getvalue()
+tried = 0
+for fmt, data in samples.items():
+    bad = 0
+    for cut in range(1, len(data)):
+        tried += 1
+        try:
+            db.execute("SELECT count(*), sum(dur) FROM profile_events(?)", (data[:cut],)).fetchall()
+            if fmt == "newengine":
+                db.execute("SELECT count(*) FROM profile_jobs(?)", (data[:cut],)).fetchall()
+        except sqlite3.OperationalError as e:
+            m = str(e)
+            if not (m.startswith("profile_events: ") or m.startswith("profile_jobs: ")) or len(m) < 25:
+                bad += 1
+    check(bad == 0, f"{fmt}: every prefix ({len(data) - 1}) loads or gives a clear error")
+print(f"prefixes tried: {tried}")
+
+# limits
+check(db.execute("SELECT profsql_config('max_inflated_bytes', 1048576)").fetchone()[0] == 1048576, "set max_inflated_bytes")
+bomb = gzip.compress(b'[' + b' ' * 3_000_000 + b']')
+check(err(EV, bomb) == "profile_events: BLOB: inflated gzip stream exceeds the limit of 1048576 bytes", "a gzip bomb stops at the limit")
+zb = io.BytesIO()
+with zipfile.ZipFile(zb, "w", zipfile.ZIP_DEFLATED) as z:
+    z.writestr("bomb.json", b'[' + b' ' * 3_000_000 + b']')
+check("inflates to 3000002 bytes, over the limit of 1048576 bytes" in (err(EV, zb.getvalue()) or ""), "a ZIP bomb stops at the limit")
+check(err("SELECT profsql_config('max_inflated_bytes', 5)") == "profsql_config: 'max_inflated_bytes' must be between 1048576 and 4611686018427387904",
+      "a limit out of range")
+check(err("SELECT profsql_config('nope')") == "profsql_config: unknown setting 'nope' (known: max_inflated_bytes, cache_size, max_json_depth, noio)",
+      "an unknown setting")
+db.execute("SELECT profsql_config('max_inflated_bytes', 17179869184)")
+check(db.execute("SELECT profsql_config('cache_size', 1)").fetchone()[0] == 1, "cache_size 1")
+import json
+def loads():
+    c = db.cursor()
+    v = json.loads(c.execute("SELECT profsql_debug()").fetchone()[0])["loads"]
+    c.close()
+    return v
+def scan(f):
+    c = db.cursor()
+    c.execute("SELECT count(*) FROM profile_events(?)", (f,)).fetchall()
+    c.close()
+l0 = loads()
+for f in ["tests/data/basic.json", "examples/browser_trace.json", "examples/lms_markers.csv", "tests/data/basic.json"]:
+    scan(f)
+check(loads() - l0 == 4, f"cache_size 1: basic.json was evicted and parses again ({loads() - l0} loads)")
+db.execute("SELECT profsql_config('cache_size', 4)")
+l0 = loads()
+for f in ["tests/data/basic.json", "examples/browser_trace.json", "tests/data/basic.json"]:
+    scan(f)
+check(loads() - l0 <= 1, f"cache_size 4: cached ({loads() - l0} loads)")
+db.execute("SELECT profsql_config('cache_size', 4)")
+check(db.execute("SELECT profsql_config('max_json_depth', 50)").fetchone()[0] == 50, "max_json_depth 50")
+check(err(EV, b'[{"ph":"X","ts":1,"dur":1,"pid":1,"tid":1,"name":"a","args":' + b'[' * 60 + b']' * 60 + b'}]')
+      == "profile_events: BLOB: byte 110: JSON nested deeper than 50 levels", "max_json_depth applies")
+db.execute("SELECT profsql_config('max_json_depth', 10000)")
+
+# the noio entry point: BLOBs only, no writers
+n = sqlite3.connect(":memory:")
+n.enable_load_extension(True)
+n.execute("SELECT load_extension(?, 'sqlite3_profsql_noio_init')", (os.path.abspath("libprofsql"),))
+blob = open("examples/browser_trace.json", "rb").read()
+check(n.execute("SELECT count(*) FROM profile_events(?)", (blob,)).fetchone()[0] == db.execute(
+    "SELECT count(*) FROM profile_events('examples/browser_trace.json')").fetchone()[0], "noio: a BLOB reads")
+for sql, want in [
+    ("SELECT count(*) FROM profile_events('examples/browser_trace.json')",
+     "profile_events: file paths are disabled in this connection (loaded with sqlite3_profsql_noio_init); pass the capture's bytes as a BLOB"),
+    ("SELECT profile_open('examples/browser_trace.json')",
+     "profile_open: file paths are disabled in this connection (loaded with sqlite3_profsql_noio_init); pass the capture's bytes as a BLOB"),
+    ("SELECT profile_report(x'00', '/tmp')", "no such function: profile_report"),
+    ("SELECT profile_write_csv('/tmp/x.csv', 'SELECT 1')", "no such function: profile_write_csv"),
+    ("SELECT profile_zip('/tmp/x.zip', '/etc/hostname')", "no such function: profile_zip"),
+]:
+    try:
+        n.execute(sql).fetchall()
+        check(False, f"noio: {sql} should fail")
+    except sqlite3.OperationalError as e:
+        check(str(e) == want, f"noio: {e!r} != {want!r}")
+check(n.execute("SELECT profsql_config('noio')").fetchone()[0] == 1, "noio reported")
+
+done()
