@@ -3,6 +3,7 @@
 #   make            build ./libprofsql.so
 #   make test       C unit tests, SQL transcripts, Python API test, corpus tests, sanitizer runs
 #   make demo       load the example capture and run a few telling queries
+#   make valgrind   the C tests and SQL transcripts under Valgrind's memcheck
 #   make bench      generate 1M/5M-event traces and time libprofsql against json_each
 #   make clean
 
@@ -25,7 +26,7 @@ EXT_HDR   := $(wildcard ext/*.h)
 VTAB_HDR  := $(wildcard vtab/*.h) $(BUILD)/sql_text.h
 
 
-.PHONY: all test demo bench clean fuzz
+.PHONY: all test demo bench clean fuzz valgrind
 
 all: libprofsql.so
 
@@ -99,6 +100,10 @@ fuzz: $(FUZZERS)
 
 test: libprofsql.so $(FUZZERS) $(BUILD)/test_parser $(BUILD)/test_sql $(BUILD)/test_parser.asan $(BUILD)/test_sql.asan
 	@SQLITE3=$(SQLITE3) PYTHON=$(PYTHON) sh tests/run.sh
+
+# make valgrind: C tests and SQL transcripts under memcheck (needs valgrind installed)
+valgrind: libprofsql.so $(BUILD)/test_parser $(BUILD)/test_sql
+	@sh tests/valgrind.sh
 
 demo: libprofsql.so
 	@sh examples/demo.sh
