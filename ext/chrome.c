@@ -642,7 +642,10 @@ static int ch_event_loop(Chrome *p, size_t i, int bTop, size_t *pi){
       if( est > (double)INT32_MAX ) est = (double)INT32_MAX;
       if( ps_events_reserve(p->cap, (size_t)est) ) return ps_nomem(p->err);
     }
-    if( (p->cap->ev.n & 0xFFF)==0 ) ps_source_done_before(&p->cap->src, i);
+    if( (p->cap->ev.n & 0xFFF)==0 ){
+      ps_source_done_before(&p->cap->src, i);
+      if( ps_source_poll(&p->cap->src) ) return ps_interrupted(p->err);
+    }
     int rc = ch_event(p, &i);
     if( rc ) return rc;
     i = ws(p, i);
@@ -715,6 +718,7 @@ static int ch_events(Chrome *p, size_t *pi, int bTop){
     PsCapture *cb = h ? ps_capture_new() : 0;
     if( cb ){
       cb->src = p->cap->src;          /* borrowed bytes: released before ps_capture_free */
+      cb->src.xInterrupt = 0;         /* only the loading thread asks the host; both see pAbort */
       cb->src.bMapped = p->cap->src.bMapped; cb->src.bHeap = 0;
       cb->src.nDropped = split & ~(size_t)4095;
       h->p.z = p->z; h->p.n = n; h->p.cap = cb; h->p.err = &h->err; h->p.lastThread = -1;

@@ -60,6 +60,8 @@ PsCapture *ps_capture_load(PsSource *src, const PsFormat *pFormat, PsErr *err, i
   if( cap==0 ){ ps_source_close(src); ps_nomem(err); return 0; }
   cap->src = *src;
   memset(src, 0, sizeof(*src));
+  cap->src.abortFlag = 0;
+  cap->src.pAbort = &cap->src.abortFlag;
   cap->pFormat = pFormat;
   int rc = ps_meta_text(cap, "capture", "format", pFormat->zName, strlen(pFormat->zName), PS_META_TEXT, -1);
   if( rc==PS_OK ) rc = ps_meta_int(cap, "capture", "bytes", (int64_t)cap->src.n, -1);
@@ -69,6 +71,7 @@ PsCapture *ps_capture_load(PsSource *src, const PsFormat *pFormat, PsErr *err, i
   if( rc==PS_OK ) rc = ps_diag_finish(cap);
   if( rc!=PS_OK ){
     if( rc==PS_NOMEM ) ps_nomem(err);
+    else if( cap->src.abortFlag ) ps_interrupted(err);
     ps_capture_free(cap);
     return 0;
   }

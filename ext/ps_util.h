@@ -19,6 +19,7 @@
 #define PS_OK     0
 #define PS_ERROR  1   /* bad input: PsErr.msg says what and where */
 #define PS_NOMEM  2   /* out of memory: told apart from a parse error */
+#define PS_INTERRUPT 3   /* PsErr.rc only: the host asked to stop (sqlite3_interrupt) */
 
 /* An error: msg is a complete sentence fragment such as
 ** "byte 18231: expected ',' or ']' in traceEvents". off is the byte offset (or -1). */

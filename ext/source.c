@@ -187,6 +187,21 @@ void ps_source_done_before(PsSource *pSrc, size_t off){
   pSrc->nDropped = end;
 }
 
+int ps_source_poll(PsSource *pSrc){
+  if( pSrc->pAbort && *pSrc->pAbort ) return 1;
+  if( pSrc->xInterrupt && pSrc->xInterrupt(pSrc->pInterruptArg) ){
+    if( pSrc->pAbort ) *pSrc->pAbort = 1;
+    return 1;
+  }
+  return 0;
+}
+
+int ps_interrupted(PsErr *err){
+  ps_err(err, "interrupted");
+  err->rc = PS_INTERRUPT;
+  return PS_ERROR;
+}
+
 void ps_source_close(PsSource *pSrc){
   if( pSrc->bMapped ){
     munmap(pSrc->pMap, pSrc->nMap);

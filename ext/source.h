@@ -32,6 +32,12 @@ typedef struct PsSource {
   uint64_t nRaw;       /* size of the input before inflating */
   size_t nDropped;     /* mapped bytes [0, nDropped) already released by ps_source_done_before */
   int bZip;            /* 1 when the input was a ZIP archive and z is the member read (zipsrc.c) */
+  /* stopping a long parse: xInterrupt (set by the host, called from the loading thread only)
+  ** returns non-zero to stop; pAbort points at the flag every thread of one parse shares */
+  int (*xInterrupt)(void*);
+  void *pInterruptArg;
+  volatile int *pAbort;
+  volatile int abortFlag;
   char zMember[128];   /* ... that member's name */
 } PsSource;
 
@@ -47,6 +53,12 @@ int ps_source_open_file(PsSource *pSrc, const char *zPath, uint64_t maxInflated,
 
 /* Copies (or inflates) n bytes at p. The caller keeps ownership of p. */
 int ps_source_open_blob(PsSource *pSrc, const void *p, size_t n, uint64_t maxInflated, PsErr *err);
+
+/* Parsers call this every few thousand rows: 1 when the parse must stop (the host's
+** xInterrupt said so, now or in another thread of the same parse). The parser then returns
+** ps_interrupted(err). */
+int ps_source_poll(PsSource *pSrc);
+int ps_interrupted(PsErr *err);
 
 /* Tells the source that a sequential parser is done with bytes [0, off): for a memory-mapped
 ** file, pages behind it are released from the process (MADV_DONTNEED) in 4 MiB steps. They stay

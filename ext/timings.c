@@ -367,7 +367,10 @@ static int tm_parse(PsCapture *cap, PsErr *err){
   size_t a, b;
   while( rc==PS_OK && ps_next_line(z, n, &i, &a, &b) ){
     line++;
-    if( (line & 0xFFF)==0 ) ps_source_done_before(&cap->src, a);
+    if( (line & 0xFFF)==0 ){
+      ps_source_done_before(&cap->src, a);
+      if( ps_source_poll(&cap->src) ){ rc = ps_interrupted(err); break; }
+    }
     const char *l = z+a; size_t ln = b-a;
     if( bConfig ){
       if( tm_find(l, 0, ln, "</spigotConfig>")>=0 || tm_find(l, 0, ln, "&lt;/spigotConfig&gt;")>=0 ){

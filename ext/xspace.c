@@ -374,7 +374,10 @@ static int xs_plane(Xs *p, const PbMsg *space, const PbField *pf, size_t iPlane)
       ev->aThread[r] = thApplied<0 ? 0 : (uint32_t)thApplied; ev->aTrack[r] = trackApplied;
       ev->aParent[r] = -1; ev->aDepth[r] = -1;
       ev->aPh[r] = 'X'; ev->aFlags[r] = PS_EV_SLICE;
-      if( (r & 0xFFF)==0 ) ps_source_done_before(&cap->src, g.off);   /* parsed pages can go */
+      if( (r & 0xFFF)==0 ){
+        ps_source_done_before(&cap->src, g.off);   /* parsed pages can go */
+        if( ps_source_poll(&cap->src) ){ ps_interrupted(p->err); goto fail; }
+      }
       ln.nEvents++;
     }
     if( rc!=3 ) goto fail;

@@ -132,6 +132,18 @@ PsCacheEntry *ps_vt_acquire(PsConn *c, const char *zTable, sqlite3_value *pSourc
   return acquire(c, zTable, 0, pBlob ? pBlob : "", nBlob, pFmt, pzErr, &bUnsupported);
 }
 
+/* The parsers' interrupt check (PsSource.xInterrupt): SQLite 3.40 has no
+** sqlite3_is_interrupted(), but a statement stepped while the connection is interrupted (and
+** the query that loads this capture is still running) returns SQLITE_INTERRUPT. */
+typedef struct Poll { sqlite3 *db; sqlite3_stmt *st; } Poll;
+static int poll_interrupt(void *pArg){
+  Poll *p = pArg;
+  if( p->st==0 && sqlite3_prepare_v2(p->db, "SELECT 1", -1, &p->st, 0)!=SQLITE_OK ) return 0;
+  int rc = sqlite3_step(p->st);
+  sqlite3_reset(p->st);
+  return rc==SQLITE_INTERRUPT;
+}
+
 /* Loads (or finds cached) one capture: a file (zPath) or bytes (pBlob, nBlob). */
 static PsCacheEntry *acquire(PsConn *c, const char *zTable, const char *zPath, const void *pBlob,
                              size_t nBlob, const PsFormat *pFmt, char **pzErr, int *pbUnsupported){
@@ -183,7 +195,16 @@ static PsCacheEntry *acquire(PsConn *c, const char *zTable, const char *zPath, c
     return 0;
   }
   int bGzip = src.bGzip, bUnsupported = 0;
+  Poll poll = { c->db, 0 };
+  if( c->db ){ src.xInterrupt = poll_interrupt; src.pInterruptArg = &poll; }
   PsCapture *cap = ps_capture_load(&src, pFmt, &err, &bUnsupported);
+  sqlite3_finalize(poll.st);
+  if( cap ){ cap->src.xInterrupt = 0; cap->src.pInterruptArg = 0; }
+  if( cap==0 && err.rc==PS_INTERRUPT ){
+    *pzErr = sqlite3_mprintf("%s: interrupted while reading %s", zTable, zName);
+    *pbUnsupported = 0;
+    return 0;
+  }
   if( cap==0 ){
     *pbUnsupported = bUnsupported;
     if( bUnsupported ){
@@ -306,6 +327,7 @@ static int str_cmp(const void *a, const void *b){ return strcmp(*(char*const*)a,
 static int set_error(sqlite3_vtab *pVtab, char *zErr){
   sqlite3_free(pVtab->zErrMsg);
   pVtab->zErrMsg = zErr;
+  if( zErr && strstr(zErr, ": interrupted while reading ") ) return SQLITE_INTERRUPT;   /* acquire() */
   return zErr ? SQLITE_ERROR : SQLITE_NOMEM;
 }
 

@@ -92,6 +92,7 @@ static int profsql_init(sqlite3 *db, const sqlite3_api_routines *pApi, int bNoIo
   if( pConn==0 ) return SQLITE_NOMEM;
   pConn->nRef = 1;   /* held by this function until the registrations below take theirs */
   pConn->bNoIo = bNoIo;
+  pConn->db = db;
   rc = sqlite3_create_function(db, "profsql_version", 0,
                                SQLITE_UTF8|SQLITE_DETERMINISTIC|SQLITE_INNOCUOUS, 0,
                                versionFunc, 0, 0);

@@ -704,6 +704,57 @@ static void test_split(void){
   }
 }
 
+/* A host asking to stop: every parser polls PsSource.xInterrupt every few thousand rows and
+** ends with PS_INTERRUPT "interrupted"; nothing is left allocated (ASan run). */
+static int always_stop(void *p){ (*(int*)p)++; return 1; }
+static void test_interrupt(void){
+  PsBuf b; memset(&b, 0, sizeof(b));
+  const char *aFmt[] = { "chrome", "timings", "lms", "xspace" };
+  for(int f=0; f<4; f++){
+    b.n = 0;
+    if( f==0 ){
+      ps_buf_append(&b, "[", 1);
+      for(int i=0; i<20000; i++){ char e[120]; int k = snprintf(e, sizeof(e), "%s{\"ph\":\"X\",\"ts\":%d,\"dur\":1,\"pid\":1,\"tid\":1,\"name\":\"a\"}", i ? "," : "", i*2); ps_buf_append(&b, e, (size_t)k); }
+      ps_buf_append(&b, "]", 1);
+    }else if( f==1 ){
+      ps_buf_append(&b, "Minecraft\n", 10);
+      for(int i=0; i<20000; i++){ char e[120]; int k = snprintf(e, sizeof(e), "    t%d Time: 100 Count: 1 Avg: 100 Violations: 0\n", i); ps_buf_append(&b, e, (size_t)k); }
+    }else if( f==2 ){
+      for(int i=0; i<140000; i++){ char e[40]; int k = snprintf(e, sizeof(e), "%d,1,%d\n", i&1, i); ps_buf_append(&b, e, (size_t)k); }
+    }else{
+      Pb plane, ev; plane.n = 0;
+      static unsigned char big[200000]; size_t nb = 0;
+      pb_v(&plane, 1, 1); pb_s(&plane, 2, "/device:GPU:0");
+      /* plane: lines with many events, built into a large buffer by hand */
+      Pb head; head.n = 0; pb_v(&head, 1, 3);
+      memcpy(big, head.z, head.n); nb = head.n;
+      for(int i=0; i<9000; i++){ ev.n = 0; pb_v(&ev, 1, 1); pb_v(&ev, 2, (uint64_t)i*10); pb_v(&ev, 3, 5);
+        big[nb++] = 0x22; big[nb++] = (unsigned char)ev.n; memcpy(big+nb, ev.z, ev.n); nb += ev.n; }
+      /* XSpace{ planes: XPlane{ id, name, lines: XLine{big} } } with varint lengths */
+      unsigned char *out = malloc(nb + 64); size_t k = 0;
+      unsigned char pl[64]; size_t np = 0;
+      memcpy(pl, plane.z, plane.n); np = plane.n;
+      size_t lineLen = nb, planeLen = np + 1 + 3 + lineLen;
+      out[k++] = 0x0a; out[k++] = (unsigned char)(planeLen|0x80); out[k++] = (unsigned char)((planeLen>>7)|0x80); out[k++] = (unsigned char)(planeLen>>14);
+      memcpy(out+k, pl, np); k += np;
+      out[k++] = 0x1a; out[k++] = (unsigned char)(lineLen|0x80); out[k++] = (unsigned char)((lineLen>>7)|0x80); out[k++] = (unsigned char)(lineLen>>14);
+      memcpy(out+k, big, nb); k += nb;
+      ps_buf_append(&b, (const char*)out, k);
+      free(out);
+    }
+    PsSource src; PsErr err; int bU, nCalls = 0;
+    CHECK(ps_source_open_blob(&src, b.z, b.n, 0, &err)==PS_OK);
+    src.xInterrupt = always_stop; src.pInterruptArg = &nCalls;
+    PsCapture *c = ps_capture_load(&src, ps_format_find(aFmt[f]), &err, &bU);
+    CHECK(c==0);
+    if( c ){ printf("  %s: loaded (%zu rows) despite the interrupt\n", aFmt[f], c->ev.n); ps_capture_free(c); continue; }
+    CHECK_INT(err.rc, PS_INTERRUPT);
+    CHECK_STR(err.msg, "interrupted");
+    CHECK_INT(nCalls, 1);
+  }
+  ps_buf_free(&b);
+}
+
 int main(void){
   test_numbers();
   test_strings();
@@ -716,6 +767,7 @@ int main(void){
   test_xspace();
   test_xspace_field_order();
   test_jobs();
+  test_interrupt();
   test_split();
   return tl_done();
 }

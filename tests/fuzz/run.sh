@@ -31,7 +31,7 @@ for t in chrome timings lms xspace newengine gzip zip sql; do
     echo "FAIL fuzz_$t (see build/fuzz/fuzz_$t.log)"; tail -n 30 build/fuzz/fuzz_$t.log
     status=1
   else
-    grep -E '^(#[0-9]+ *DONE|Done [0-9]+ runs)' build/fuzz/fuzz_$t.log | tail -n 1
+    grep -a -E '^(#[0-9]+ *DONE|Done [0-9]+ runs)' build/fuzz/fuzz_$t.log | tail -n 1
   fi
 done
 exit $status
