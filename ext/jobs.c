@@ -112,7 +112,8 @@ static int out_string(const char *z, size_t n, size_t i, PsOut *o){
   PsBuf b; memset(&b, 0, sizeof(b));
   const char *s; size_t sn;
   out_null(o);
-  if( ps_json_string(z, n, &i, &b, &s, &sn, 0) ){ ps_buf_free(&b); return PS_OK; }
+  int rc = ps_json_string(z, n, &i, &b, &s, &sn, 0);
+  if( rc ){ ps_buf_free(&b); return rc==PS_NOMEM ? PS_NOMEM : PS_OK; }   /* bad bytes: NULL */
   o->type = PS_META_TEXT;
   if( b.z && s==b.z ){
     o->zFree = malloc(sn + 1);

@@ -161,3 +161,23 @@ int ps_grow(void **pa, size_t sz, size_t *pnAlloc, size_t need){
   *pnAlloc = n;
   return 0;
 }
+
+#ifdef PS_FAULT_INJECT
+#undef malloc
+#undef calloc
+#undef realloc
+#undef strdup
+long ps_fi_countdown = -1;
+long ps_fi_count = 0;
+static int fi_fail(void){
+  ps_fi_count++;
+  if( ps_fi_countdown<0 ) return 0;
+  if( ps_fi_countdown==0 ){ ps_fi_countdown = -1; return 1; }   /* one failure, then normal */
+  ps_fi_countdown--;
+  return 0;
+}
+void *ps_fi_malloc(size_t n){ return fi_fail() ? 0 : malloc(n); }
+void *ps_fi_calloc(size_t a, size_t b){ return fi_fail() ? 0 : calloc(a, b); }
+void *ps_fi_realloc(void *p, size_t n){ return fi_fail() ? 0 : realloc(p, n); }
+char *ps_fi_strdup(const char *z){ return fi_fail() ? 0 : strdup(z); }
+#endif

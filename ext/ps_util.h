@@ -15,6 +15,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Allocation-failure injection (tests/c/test_fault.c builds ext/ with -DPS_FAULT_INJECT): every
+** malloc/calloc/realloc/strdup of ext/ goes through a counter that can make the k-th one fail. */
+#ifdef PS_FAULT_INJECT
+#include <stdlib.h>
+#include <string.h>
+extern long ps_fi_countdown;   /* allocations left before one fails; negative: never fail */
+extern long ps_fi_count;       /* allocations made so far */
+void *ps_fi_malloc(size_t n);
+void *ps_fi_calloc(size_t a, size_t b);
+void *ps_fi_realloc(void *p, size_t n);
+char *ps_fi_strdup(const char *z);
+#define malloc(n) ps_fi_malloc(n)
+#define calloc(a, b) ps_fi_calloc(a, b)
+#define realloc(p, n) ps_fi_realloc(p, n)
+#define strdup(z) ps_fi_strdup(z)
+#endif
+
 /* Status codes shared by every loader and parser. */
 #define PS_OK     0
 #define PS_ERROR  1   /* bad input: PsErr.msg says what and where */
