@@ -195,7 +195,7 @@ static int cell_number(const char *z, size_t n, PsOut *o){
   double r = strtod(buf, 0);
   free(o->zFree); out_null(o);
   /* the writer prints whole millisecond stamps as "1787314756953.000": INTEGER again */
-  if( r==(double)(int64_t)r && r > -9e15 && r < 9e15 ){ o->type = PS_META_INT; o->i = (int64_t)r; }
+  if( r > -9e15 && r < 9e15 && r==(double)(int64_t)r ){ o->type = PS_META_INT; o->i = (int64_t)r; }
   else{ o->type = PS_META_REAL; o->r = r; }
   return 1;
 }
