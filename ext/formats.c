@@ -4,6 +4,7 @@
 */
 #include "formats.h"
 
+#include <pthread.h>
 #include <string.h>
 
 const PsFormat *const ps_formats[] = {
@@ -32,19 +33,22 @@ const PsFormat *ps_format_detect(const char *z, size_t n){
   return pBest;
 }
 
-const char *ps_format_list(void){
-  static char buf[256];
-  if( buf[0]==0 ){
-    size_t k = 0;
-    for(int i=0; ps_formats[i]; i++){
-      size_t l = strlen(ps_formats[i]->zName);
-      if( k + l + 3 >= sizeof(buf) ) break;
-      if( i ){ buf[k++] = ','; buf[k++] = ' '; }
-      memcpy(buf+k, ps_formats[i]->zName, l); k += l;
-    }
-    buf[k] = 0;
+static char azList[256];
+static void format_list_init(void){
+  size_t k = 0;
+  for(int i=0; ps_formats[i]; i++){
+    size_t l = strlen(ps_formats[i]->zName);
+    if( k + l + 3 >= sizeof(azList) ) break;
+    if( i ){ azList[k++] = ','; azList[k++] = ' '; }
+    memcpy(azList+k, ps_formats[i]->zName, l); k += l;
   }
-  return buf;
+  azList[k] = 0;
+}
+
+const char *ps_format_list(void){
+  static pthread_once_t once = PTHREAD_ONCE_INIT;   /* connections in several threads ask */
+  pthread_once(&once, format_list_init);
+  return azList;
 }
 
 PsCapture *ps_capture_load(PsSource *src, const PsFormat *pFormat, PsErr *err, int *pbUnsupported){

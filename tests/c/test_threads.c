@@ -1,0 +1,81 @@
+/*
+** test_threads.c — several connections in several threads query the same captures at once,
+** and two threads share one serialized connection; built with ThreadSanitizer (make test).
+** Every thread must see the values the main thread computed first.
+*/
+#include "testlib.h"
+#include <sqlite3.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+int sqlite3_profsql_init(sqlite3 *db, char **pzErrMsg, const void *pApi);
+
+static const char *const azSql[] = {
+  "SELECT count(*) || '/' || sum(dur) FROM profile_events('examples/browser_trace.json')",
+  "SELECT count(*) || '/' || sum(dur) FROM profile_events('tests/data/basic.json')",
+  "SELECT count(*) || '/' || round(sum(elapsed_ms), 6) FROM profile_jobs('tests/data/jobs_report.json')",
+  "SELECT count(*) FROM profile_metadata('examples/gpu_host.xplane.pb')",
+  "SELECT count(*) || '/' || sum(time_ns) FROM profile_records('examples/server_timings.txt')",
+  "SELECT count(*) FROM profile_events('tests/data/not_a_trace.txt')",     /* an error */
+};
+#define N_SQL (int)(sizeof(azSql)/sizeof(azSql[0]))
+static char aWant[N_SQL][200];
+
+/* (the connection's mutex is held across step and errmsg, so that a thread sharing a serialized
+** connection reads its own error message, as SQLite documents) */
+static void run(sqlite3 *db, int k, char *out, size_t nOut){
+  sqlite3_stmt *st = 0;
+  sqlite3_mutex *mx = sqlite3_db_mutex(db);
+  if( mx ) sqlite3_mutex_enter(mx);
+  if( sqlite3_prepare_v2(db, azSql[k], -1, &st, 0)!=SQLITE_OK ){
+    snprintf(out, nOut, "ERR %s", sqlite3_errmsg(db));
+    if( mx ) sqlite3_mutex_leave(mx);
+    return;
+  }
+  int rc = sqlite3_step(st);
+  if( rc==SQLITE_ROW ) snprintf(out, nOut, "%s", (const char*)sqlite3_column_text(st, 0));
+  else snprintf(out, nOut, "ERR %s", sqlite3_errmsg(db));
+  sqlite3_finalize(st);
+  if( mx ) sqlite3_mutex_leave(mx);
+}
+
+typedef struct Arg { sqlite3 *db; int nBad; } Arg;
+static void *worker(void *p){
+  Arg *a = p;
+  sqlite3 *db = a->db;
+  int bOwn = db==0;
+  if( bOwn ){ sqlite3_open(":memory:", &db); sqlite3_profsql_init(db, 0, 0); }
+  for(int it=0; it<15; it++){
+    for(int k=0; k<N_SQL; k++){
+      char got[200];
+      run(db, (k + it) % N_SQL, got, sizeof(got));
+      if( strcmp(got, aWant[(k + it) % N_SQL])!=0 ){ a->nBad++; printf("  mismatch: %s != %s\n", got, aWant[(k + it) % N_SQL]); }
+    }
+  }
+  if( bOwn ) sqlite3_close(db);
+  return 0;
+}
+
+int main(void){
+  sqlite3 *db;
+  sqlite3_open(":memory:", &db);
+  sqlite3_profsql_init(db, 0, 0);
+  for(int k=0; k<N_SQL; k++) run(db, k, aWant[k], sizeof(aWant[k]));
+  sqlite3_close(db);
+  CHECK(strncmp(aWant[0], "ERR", 3)!=0 && strncmp(aWant[5], "ERR", 3)==0);
+  /* four connections, one per thread */
+  pthread_t th[6]; Arg a[6]; memset(a, 0, sizeof(a));
+  for(int i=0; i<4; i++) pthread_create(&th[i], 0, worker, &a[i]);
+  /* and one serialized connection shared by two threads */
+  sqlite3 *shared;
+  sqlite3_open_v2(":memory:", &shared, SQLITE_OPEN_READWRITE|SQLITE_OPEN_CREATE|SQLITE_OPEN_FULLMUTEX, 0);
+  sqlite3_profsql_init(shared, 0, 0);
+  for(int i=4; i<6; i++){ a[i].db = shared; pthread_create(&th[i], 0, worker, &a[i]); }
+  int nBad = 0;
+  for(int i=0; i<6; i++){ pthread_join(th[i], 0); nBad += a[i].nBad; }
+  sqlite3_close(shared);
+  CHECK_INT(nBad, 0);
+  printf("  6 threads x 15 rounds x %d queries, %d mismatches\n", N_SQL, nBad);
+  return tl_done();
+}
