@@ -107,6 +107,27 @@ int ps_gunzip(const unsigned char *in, size_t nIn, uint64_t maxOut,
 }
 
 int ps_source_open_file(PsSource *pSrc, const char *zPath, uint64_t maxInflated, PsErr *err){
+  return ps_source_open_file_ex(pSrc, zPath, maxInflated, 1, err);
+}
+
+/* The whole file read into a heap buffer (the no-mmap mode). */
+static int read_file(int fd, size_t n, const char *zPath, char **pz, size_t *pn, PsErr *err){
+  char *z = malloc(n + 1);
+  if( z==0 ) return ps_nomem(err);
+  size_t k = 0;
+  while( k<n ){
+    ssize_t r = read(fd, z+k, n-k);
+    if( r<0 && errno==EINTR ) continue;
+    if( r<0 ){ int e = errno; free(z); return ps_err(err, "cannot read '%s': %s", zPath, strerror(e)); }
+    if( r==0 ) break;                       /* truncated meanwhile: what was there */
+    k += (size_t)r;
+  }
+  z[k] = 0;
+  *pz = z; *pn = k;
+  return PS_OK;
+}
+
+int ps_source_open_file_ex(PsSource *pSrc, const char *zPath, uint64_t maxInflated, int bMmap, PsErr *err){
   struct stat st;
   int fd;
   memset(pSrc, 0, sizeof(*pSrc));
@@ -126,6 +147,19 @@ int ps_source_open_file(PsSource *pSrc, const char *zPath, uint64_t maxInflated,
     return PS_OK;
   }
   size_t n = (size_t)st.st_size;
+  if( !bMmap ){
+    char *zr = 0;
+    int rc = read_file(fd, n, zPath, &zr, &n, err);
+    close(fd);
+    if( rc ) return rc;
+    PsSource tmp;
+    rc = ps_source_open_blob(&tmp, zr, n, maxInflated, err);   /* inflates, unzips or copies */
+    if( rc ){ free(zr); return rc; }
+    if( tmp.bGzip || tmp.bZip ){ free(zr); *pSrc = tmp; pSrc->nRaw = n; return PS_OK; }
+    free((void*)tmp.z);                      /* the copy: keep our own buffer instead */
+    pSrc->z = zr; pSrc->n = n; pSrc->bHeap = 1; pSrc->nRaw = n;
+    return PS_OK;
+  }
   void *p = mmap(0, n, PROT_READ, MAP_PRIVATE, fd, 0);
   int e = errno;
   close(fd);

@@ -50,6 +50,10 @@ int ps_unzip_capture(const void *p, size_t n, uint64_t maxOut, char **pz, size_t
 /* Opens the file at zPath. On success fills *pSrc and returns PS_OK. On failure returns
 ** PS_ERROR/PS_NOMEM with err set ("cannot open 'x': <strerror>"). maxInflated = 0 means default. */
 int ps_source_open_file(PsSource *pSrc, const char *zPath, uint64_t maxInflated, PsErr *err);
+/* The same, with bMmap 0: the file is read into memory instead of mapped. A mapped file that
+** another process truncates while a query reads it raises SIGBUS in the host (as with SQLite's
+** own mmap); a read copy cannot, at the cost of holding the whole file in memory. */
+int ps_source_open_file_ex(PsSource *pSrc, const char *zPath, uint64_t maxInflated, int bMmap, PsErr *err);
 
 /* Copies (or inflates) n bytes at p. The caller keeps ownership of p. */
 int ps_source_open_blob(PsSource *pSrc, const void *p, size_t n, uint64_t maxInflated, PsErr *err);

@@ -22,6 +22,7 @@ PsConn *ps_conn_new(void){
     memset(p, 0, sizeof(*p));
     p->maxInflated = PS_MAX_INFLATED;
     p->nCacheMax = PS_CACHE_MAX;
+    p->bMmap = 1;
   }
   return p;
 }
@@ -170,7 +171,7 @@ static PsCacheEntry *acquire(PsConn *c, const char *zTable, const char *zPath, c
         break;
       }
     }
-    rc = ps_source_open_file(&src, zPath, c->maxInflated, &err);
+    rc = ps_source_open_file_ex(&src, zPath, c->maxInflated, c->bMmap, &err);
   }else{
     for(e=c->pFirst; e; e=e->pNext){
       if( e->zPath==0 && e->pFmt==pFmt && e->nBlob==nBlob && memcmp(e->pBlob, pBlob, nBlob)==0 ){

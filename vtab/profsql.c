@@ -47,11 +47,14 @@ static void debugFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 **   max_inflated_bytes  largest inflated gzip stream / ZIP member (default 16 GiB; 1 MiB..2^62)
 **   cache_size          parsed captures kept per connection when no query uses them (default 4; 0..1000)
 **   max_json_depth      deepest JSON nesting accepted (default and maximum 10000; process-wide)
+**   mmap                1 (default): plain files are memory-mapped; 0: read into memory, so that
+**                       a file truncated by another process while a query reads it cannot
+**                       raise SIGBUS in the host (captures loaded afterwards)
 **   noio                1 when loaded with sqlite3_profsql_noio_init (read-only) */
 static void configFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   PsConn *c = sqlite3_user_data(ctx);
   const char *zName = (const char*)sqlite3_value_text(argv[0]);
-  static const char zNames[] = "max_inflated_bytes, cache_size, max_json_depth, noio";
+  static const char zNames[] = "max_inflated_bytes, cache_size, max_json_depth, mmap, noio";
   if( zName==0 ){ sqlite3_result_error(ctx, "profsql_config: expected a setting name", -1); return; }
   int bSet = argc>1;
   sqlite3_int64 v = bSet ? sqlite3_value_int64(argv[1]) : 0;
@@ -73,6 +76,10 @@ static void configFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     lo = 1; hi = PS_JSON_MAX_DEPTH;
     if( bSet && v>=lo && v<=hi ) ps_json_depth_limit = (int)v;
     if( !bSet || (v>=lo && v<=hi) ){ sqlite3_result_int(ctx, ps_json_depth_limit); return; }
+  }else if( strcmp(zName, "mmap")==0 ){
+    lo = 0; hi = 1;
+    if( bSet && v>=lo && v<=hi ) c->bMmap = (int)v;
+    if( !bSet || (v>=lo && v<=hi) ){ sqlite3_result_int(ctx, c->bMmap); return; }
   }else if( strcmp(zName, "noio")==0 ){
     if( !bSet ){ sqlite3_result_int(ctx, c->bNoIo); return; }
     sqlite3_result_error(ctx, "profsql_config: 'noio' is read-only (load with sqlite3_profsql_noio_init)", -1);

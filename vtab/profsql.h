@@ -35,6 +35,7 @@ typedef struct PsConn {
   uint64_t maxInflated;     /* largest inflated gzip/ZIP capture, bytes (PS_MAX_INFLATED) */
   int nCacheMax;            /* unused captures kept (PS_CACHE_MAX) */
   int bNoIo;                /* loaded by sqlite3_profsql_noio_init: BLOB sources only */
+  int bMmap;                /* map plain files (1, default) or read them into memory (0) */
   sqlite3 *db;              /* the connection (for noticing sqlite3_interrupt during a parse) */
 } PsConn;
 

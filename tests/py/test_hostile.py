@@ -101,7 +101,7 @@ with zipfile.ZipFile(zb, "w", zipfile.ZIP_DEFLATED) as z:
 check("inflates to 3000002 bytes, over the limit of 1048576 bytes" in (err(EV, zb.getvalue()) or ""), "a ZIP bomb stops at the limit")
 check(err("SELECT profsql_config('max_inflated_bytes', 5)") == "profsql_config: 'max_inflated_bytes' must be between 1048576 and 4611686018427387904",
       "a limit out of range")
-check(err("SELECT profsql_config('nope')") == "profsql_config: unknown setting 'nope' (known: max_inflated_bytes, cache_size, max_json_depth, noio)",
+check(err("SELECT profsql_config('nope')") == "profsql_config: unknown setting 'nope' (known: max_inflated_bytes, cache_size, max_json_depth, mmap, noio)",
       "an unknown setting")
 db.execute("SELECT profsql_config('max_inflated_bytes', 17179869184)")
 check(db.execute("SELECT profsql_config('cache_size', 1)").fetchone()[0] == 1, "cache_size 1")
@@ -129,6 +129,35 @@ check(db.execute("SELECT profsql_config('max_json_depth', 50)").fetchone()[0] ==
 check(err(EV, b'[{"ph":"X","ts":1,"dur":1,"pid":1,"tid":1,"name":"a","args":' + b'[' * 60 + b']' * 60 + b'}]')
       == "profile_events: BLOB: byte 110: JSON nested deeper than 50 levels", "max_json_depth applies")
 db.execute("SELECT profsql_config('max_json_depth', 10000)")
+
+# a file truncated or rewritten in place while a query reads it
+import shutil
+tmpf = os.path.join(d, "live.json")
+shutil.copy("examples/browser_trace.json", tmpf)
+want_rows = db.execute("SELECT count(*) FROM profile_events(?)", (tmpf,)).fetchone()[0]
+db.execute("SELECT profsql_config('cache_size', 0)")
+check(db.execute("SELECT profsql_config('mmap', 0)").fetchone()[0] == 0, "mmap 0")
+shutil.copy("examples/browser_trace.json", tmpf)
+cur = db.cursor()
+cur.execute("SELECT name, args FROM profile_events(?)", (tmpf,))
+first = cur.fetchone()
+open(tmpf, "w").close()                                  # truncated to 0 bytes mid-query
+rest = cur.fetchall()
+check(1 + len(rest) == want_rows and first[1] == '{"name":"Renderer 1"}',
+      "mmap 0: a query keeps reading the bytes it loaded after the file is truncated")
+check(err(EV, tmpf) == f"profile_events: '{tmpf}' is empty (0 bytes)", "the next query sees the truncated file")
+db.execute("SELECT profsql_config('mmap', 1)")
+shutil.copy("examples/browser_trace.json", tmpf)
+cur = db.cursor()
+cur.execute("SELECT name, args FROM profile_events(?)", (tmpf,))
+cur.fetchone()
+data = open(tmpf, "rb").read()
+with open(tmpf, "r+b") as f:                             # same size, other bytes, in place
+    f.write(b"x" * len(data))
+rest = cur.fetchall()
+check(1 + len(rest) == want_rows, "mmap 1: a file rewritten in place mid-query: the rows stand, the lazy columns read what is there now")
+check(all(r[1] is None or isinstance(r[1], str) for r in rest), "mmap 1: args of rewritten bytes are NULL or text, never a crash")
+db.execute("SELECT profsql_config('cache_size', 4)")
 
 # the noio entry point: BLOBs only, no writers
 n = sqlite3.connect(":memory:")
