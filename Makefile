@@ -53,6 +53,10 @@ SAN := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-
 $(BUILD)/test_fault: tests/c/test_fault.c tests/c/testlib.h $(EXT_SRC) $(EXT_HDR)
 	@mkdir -p $(BUILD)
 	clang $(SAN) $(WARN) $(DEFS) -DPS_FAULT_INJECT -Iext -o $@ tests/c/test_fault.c $(EXT_SRC) $(LDLIBS)
+$(BUILD)/test_sql_fault: tests/c/test_sql_fault.c tests/c/testlib.h $(EXT_SRC) $(VTAB_SRC) $(EXT_HDR) $(VTAB_HDR)
+	@mkdir -p $(BUILD)
+	clang $(SAN) $(WARN) $(DEFS) -DPS_FAULT_INJECT -DSQLITE_CORE -Iext -Ivtab -I$(BUILD) -o $@ tests/c/test_sql_fault.c \
+	  $(EXT_SRC) $(VTAB_SRC) -lsqlite3 $(LDLIBS)
 $(BUILD)/test_threads: tests/c/test_threads.c tests/c/testlib.h $(EXT_SRC) $(VTAB_SRC) $(EXT_HDR) $(VTAB_HDR)
 	@mkdir -p $(BUILD)
 	clang -O1 -g -fsanitize=thread $(WARN) $(DEFS) -DSQLITE_CORE -Iext -Ivtab -I$(BUILD) -o $@ tests/c/test_threads.c \
@@ -106,7 +110,7 @@ fuzz: $(FUZZERS)
 	@sh tests/fuzz/run.sh $(FUZZ_TIME)
 
 test: libprofsql.so $(FUZZERS) $(BUILD)/test_parser $(BUILD)/test_sql $(BUILD)/test_parser.asan $(BUILD)/test_sql.asan $(BUILD)/test_fault \
-      $(BUILD)/test_threads
+      $(BUILD)/test_sql_fault $(BUILD)/test_threads
 	@SQLITE3=$(SQLITE3) PYTHON=$(PYTHON) sh tests/run.sh
 
 # make valgrind: C tests and SQL transcripts under memcheck (needs valgrind installed)

@@ -34,7 +34,7 @@ add_result() {   # $1 = name, $2 = output file, $3 = exit code
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-for t in test_parser test_sql test_parser.asan test_sql.asan test_fault test_threads; do
+for t in test_parser test_sql test_parser.asan test_sql.asan test_fault test_sql_fault test_threads; do
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ./build/$t > "$tmp/$t.out" 2>&1
   add_result "$t" "$tmp/$t.out" $?
 done
