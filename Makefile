@@ -5,6 +5,8 @@
 #   make demo       load the example capture and run a few telling queries
 #   make valgrind   the C tests and SQL transcripts under Valgrind's memcheck
 #   make bench      generate 1M/5M-event traces and time libprofsql against json_each
+#   make static     libprofsql.a (init: sqlite3_profsql_init(db, 0, 0) in a program linking SQLite)
+#   make install    PREFIX=/usr/local DESTDIR= : the library, sql/ helpers and docs (make uninstall)
 #   make clean
 
 VERSION   := $(shell cat VERSION)
@@ -26,7 +28,7 @@ EXT_HDR   := $(wildcard ext/*.h)
 VTAB_HDR  := $(wildcard vtab/*.h) $(BUILD)/sql_text.h
 
 
-.PHONY: all test demo bench clean fuzz valgrind
+.PHONY: all test demo bench clean fuzz valgrind install uninstall static
 
 all: libprofsql.so
 
@@ -123,5 +125,31 @@ demo: libprofsql.so
 bench: libprofsql.so $(BUILD)/gen_trace $(BUILD)/gen_text $(BUILD)/gen_xspace $(BUILD)/load_time
 	@SQLITE3=$(SQLITE3) PYTHON=$(PYTHON) sh tests/bench/bench.sh
 
+# make install / uninstall: the library, the sql/ helpers and the docs under $(DESTDIR)$(PREFIX)
+PREFIX    ?= /usr/local
+LIBDIR    ?= $(PREFIX)/lib
+DATADIR   ?= $(PREFIX)/share/libprofsql
+DOCDIR    ?= $(PREFIX)/share/doc/libprofsql
+install: libprofsql.so libprofsql.a
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(DATADIR)/sql $(DESTDIR)$(DOCDIR)
+	install -m 0755 libprofsql.so $(DESTDIR)$(LIBDIR)/libprofsql.so
+	install -m 0644 libprofsql.a $(DESTDIR)$(LIBDIR)/libprofsql.a
+	install -m 0644 $(SQL_SRC) sql/README.md $(DESTDIR)$(DATADIR)/sql/
+	install -m 0644 docs/*.md README.md LICENSE $(DESTDIR)$(DOCDIR)/
+uninstall:
+	rm -f $(DESTDIR)$(LIBDIR)/libprofsql.so $(DESTDIR)$(LIBDIR)/libprofsql.a
+	rm -rf $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR)
+
+# make static: libprofsql.a for programs that link SQLite themselves; they call
+# sqlite3_profsql_init(db, 0, 0) (built with -DSQLITE_CORE: no extension API indirection)
+STATIC_OBJ := $(patsubst %.c,$(BUILD)/static/%.o,$(EXT_SRC) $(VTAB_SRC))
+$(BUILD)/static/%.o: %.c $(EXT_HDR) $(VTAB_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(WARN) $(DEFS) -DSQLITE_CORE -I$(BUILD) -c -o $@ $<
+libprofsql.a: $(STATIC_OBJ)
+	rm -f $@
+	ar rcs $@ $(STATIC_OBJ)
+static: libprofsql.a
+
 clean:
-	rm -rf $(BUILD) libprofsql.so
+	rm -rf $(BUILD) libprofsql.so libprofsql.a

@@ -229,8 +229,12 @@ static int xs_event_fast(const uint8_t *z, size_t i, size_t end, int64_t *pMeta,
   return 0;
 }
 
+/* ps -> ns rounded half away from zero, without overflow for any int64 (a varint can hold
+** anything). */
 static int64_t ps_to_ns(int64_t ps){
-  return ps >= 0 ? (ps + 500) / 1000 : -((-ps + 500) / 1000);
+  uint64_t a = ps >= 0 ? (uint64_t)ps : 0 - (uint64_t)ps;
+  uint64_t q = a / 1000 + (a % 1000 >= 500);
+  return ps >= 0 ? (int64_t)q : -(int64_t)q;
 }
 
 /* The thread (pid = plane index, tid = line id) of a line's rows; -1 when out of memory. */
@@ -366,7 +370,11 @@ static int xs_plane(Xs *p, const PbMsg *space, const PbField *pf, size_t iPlane)
         const XMeta *xm = xmeta_find(aEv, nEv, metaId);
         if( xm ) name = xm->name;
       }
-      ev->aTs[r] = ps_to_ns(offPs) + tsApplied;
+      if( __builtin_add_overflow(ps_to_ns(offPs), tsApplied, &ev->aTs[r]) ){
+        ev->n--;
+        ps_err_at(p->err, (int64_t)g.off, "XEvent time out of range (timestamp_ns + offset_ps/1000 exceeds 2^63 ns)");
+        goto fail;
+      }
       ev->aDur[r] = ps_to_ns(durPs);
       ev->aOff[r] = g.off;
       ev->aLen[r] = (uint32_t)g.len;
@@ -388,9 +396,16 @@ static int xs_plane(Xs *p, const PbMsg *space, const PbField *pf, size_t iPlane)
     if( th!=thApplied || ln.timestampNs!=tsApplied ){
       /* scalars after the events (or no id before them): complete the line's rows */
       uint32_t track = cap->aThread[th].track;
-      int64_t dTs = ln.timestampNs - tsApplied;
+      int64_t dTs;
+      if( __builtin_sub_overflow(ln.timestampNs, tsApplied, &dTs) ){
+        ps_err_at(p->err, (int64_t)f.off, "XLine timestamp_ns out of range");
+        goto fail;
+      }
       for(size_t r=ln.firstRow; r<cap->ev.n; r++){
-        cap->ev.aTs[r] += dTs;
+        if( __builtin_add_overflow(cap->ev.aTs[r], dTs, &cap->ev.aTs[r]) ){
+          ps_err_at(p->err, (int64_t)cap->ev.aOff[r], "XEvent time out of range (timestamp_ns + offset_ps/1000 exceeds 2^63 ns)");
+          goto fail;
+        }
         cap->ev.aThread[r] = (uint32_t)th; cap->ev.aTrack[r] = track;
       }
     }

@@ -242,7 +242,7 @@ static int pj_event_column(PjCursor *c, sqlite3_context *ctx, int iCol){
     case PS_JOB_POLLING: case PS_JOB_WAITED_ON_GPU: case PS_JOB_STAYED_ASYNC:
       sqlite3_result_int(ctx, 0); break;
     case PS_JOB_STARTED_UNIX_MS: sqlite3_result_double(ctx, (double)e->aTs[r] / 1e6); break;
-    case PS_JOB_ENDED_UNIX_MS: sqlite3_result_double(ctx, (double)(e->aTs[r] + e->aDur[r]) / 1e6); break;
+    case PS_JOB_ENDED_UNIX_MS: sqlite3_result_double(ctx, ((double)e->aTs[r] + (double)e->aDur[r]) / 1e6); break;
     case PS_JOB_METADATA: {
       if( cap->pFormat->xColumn==0 ){ sqlite3_result_null(ctx); break; }
       PsOut o; memset(&o, 0, sizeof(o));
