@@ -41,8 +41,8 @@ static int is_ident(char c){
 }
 
 /* Copies zSql with zPrefix before every identifier listed in azViewName (outside string
-** literals and comments). Returns sqlite3_malloc'ed text or NULL. */
-static char *open_prefixed(const char *zSql, const char *zPrefix){
+** literals and comments). Returns sqlite3_malloc'ed text or NULL. (profile_import uses it too.) */
+char *ps_sql_prefixed(const char *zSql, const char *zPrefix){
   sqlite3_str *s = sqlite3_str_new(0);
   size_t n = strlen(zSql), i = 0, nPre = strlen(zPrefix);
   while( i<n ){
@@ -153,7 +153,7 @@ static void openFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   };
   for(int k=0; k<2 && rc==SQLITE_OK && zSrc; k++){
     if( aTree[k].bRecords ? !bRecords : !bEvents ) continue;
-    char *z = open_prefixed(aTree[k].zSql, zPrefix);
+    char *z = ps_sql_prefixed(aTree[k].zSql, zPrefix);
     rc = z ? sqlite3_exec(db, z, 0, 0, &zErr) : SQLITE_NOMEM;
     sqlite3_free(z);
     for(int v=0; v<4 && rc==SQLITE_OK; v++){

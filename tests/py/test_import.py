@@ -1,0 +1,65 @@
+"""profile_import copies a capture into real tables that any SQLite client opens without the
+extension: the plain sqlite3 shell and Python's sqlite3 run the README's query on the imported
+file and get what profile_events gives; re-importing replaces the tables; a failed import
+leaves the previous ones."""
+import os
+import sqlite3
+import subprocess
+import tempfile
+
+from testlib import check, connect, done
+
+db = connect()
+path = os.path.join(tempfile.mkdtemp(prefix="profsql-import-"), "capture.db")
+db.execute("ATTACH ? AS cap", (path,))
+trace = "examples/browser_trace.json"
+res = db.execute("SELECT profile_import(?, 'cap')", (trace,)).fetchone()[0]
+n_ev = db.execute("SELECT count(*) FROM profile_events(?)", (trace,)).fetchone()[0]
+n_md = db.execute("SELECT count(*) FROM profile_metadata(?)", (trace,)).fetchone()[0]
+check(res == f'{{"events":{n_ev},"metadata":{n_md}}}', f"row counts returned: {res}")
+objs = dict(db.execute("SELECT name, type FROM cap.sqlite_master").fetchall())
+for name, typ in [("events", "table"), ("metadata", "table"), ("events_id", "index"), ("events_parent_id", "index"),
+                  ("events_ts", "index"), ("events_name", "index"), ("event_tree", "view"), ("event_folded", "view")]:
+    check(objs.get(name) == typ, f"{name} is a {typ}")
+decl = {r[1]: r[2] for r in db.execute("PRAGMA cap.table_info(events)")}
+check(decl["ts"] == "INTEGER" and decl["name"] == "TEXT" and decl["args"] == "TEXT", "declared column types")
+db.execute("DETACH cap")
+
+README_Q = ("SELECT name, count(*) AS n, sum(dur)/1e6 AS ms FROM events WHERE ph = 'X' "
+            "GROUP BY name ORDER BY ms DESC, name LIMIT 5")
+want = db.execute(README_Q.replace("FROM events", "FROM profile_events(?)"), (trace,)).fetchall()
+plain = sqlite3.connect(path)                            # no extension loaded
+got = plain.execute(README_Q).fetchall()
+check(got == want and len(got) == 5, f"Python sqlite3 without the extension: {got[:2]}")
+tree = plain.execute("SELECT count(*), max(depth) FROM event_tree").fetchone()
+check(tree[0] > 0 and tree[1] >= 1, f"event_tree view works without the extension: {tree}")
+plain.close()
+r = subprocess.run(["sqlite3", "-batch", "-init", "/dev/null", path, README_Q.replace("ms DESC, name", "ms DESC, name")],
+                   capture_output=True, text=True)
+cli = [tuple(l.split("|")) for l in r.stdout.strip().splitlines()]
+check([c[0] for c in cli] == [w[0] for w in want] and [int(c[1]) for c in cli] == [w[1] for w in want],
+      f"the plain sqlite3 shell: {r.stdout[:80]!r} {r.stderr[:80]!r}")
+
+# re-import replaces; a failed import leaves the previous tables
+db.execute("ATTACH ? AS cap", (path,))
+db.execute("SELECT profile_import(?, 'cap', 'tm_')", ("examples/server_timings.txt",)).fetchone()
+db.execute("SELECT profile_import(?, 'cap', 'tm_')", ("examples/server_timings.txt",)).fetchone()
+n_rec = db.execute("SELECT count(*) FROM profile_records('examples/server_timings.txt')").fetchone()[0]
+check(db.execute("SELECT count(*) FROM cap.tm_records").fetchone()[0] == n_rec, "re-import replaces (no doubled rows)")
+check(db.execute("SELECT count(*) FROM cap.tm_record_tree").fetchone()[0] == n_rec, "record_tree over the imported records")
+try:
+    db.execute("SELECT profile_import(?, 'cap', 'tm_')", (b"not a capture at all",)).fetchone()
+    check(False, "a bad capture fails")
+except sqlite3.OperationalError as e:
+    check(str(e) == "profile_import: the BLOB is not a supported capture (supported: chrome, timings, lms, xspace, newengine)",
+          f"error: {e}")
+check(db.execute("SELECT count(*) FROM cap.tm_records").fetchone()[0] == n_rec, "the previous tables survive a failed import")
+res = db.execute("SELECT profile_import(?, 'cap', 'ne_')", ("tests/data/jobs_report.json",)).fetchone()[0]
+check(res == '{"ne_jobs":4,"ne_metadata":10}', f"a newengine report imports its jobs: {res}")
+for bad, want in [("x; DROP TABLE y", "profile_import: the schema must be a database name (letters, digits, '_')")]:
+    try:
+        db.execute("SELECT profile_import(?, ?)", (trace, bad)).fetchone()
+        check(False, "a bad schema name fails")
+    except sqlite3.OperationalError as e:
+        check(str(e) == want, f"error: {e}")
+done()
