@@ -16,6 +16,7 @@
 **   profsql_config(name [, value])       the limits (see configFunc)
 **   profile_jobs, profile_report, profile_write_csv/_markdown, profile_zip, profile_fixed,
 **   profile_import(source [, schema [, prefix]])  vtab/profile_import.c
+**   profile_flamegraph(source, path [, options])  vtab/flamegraph.c
 ** sqlite3_profsql_noio_init registers the same without the file writers, for BLOB sources only.
 ** A static build (-DSQLITE_CORE) calls sqlite3_profsql_init(db, 0, 0) directly.
 */
@@ -122,6 +123,7 @@ static int profsql_init(sqlite3 *db, const sqlite3_api_routines *pApi, int bNoIo
   if( rc==SQLITE_OK ) rc = ps_open_register(db, pConn);
   if( rc==SQLITE_OK ) rc = ps_import_register(db, pConn);
   if( rc==SQLITE_OK && !bNoIo ) rc = ps_report_register(db);
+  if( rc==SQLITE_OK && !bNoIo ) rc = ps_flamegraph_register(db, pConn);
   ps_conn_release(pConn);
   return rc;
 }

@@ -127,6 +127,7 @@ int ps_xplanes_register(sqlite3 *db, PsConn *pConn);
 int ps_jobs_register(sqlite3 *db, PsConn *pConn);
 int ps_report_register(sqlite3 *db);
 int ps_import_register(sqlite3 *db, PsConn *pConn);
+int ps_flamegraph_register(sqlite3 *db, PsConn *pConn);
 /* profile_open.c: zSql with zPrefix before each view name of the sql/ helpers (sqlite3_malloc'ed). */
 char *ps_sql_prefixed(const char *zSql, const char *zPrefix);   /* report.c: profile_report and the file writers */
 

@@ -1,0 +1,263 @@
+/*
+** flame.c — a self-contained SVG flame graph (icicle: roots on top) of a capture's parent tree,
+** without SQLite. Frames are merged by stack (the names from the root down, as folded stacks
+** are), each frame's width is the self time of everything under it, i.e. its inclusive time
+** (slices: dur minus the children's dur, never negative; timings records: self_ns). With
+** bByThread the first level is the thread ("process / thread"; timings: the category).
+** Hovering a frame shows its <title>: name, milliseconds and share of the total. No script, no
+** external reference: it opens in any browser offline.
+*/
+#include "flame.h"
+#include "writer.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct FNode {
+  uint32_t name;          /* pool id (0: unnamed), or thread label index with bThread */
+  int32_t parent, firstChild, nextSibling;
+  int64_t value;          /* self ns summed here; inclusive after the sum pass */
+  uint8_t bThread;
+} FNode;
+
+typedef struct Fl {
+  FNode *a; size_t n, nAlloc;
+  uint32_t *aHash; size_t nHash;      /* (parent, name, bThread) -> node + 1 */
+} Fl;
+
+static uint64_t fl_key(int32_t parent, uint32_t name, int bThread){
+  return ((uint64_t)(uint32_t)parent * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)name << 1) ^ (uint64_t)bThread;
+}
+
+static int fl_rehash(Fl *f){
+  size_t nh = f->nHash ? f->nHash*2 : 1024;
+  uint32_t *h = calloc(nh, sizeof(uint32_t));
+  if( h==0 ) return -1;
+  for(size_t i=0; i<f->n; i++){
+    uint64_t k = fl_key(f->a[i].parent, f->a[i].name, f->a[i].bThread);
+    size_t j = (size_t)(k % nh);
+    while( h[j] ) j = (j+1) % nh;
+    h[j] = (uint32_t)i + 1;
+  }
+  free(f->aHash); f->aHash = h; f->nHash = nh;
+  return 0;
+}
+
+/* The child of parent named name (created when missing); -1 when out of memory. */
+static int32_t fl_child(Fl *f, int32_t parent, uint32_t name, int bThread){
+  if( f->n*2 >= f->nHash && fl_rehash(f) ) return -1;
+  uint64_t k = fl_key(parent, name, bThread);
+  size_t j = (size_t)(k % f->nHash);
+  while( f->aHash[j] ){
+    FNode *x = &f->a[f->aHash[j]-1];
+    if( x->parent==parent && x->name==name && x->bThread==bThread ) return (int32_t)(f->aHash[j]-1);
+    j = (j+1) % f->nHash;
+  }
+  if( ps_grow((void**)&f->a, sizeof(FNode), &f->nAlloc, f->n+1) ) return -1;
+  int32_t id = (int32_t)f->n++;
+  FNode *x = &f->a[id];
+  x->name = name; x->parent = parent; x->firstChild = -1; x->value = 0; x->bThread = (uint8_t)bThread;
+  x->nextSibling = parent>=0 ? f->a[parent].firstChild : -1;
+  if( parent>=0 ) f->a[parent].firstChild = id;
+  f->aHash[j] = (uint32_t)id + 1;
+  return id;
+}
+
+static void xml_text(PsBuf *b, const char *z, size_t n){
+  for(size_t i=0; i<n; i++){
+    const char *r = z[i]=='<' ? "&lt;" : z[i]=='>' ? "&gt;" : z[i]=='&' ? "&amp;" : z[i]=='"' ? "&quot;" : 0;
+    unsigned char c = (unsigned char)z[i];
+    if( r ) ps_buf_puts(b, r);
+    else if( c < 0x20 && c!='\t' ) ps_buf_puts(b, " ");
+    else ps_buf_append(b, z+i, 1);
+  }
+}
+
+/* A frame's label text. */
+static void fl_label(const PsCapture *cap, const FNode *x, char **azThread, PsBuf *b){
+  if( x->bThread ){ ps_buf_puts(b, azThread[x->name]); return; }
+  if( x->name==0 ){ ps_buf_puts(b, "(unnamed)"); return; }
+  PsStr s = ps_pool_get(&cap->pool, x->name);
+  xml_text(b, s.z, s.n);
+}
+
+int ps_flame_svg(const PsCapture *capc, int bByThread, const char *zTitle, PsBuf *out, PsErr *err){
+  PsCapture *cap = (PsCapture*)capc;
+  Fl f; memset(&f, 0, sizeof(f));
+  char **azThread = 0; size_t nThreadLabel = 0;
+  int32_t *aNode = 0;          /* row -> trie node */
+  int rc = PS_NOMEM;
+  int32_t root = fl_child(&f, -1, 0, 0);
+  if( root<0 ) goto out;
+  size_t nRows = cap->nRec ? cap->nRec : cap->ev.n;
+  aNode = malloc((nRows ? nRows : 1) * sizeof(int32_t));
+  if( aNode==0 ) goto out;
+  if( bByThread ){
+    size_t nLab = cap->nRec ? cap->pool.n + 1 : cap->nThread;
+    azThread = calloc(nLab ? nLab : 1, sizeof(char*));
+    if( azThread==0 ) goto out;
+    nThreadLabel = nLab;
+  }
+  /* rows in an order where parents come first: file order, with unresolved parents looked up
+  ** on demand (a parent later in the file is placed first by the recursion below) */
+  for(size_t r=0; r<nRows; r++) aNode[r] = -1;
+  for(size_t r0=0; r0<nRows; r0++){
+    /* walk up to the first placed ancestor, then place the chain down */
+    size_t chain[256]; int nChain = 0;
+    size_t r = r0;
+    while( aNode[r]==-1 ){
+      int keep = cap->nRec ? 1 : ((cap->ev.aFlags[r] & PS_EV_SLICE) && cap->ev.aDur[r]!=PS_NULL64);
+      if( !keep ){ aNode[r] = -2; break; }
+      if( nChain==256 ){ aNode[r] = -2; break; }        /* absurd depth: stop there */
+      chain[nChain++] = r;
+      int32_t p = cap->nRec ? cap->aRec[r].parent : cap->ev.aParent[r];
+      if( p<0 ) break;
+      r = (size_t)p;
+    }
+    while( nChain>0 ){
+      size_t x = chain[--nChain];
+      int32_t p = cap->nRec ? cap->aRec[x].parent : cap->ev.aParent[x];
+      int32_t parentNode;
+      if( p>=0 && aNode[p]>=0 ) parentNode = aNode[p];
+      else if( bByThread ){
+        uint32_t t = cap->nRec ? cap->aRec[x].category : cap->ev.aThread[x];
+        if( t >= nThreadLabel ){ parentNode = root; }
+        else{
+          if( azThread[t]==0 ){
+            PsBuf lb; memset(&lb, 0, sizeof(lb));
+            if( cap->nRec ){
+              PsStr s = ps_pool_get(&cap->pool, t);
+              xml_text(&lb, s.z ? s.z : "", s.n);
+            }else{
+              const PsThread *th = &cap->aThread[t];
+              char num[64];
+              if( th->processName ){ PsStr s = ps_pool_get(&cap->pool, th->processName); xml_text(&lb, s.z, s.n); }
+              else{ snprintf(num, sizeof(num), "pid %lld", (long long)th->pid.i); ps_buf_puts(&lb, num); }
+              ps_buf_puts(&lb, " / ");
+              if( th->threadName ){ PsStr s = ps_pool_get(&cap->pool, th->threadName); xml_text(&lb, s.z, s.n); }
+              else{ snprintf(num, sizeof(num), "tid %lld", (long long)th->tid.i); ps_buf_puts(&lb, num); }
+            }
+            if( ps_buf_append(&lb, "", 1) ){ ps_buf_free(&lb); goto out; }
+            azThread[t] = lb.z;
+          }
+          parentNode = fl_child(&f, root, t, 1);
+          if( parentNode<0 ) goto out;
+        }
+      }else parentNode = root;
+      uint32_t nm = cap->nRec ? cap->aRec[x].name : cap->ev.aName[x];
+      int32_t node = fl_child(&f, parentNode, nm, 0);
+      if( node<0 ) goto out;
+      aNode[x] = node;
+    }
+  }
+  /* self time into each node */
+  if( cap->nRec ){
+    for(size_t r=0; r<nRows; r++){
+      if( aNode[r]<0 ) continue;
+      int64_t s = cap->aRec[r].self!=PS_NULL64 ? cap->aRec[r].self : cap->aRec[r].time;
+      if( s>0 ) f.a[aNode[r]].value += s;
+    }
+  }else{
+    for(size_t r=0; r<nRows; r++){
+      if( aNode[r]<0 ) continue;
+      f.a[aNode[r]].value += cap->ev.aDur[r];
+      int32_t p = cap->ev.aParent[r];
+      if( p>=0 && aNode[p]>=0 ) f.a[aNode[p]].value -= cap->ev.aDur[r];
+    }
+    for(size_t i=0; i<f.n; i++) if( f.a[i].value<0 ) f.a[i].value = 0;   /* overlapping children */
+  }
+  /* inclusive: children were created after their parents, so a reverse pass sums upwards */
+  for(size_t i=f.n; i-- > 1; ) f.a[f.a[i].parent].value += f.a[i].value;
+  /* layout: depth-first, children by value (largest first) */
+  int64_t total = f.a[root].value;
+  int maxDepth = 0;
+  {
+    /* depth of each node (parents precede children) */
+    int32_t *aDepth = malloc(f.n * sizeof(int32_t));
+    double *aX = malloc(f.n * sizeof(double));
+    int32_t *aStack = malloc(f.n * sizeof(int32_t));
+    if( aDepth==0 || aX==0 || aStack==0 ){ free(aDepth); free(aX); free(aStack); goto out; }
+    aDepth[root] = 0; aX[root] = 0;
+    for(size_t i=1; i<f.n; i++){ aDepth[i] = aDepth[f.a[i].parent] + 1; if( aDepth[i]>maxDepth ) maxDepth = aDepth[i]; }
+    const double W = 1200.0, H = 17.0, pad = 10.0;
+    double height = (maxDepth + 1) * H + 60;
+    int bad = ps_buf_printf(out,
+      "<?xml version=\"1.0\" standalone=\"no\"?>\n"
+      "<svg version=\"1.1\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" xmlns=\"http://www.w3.org/2000/svg\">\n"
+      "<style>text{font-family:Verdana,sans-serif;font-size:11px;fill:#000;pointer-events:none}"
+      "rect{stroke:#fff;stroke-width:0.5}g:hover rect{stroke:#000;stroke-width:1}</style>\n"
+      "<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"100%%\" fill=\"#f8f8f8\"/>\n"
+      "<text x=\"%.0f\" y=\"22\" style=\"font-size:15px\">", W + 2*pad, height, W + 2*pad, height, pad);
+    PsBuf tb; memset(&tb, 0, sizeof(tb));
+    xml_text(&tb, zTitle, strlen(zTitle));
+    bad |= ps_buf_append(out, tb.z ? tb.z : "", tb.n);
+    ps_buf_free(&tb);
+    bad |= ps_buf_printf(out, " — %.3f ms in all (width = time, hover a frame)</text>\n", total/1e6);
+    /* DFS with an explicit stack; each child's x = parent's x + the widths of its elder siblings */
+    int nSt = 0;
+    aStack[nSt++] = root;
+    while( nSt>0 && !bad ){
+      int32_t i = aStack[--nSt];
+      FNode *x = &f.a[i];
+      double w = total>0 ? (double)x->value / (double)total * W : 0;
+      if( w >= 0.1 ){
+        double y = 34 + aDepth[i] * H;
+        PsBuf lab; memset(&lab, 0, sizeof(lab));
+        if( i==root ) ps_buf_puts(&lab, "all");
+        else fl_label(cap, x, azThread, &lab);
+        double share = total>0 ? 100.0 * (double)x->value / (double)total : 0;
+        /* a warm colour from the name's hash, as flamegraph.pl does */
+        uint64_t h = ps_hash(lab.z ? lab.z : "", lab.n);
+        int rr = 205 + (int)(h % 50), gg = (int)((h >> 8) % 180) + 40, bb = (int)((h >> 16) % 55);
+        if( x->bThread ){ rr = 160; gg = 190; bb = 230; }
+        if( i==root ){ rr = 230; gg = 230; bb = 230; }
+        bad |= ps_buf_printf(out, "<g><title>");
+        bad |= ps_buf_append(out, lab.z ? lab.z : "", lab.n);
+        bad |= ps_buf_printf(out, " — %.3f ms (%.2f%%)</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"rgb(%d,%d,%d)\"/>",
+                             x->value/1e6, share, pad + aX[i], y, w, H - 1, rr, gg, bb);
+        if( w > 30 ){
+          /* as many characters as fit (about 6.5 px each) */
+          size_t nFit = (size_t)((w - 6) / 6.5);
+          bad |= ps_buf_printf(out, "<text x=\"%.2f\" y=\"%.1f\">", pad + aX[i] + 3, y + H - 5);
+          if( lab.n <= nFit ) bad |= ps_buf_append(out, lab.z, lab.n);
+          else if( nFit > 2 ){
+            size_t k = nFit - 2;
+            while( k>0 && ((unsigned char)lab.z[k] & 0xC0)==0x80 ) k--;      /* whole UTF-8 chars */
+            while( k>0 && lab.z[k-1]=='&' ) k--;
+            const char *amp = memchr(lab.z, '&', k);                          /* no cut entity */
+            if( amp ){ const char *semi = memchr(amp, ';', (size_t)(lab.z + lab.n - amp)); if( semi && (size_t)(semi - lab.z) >= k ) k = (size_t)(amp - lab.z); }
+            bad |= ps_buf_append(out, lab.z, k) | ps_buf_puts(out, "..");
+          }
+          bad |= ps_buf_puts(out, "</text>");
+        }
+        bad |= ps_buf_puts(out, "</g>\n");
+        ps_buf_free(&lab);
+        /* children, largest first: push in ascending order */
+        int nKids = 0;
+        for(int32_t c = x->firstChild; c>=0; c = f.a[c].nextSibling) nKids++;
+        if( nKids ){
+          int32_t *aK = malloc((size_t)nKids * sizeof(int32_t));
+          if( aK==0 ){ bad = 1; break; }
+          int k = 0;
+          for(int32_t c = x->firstChild; c>=0; c = f.a[c].nextSibling) aK[k++] = c;
+          /* insertion sort by value desc (siblings are few) */
+          for(int a=1; a<nKids; a++){ int32_t t = aK[a]; int b2 = a; while( b2>0 && f.a[aK[b2-1]].value < f.a[t].value ){ aK[b2] = aK[b2-1]; b2--; } aK[b2] = t; }
+          double cx = aX[i];
+          for(int a=0; a<nKids; a++){ aX[aK[a]] = cx; cx += total>0 ? (double)f.a[aK[a]].value / (double)total * W : 0; }
+          for(int a=nKids; a-- > 0; ) aStack[nSt++] = aK[a];
+          free(aK);
+        }
+      }
+    }
+    bad |= ps_buf_puts(out, "</svg>\n");
+    free(aDepth); free(aX); free(aStack);
+    if( bad ) goto out;
+  }
+  rc = PS_OK;
+out:
+  if( rc==PS_NOMEM ) ps_nomem(err);
+  if( azThread ){ for(size_t i=0; i<nThreadLabel; i++) free(azThread[i]); free(azThread); }
+  free(aNode); free(f.a); free(f.aHash);
+  return rc;
+}

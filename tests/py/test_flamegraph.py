@@ -1,0 +1,136 @@
+"""profile_flamegraph: the SVG's frames against sums computed here from the relational rows
+(profile_events / profile_records: self = dur minus the children's dur), and rendered in headless
+Chromium (Debian's chromium) where a script measures the widest first-level frame with getBBox."""
+import os
+import re
+import shutil
+import sqlite3
+import subprocess
+import tempfile
+import xml.etree.ElementTree as ET
+from collections import defaultdict
+
+from testlib import check, connect, done
+
+db = connect()
+tmp = tempfile.mkdtemp(prefix="profsql-flame-")
+NS = "{http://www.w3.org/2000/svg}"
+
+
+def frames(path):
+    """(title name, ms, y, width) of every frame."""
+    out = []
+    for g in ET.parse(path).getroot().iter(NS + "g"):
+        t = g.find(NS + "title").text
+        r = g.find(NS + "rect")
+        name, rest = t.rsplit(" — ", 1)
+        out.append((name, float(rest.split(" ms")[0]), float(r.get("y")), float(r.get("width"))))
+    return out
+
+
+def widest_at(fr, y):
+    level = [f for f in fr if abs(f[2] - y) < 0.5]
+    return max(level, key=lambda f: f[3])
+
+
+trace = "examples/browser_trace.json"
+rows = db.execute("SELECT id, parent_id, name, dur, process_name, thread_name FROM profile_events(?) "
+                  "WHERE dur IS NOT NULL AND ph IN ('X','B','b')", (trace,)).fetchall()
+child = defaultdict(int)
+kids = defaultdict(list)
+for i, p, n, d, pn, tn in rows:
+    if p is not None:
+        child[p] += d
+        kids[p].append(i)
+selfns = {i: max(d - child[i], 0) for i, p, n, d, pn, tn in rows}
+total = sum(selfns.values())
+by = {i: (p, n, pn, tn) for i, p, n, d, pn, tn in rows}
+
+
+def subtree(i):
+    return selfns[i] + sum(subtree(k) for k in kids[i])
+
+
+per_thread = defaultdict(int)
+for i, (p, n, pn, tn) in by.items():
+    per_thread[f"{pn} / {tn}"] += selfns[i]
+roots = defaultdict(int)
+for i, (p, n, pn, tn) in by.items():
+    if p is None or p not in by:
+        roots[n] += subtree(i)
+
+res = db.execute("SELECT profile_flamegraph(?, ?)", (trace, os.path.join(tmp, "t.svg"))).fetchone()[0]
+check(f'"total_ms":{total / 1e6:.3f}' in res, f"total = the summed self time {total / 1e6:.3f} ms: {res}")
+fr = frames(os.path.join(tmp, "t.svg"))
+top = widest_at(fr, 51)
+want_thread = max(per_thread, key=per_thread.get)
+check(top[0] == want_thread and abs(top[1] - per_thread[want_thread] / 1e6) < 0.0015,
+      f"widest thread frame {top[:2]} == {want_thread} {per_thread[want_thread] / 1e6:.3f}")
+db.execute("SELECT profile_flamegraph(?, ?, '{\"group\": \"none\", \"title\": \"merged\"}')", (trace, os.path.join(tmp, "m.svg"))).fetchone()
+fm = frames(os.path.join(tmp, "m.svg"))
+top = widest_at(fm, 51)
+want_root = max(roots, key=roots.get)
+check(top[0] == want_root and abs(top[1] - roots[want_root] / 1e6) < 0.0015,
+      f"merged: widest root frame {top[:2]} == {want_root} {roots[want_root] / 1e6:.3f}")
+check(sum(f[1] for f in fm if abs(f[2] - 51) < 0.5) - total / 1e6 < 0.01, "root frames add up to the total")
+svg = open(os.path.join(tmp, "m.svg")).read()
+check("http" not in svg.replace("http://www.w3.org/2000/svg", "") and "<script" not in svg, "self-contained: no link, no script")
+check(">merged — " in svg, "the title option")
+
+# a timings report: records by ParentRecordId, self_ns
+rec = db.execute("SELECT record_id, parent_record_id, name, self_ns, time_ns FROM profile_records('examples/server_timings.txt')").fetchall()
+ids = {r[0] for r in rec}
+rkids = defaultdict(list)
+for r in rec:
+    if r[1] is not None and r[1] in ids:
+        rkids[r[1]].append(r)
+rselfs = {r[0]: (r[3] if r[3] is not None else r[4]) for r in rec}
+
+
+def rsub(i):
+    return max(rselfs[i], 0) + sum(rsub(k[0]) for k in rkids[i])
+
+
+rroots = defaultdict(int)
+for r in rec:
+    if r[1] is None or r[1] not in ids:
+        rroots[r[2]] += rsub(r[0])
+db.execute("SELECT profile_flamegraph('examples/server_timings.txt', ?, '{\"group\":\"none\"}')", (os.path.join(tmp, "r.svg"),)).fetchone()
+top = widest_at(frames(os.path.join(tmp, "r.svg")), 51)
+want = max(rroots, key=rroots.get)
+check(top[0] == want, f"timings: widest root record {top[0]!r} == {want!r}")
+
+for sql, args, msg in [
+    ("SELECT profile_flamegraph(?, ?)", ("tests/data/jobs_report.json", os.path.join(tmp, "x.svg")),
+     "profile_flamegraph: the capture has no parent tree (no slices or timer records)"),
+    ("SELECT profile_flamegraph(?, ?, 'bad')", (trace, os.path.join(tmp, "x.svg")),
+     "profile_flamegraph: options_json must be an object like {\"group\": \"thread\"|\"none\", \"title\": \"...\"}"),
+]:
+    try:
+        db.execute(sql, args).fetchone()
+        check(False, f"{msg} expected")
+    except sqlite3.OperationalError as e:
+        check(str(e) == msg, f"error {e}")
+
+# rendered in headless Chromium: the widest first-level frame, measured by the browser
+chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+if chromium:
+    body = open(os.path.join(tmp, "t.svg")).read().split("\n", 1)[1]
+    page = os.path.join(tmp, "page.html")
+    open(page, "w").write("<!DOCTYPE html><html><head><title>pending</title></head><body>" + body + """<script>
+let best = null, bw = -1;
+for (const g of document.querySelectorAll('g')) {
+  const r = g.querySelector('rect');
+  if (Math.abs(parseFloat(r.getAttribute('y')) - 51) > 0.5) continue;
+  const w = r.getBBox().width;
+  if (w > bw) { bw = w; best = g.querySelector('title').textContent.split(' \u2014 ')[0]; }
+}
+document.title = 'widest:' + best;
+</script></body></html>""")
+    r = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", "file://" + page],
+                       capture_output=True, text=True, timeout=120)
+    m = re.search(r"<title>widest:([^<]*)</title>", r.stdout)
+    check(m is not None and m.group(1) == want_thread, f"chromium renders it: {m.group(1) if m else r.stderr[-200:]!r}")
+else:
+    print("SKIP chromium check: chromium is not installed")
+done()
