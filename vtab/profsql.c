@@ -122,7 +122,7 @@ static int profsql_init(sqlite3 *db, const sqlite3_api_routines *pApi, int bNoIo
   if( rc==SQLITE_OK ) rc = ps_jobs_register(db, pConn);
   if( rc==SQLITE_OK ) rc = ps_open_register(db, pConn);
   if( rc==SQLITE_OK ) rc = ps_import_register(db, pConn);
-  if( rc==SQLITE_OK && !bNoIo ) rc = ps_report_register(db);
+  if( rc==SQLITE_OK && !bNoIo ) rc = ps_report_register(db, pConn);
   if( rc==SQLITE_OK && !bNoIo ) rc = ps_flamegraph_register(db, pConn);
   ps_conn_release(pConn);
   return rc;

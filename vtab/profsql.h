@@ -125,7 +125,7 @@ int ps_records_register(sqlite3 *db, PsConn *pConn);
 int ps_open_register(sqlite3 *db, PsConn *pConn);
 int ps_xplanes_register(sqlite3 *db, PsConn *pConn);
 int ps_jobs_register(sqlite3 *db, PsConn *pConn);
-int ps_report_register(sqlite3 *db);
+int ps_report_register(sqlite3 *db, PsConn *pConn);
 int ps_import_register(sqlite3 *db, PsConn *pConn);
 int ps_flamegraph_register(sqlite3 *db, PsConn *pConn);
 /* profile_open.c: zSql with zPrefix before each view name of the sql/ helpers (sqlite3_malloc'ed). */

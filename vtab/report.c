@@ -24,6 +24,7 @@
 #include "profsql.h"
 #include "../ext/jobs.h"
 #include "../ext/writer.h"
+#include "../ext/flame.h"
 SQLITE_EXTENSION_INIT3
 
 #include <stdio.h>
@@ -719,6 +720,21 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   int bJson = opt_bool(&r, "write_json", 1), bMd = opt_bool(&r, "write_markdown", 1);
   int bCsv = opt_bool(&r, "write_csv", 1), bZip = opt_bool(&r, "write_archive", 1);
   int bLatestInZip = opt_bool(&r, "include_latest_in_archive", 1);
+  /* the flame graph (a libprofsql addition to the set), for captures with a parent tree */
+  PsBuf fg; memset(&fg, 0, sizeof(fg));
+  int bFg = opt_bool(&r, "write_flamegraph", 1) && r.rc==SQLITE_OK;
+  if( bFg ){
+    char *zE = 0;
+    PsCacheEntry *e = ps_vt_acquire((PsConn*)sqlite3_user_data(ctx), "profile_report", argv[0], 0, &zE);
+    sqlite3_free(zE);
+    bFg = e && (e->cap->ev.n>0 || e->cap->nRec>0);
+    if( bFg ){
+      char zT[300];
+      snprintf(zT, sizeof(zT), "%s", t0==SQLITE_TEXT ? (const char*)sqlite3_value_text(argv[0]) : "BLOB");
+      if( ps_flame_svg(e->cap, 1, zT, &fg, &err) ) r.rc = SQLITE_NOMEM;
+    }
+    if( e ) ps_vt_release(e);
+  }
   if( zPrefix ) sanitize_prefix(zPrefix);
 
   for(int k=0; k<N_CSV && bCsv; k++) rep_csv(&r, aCsv[k].zSql, &aOut[k]);
@@ -761,14 +777,16 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     bad |= ps_buf_printf(&mj, "\"latest\":{\"json\":%s,\"markdown\":%s,\"csv\":{",
       bJson ? "\"profiler_report_latest.json\"" : "null", bMd ? "\"profiler_report_latest.md\"" : "null");
     for(int k=0; k<N_CSV && bCsv; k++) bad |= ps_buf_printf(&mj, "%s\"%s\":\"profiler_%s_latest.csv\"", k ? "," : "", aCsv[k].zKind, aCsv[k].zKind);
-    bad |= ps_buf_puts(&mj, "}},\"entries\":{");
+    bad |= ps_buf_printf(&mj, "},\"flamegraph\":%s},\"entries\":{", bFg ? "\"profiler_flamegraph_latest.svg\"" : "null");
     if( bJson ) bad |= ps_buf_printf(&mj, "\"json\":\"profiler_report_%s.json\",", zStamp);
     else bad |= ps_buf_puts(&mj, "\"json\":null,");
     if( bMd ) bad |= ps_buf_printf(&mj, "\"markdown\":\"profiler_report_%s.md\",", zStamp);
     else bad |= ps_buf_puts(&mj, "\"markdown\":null,");
     bad |= ps_buf_puts(&mj, "\"csv\":{");
     for(int k=0; k<N_CSV && bCsv; k++) bad |= ps_buf_printf(&mj, "%s\"%s\":\"profiler_%s_%s.csv\"", k ? "," : "", aCsv[k].zKind, aCsv[k].zKind, zStamp);
-    bad |= ps_buf_puts(&mj, "},\"manifest\":\"manifest.json\"},\"policy\":{"
+    if( bFg ) bad |= ps_buf_printf(&mj, "},\"flamegraph\":\"profiler_flamegraph_%s.svg\"", zStamp);
+    else bad |= ps_buf_puts(&mj, "},\"flamegraph\":null");
+    bad |= ps_buf_puts(&mj, ",\"manifest\":\"manifest.json\"},\"policy\":{"
       "\"timestamped_files_are_archive_members\":true,\"latest_files_are_written_for_compatibility\":true,");
     bad |= ps_buf_printf(&mj, "\"latest_files_are_duplicated_in_archive\":%s,", bLatestInZip ? "true" : "false");
     bad |= ps_buf_puts(&mj, "\"csv_files_are_machine_readable_source_for_external_charts\":true}}");
@@ -788,6 +806,7 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     char zName[100]; snprintf(zName, sizeof(zName), "profiler_%s_latest.csv", aCsv[k].zKind);
     OUT(zName, aOut[k]);
   }
+  if( bFg ) OUT("profiler_flamegraph_latest.svg", fg);
   if( r.rc==SQLITE_OK ){
     char zName[200];
     if( bZip ){
@@ -808,6 +827,10 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
         snprintf(zName, sizeof(zName), "profiler_%s_%s.csv", aCsv[k].zKind, zStamp); ADD(zName, aOut[k]);
         if( bLatestInZip ){ snprintf(zName, sizeof(zName), "profiler_%s_latest.csv", aCsv[k].zKind); ADD(zName, aOut[k]); }
       }
+      if( bFg ){
+        snprintf(zName, sizeof(zName), "profiler_flamegraph_%s.svg", zStamp); ADD(zName, fg);
+        if( bLatestInZip ) ADD("profiler_flamegraph_latest.svg", fg);
+      }
 #undef ADD
       if( z && ps_zip_close(z, rc==PS_OK, &err) ) rc = PS_ERROR;
       if( rc ){ r.rc = SQLITE_ERROR; r.zErr = sqlite3_mprintf("%s", err.msg); }
@@ -817,6 +840,7 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
       for(int k=0; k<N_CSV && bCsv; k++){
         snprintf(zName, sizeof(zName), "profiler_%s_%s.csv", aCsv[k].zKind, zStamp); OUT(zName, aOut[k]);
       }
+      if( bFg ){ snprintf(zName, sizeof(zName), "profiler_flamegraph_%s.svg", zStamp); OUT(zName, fg); }
       OUT("manifest.json", man);
     }
   }
@@ -838,18 +862,20 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   }
   sqlite3_free(zErrSave);
   for(int k=0; k<N_CSV; k++) ps_buf_free(&aOut[k]);
-  ps_buf_free(&md); ps_buf_free(&js); ps_buf_free(&man);
+  ps_buf_free(&md); ps_buf_free(&js); ps_buf_free(&man); ps_buf_free(&fg);
   sqlite3_free(zPrefix); sqlite3_free(zReason); sqlite3_free(zRunStart); sqlite3_free(zJson); sqlite3_free(zManifest);
   for(int k=0; k<5; k++) sqlite3_value_free(r.apArg[k]);
 }
 
-int ps_report_register(sqlite3 *db){
+int ps_report_register(sqlite3 *db, PsConn *pConn){
   int rc = sqlite3_create_function(db, "profile_fixed", 2, SQLITE_UTF8|SQLITE_DETERMINISTIC|SQLITE_INNOCUOUS,
                                    0, fixedFunc, 0, 0);
   if( rc==SQLITE_OK ) rc = sqlite3_create_function(db, "profile_write_csv", 2, SQLITE_UTF8|SQLITE_DIRECTONLY, 0, csvFunc, 0, 0);
   if( rc==SQLITE_OK ) rc = sqlite3_create_function(db, "profile_write_markdown", 2, SQLITE_UTF8|SQLITE_DIRECTONLY, 0, mdFunc, 0, 0);
   if( rc==SQLITE_OK ) rc = sqlite3_create_function(db, "profile_zip", -1, SQLITE_UTF8|SQLITE_DIRECTONLY, 0, zipFunc, 0, 0);
-  if( rc==SQLITE_OK ) rc = sqlite3_create_function(db, "profile_report", 2, SQLITE_UTF8|SQLITE_DIRECTONLY, 0, reportFunc, 0, 0);
-  if( rc==SQLITE_OK ) rc = sqlite3_create_function(db, "profile_report", 3, SQLITE_UTF8|SQLITE_DIRECTONLY, 0, reportFunc, 0, 0);
+  for(int nArg=2; nArg<=3 && rc==SQLITE_OK; nArg++){
+    pConn->nRef++;
+    rc = sqlite3_create_function_v2(db, "profile_report", nArg, SQLITE_UTF8|SQLITE_DIRECTONLY, pConn, reportFunc, 0, 0, ps_conn_release);
+  }
   return rc;
 }

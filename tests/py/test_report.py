@@ -111,6 +111,7 @@ if os.path.isdir(CORPUS):
     check(member == man["entries"]["json"], f"archive member read: {member}")
     check(len(stamp) == len("20260821_121917_004Z") and stamp.endswith("Z"), f"stamp {stamp}")
     check(man["schema"] == "newengine.profiler.report_archive.manifest.v2", "manifest schema")
+    check(man["latest"]["flamegraph"] is None, "a newengine report has no tree: no flame graph")
     md = open(os.path.join(out, "profiler_report_latest.md"), encoding="utf-8").read()
     heads = [l for l in md.splitlines() if l.startswith("## ")]
     check(heads[0] == "## Quick answer — кто жрёт время" and "## Active jobs" == heads[-1], f"markdown sections {heads}")
@@ -210,6 +211,12 @@ n_jobs = db.execute("SELECT count(*) FROM profile_jobs(?)", (trace,)).fetchone()
 n_slices = sum(1 for e in evs if e.get("ph") == "X")
 n_slices += db.execute("SELECT count(*) FROM profile_events(?) WHERE dur IS NOT NULL AND ph IN ('B','b')", (trace,)).fetchone()[0]
 check(n_jobs == n_slices and n_jobs > 0, f"one job per complete slice ({n_jobs} == {n_slices})")
+outf, manf = report(trace)
+check(manf["latest"]["flamegraph"] == "profiler_flamegraph_latest.svg"
+      and os.path.getsize(os.path.join(outf, "profiler_flamegraph_latest.svg")) > 1000, "a Chrome report includes the flame graph")
+with zipfile.ZipFile(os.path.join(outf, manf["archive"])) as z:
+    check(z.namelist()[-2:] == [manf["entries"]["flamegraph"], "profiler_flamegraph_latest.svg"],
+          "the flame graph members come last in the archive")
 xonly = json.dumps([e for e in evs if e.get("ph") == "X"]).encode()
 out, _ = report(xonly, '{"write_archive": false}')
 cats = {}
