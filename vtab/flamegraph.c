@@ -39,8 +39,9 @@ static void flameFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     if( !ok ){ sqlite3_result_error(ctx, "profile_flamegraph: options_json must be an object like {\"group\": \"thread\"|\"none\", \"title\": \"...\"}", -1); return; }
   }
   char *zErr = 0;
-  PsCacheEntry *e = ps_vt_acquire(pConn, "profile_flamegraph", argv[0], 0, &zErr);
-  if( e==0 ){ if( zErr ){ sqlite3_result_error(ctx, zErr, -1); sqlite3_free(zErr); } else sqlite3_result_error_nomem(ctx); return; }
+  int rcLoad;
+  PsCacheEntry *e = ps_vt_acquire(pConn, "profile_flamegraph", argv[0], 0, &zErr, &rcLoad);
+  if( e==0 ){ ps_result_load_error(ctx, zErr, rcLoad); return; }
   const PsCapture *cap = e->cap;
   if( cap->ev.n==0 && cap->nRec==0 ){
     ps_vt_release(e);

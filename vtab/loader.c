@@ -97,8 +97,21 @@ static int parse_format(const char *zTable, sqlite3_value *pFormat, const PsForm
   return 0;
 }
 
+/* Why acquire() failed (*pWhy): any other failure is 0. */
+#define LOAD_UNSUPPORTED 1      /* no format matched (a directory scan skips such files) */
+#define LOAD_INTERRUPTED 2      /* sqlite3_interrupt() stopped the parse */
 static PsCacheEntry *acquire(PsConn *c, const char *zTable, const char *zPath, const void *pBlob,
-                             size_t nBlob, const PsFormat *pFmt, char **pzErr, int *pbUnsupported);
+                             size_t nBlob, const PsFormat *pFmt, char **pzErr, int *pWhy);
+
+/* The SQLite code of an acquire() failure. */
+static int load_rc(int why){ return why==LOAD_INTERRUPTED ? SQLITE_INTERRUPT : SQLITE_ERROR; }
+
+void ps_result_load_error(sqlite3_context *ctx, char *zErr, int rc){
+  if( zErr==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  sqlite3_result_error(ctx, zErr, -1);
+  sqlite3_result_error_code(ctx, rc);
+  sqlite3_free(zErr);
+}
 
 char *ps_noio_error(const char *zTable){
   return sqlite3_mprintf("%s: file paths are disabled in this connection (loaded with "
@@ -106,10 +119,11 @@ char *ps_noio_error(const char *zTable){
 }
 
 PsCacheEntry *ps_vt_acquire(PsConn *c, const char *zTable, sqlite3_value *pSource,
-                            sqlite3_value *pFormat, char **pzErr){
+                            sqlite3_value *pFormat, char **pzErr, int *pRc){
   const PsFormat *pFmt = 0;
-  int bUnsupported = 0;
+  int why = 0;
   *pzErr = 0;
+  if( pRc ) *pRc = SQLITE_ERROR;
   if( parse_format(zTable, pFormat, &pFmt, pzErr) ) return 0;
   int eType = pSource ? sqlite3_value_type(pSource) : SQLITE_NULL;
   if( eType!=SQLITE_TEXT && eType!=SQLITE_BLOB ){
@@ -126,11 +140,15 @@ PsCacheEntry *ps_vt_acquire(PsConn *c, const char *zTable, sqlite3_value *pSourc
   if( eType==SQLITE_TEXT ){
     const char *zPath = (const char*)sqlite3_value_text(pSource);
     if( zPath==0 ){ *pzErr = sqlite3_mprintf("%s: out of memory", zTable); return 0; }
-    return acquire(c, zTable, zPath, 0, 0, pFmt, pzErr, &bUnsupported);
+    PsCacheEntry *e = acquire(c, zTable, zPath, 0, 0, pFmt, pzErr, &why);
+    if( e==0 && pRc ) *pRc = load_rc(why);
+    return e;
   }
   const void *pBlob = sqlite3_value_blob(pSource);
   size_t nBlob = (size_t)sqlite3_value_bytes(pSource);
-  return acquire(c, zTable, 0, pBlob ? pBlob : "", nBlob, pFmt, pzErr, &bUnsupported);
+  PsCacheEntry *e = acquire(c, zTable, 0, pBlob ? pBlob : "", nBlob, pFmt, pzErr, &why);
+  if( e==0 && pRc ) *pRc = load_rc(why);
+  return e;
 }
 
 /* The parsers' interrupt check (PsSource.xInterrupt): SQLite 3.40 has no
@@ -147,9 +165,9 @@ static int poll_interrupt(void *pArg){
 
 /* Loads (or finds cached) one capture: a file (zPath) or bytes (pBlob, nBlob). */
 static PsCacheEntry *acquire(PsConn *c, const char *zTable, const char *zPath, const void *pBlob,
-                             size_t nBlob, const PsFormat *pFmt, char **pzErr, int *pbUnsupported){
+                             size_t nBlob, const PsFormat *pFmt, char **pzErr, int *pWhy){
   PsErr err; err.off = -1; err.msg[0] = 0;
-  *pzErr = 0; *pbUnsupported = 0;
+  *pzErr = 0; *pWhy = 0;
   PsSource src;
   PsCacheEntry *e;
   struct stat st;
@@ -190,7 +208,7 @@ static PsCacheEntry *acquire(PsConn *c, const char *zTable, const char *zPath, c
   }
   if( src.n==0 ){
     ps_source_close(&src);
-    *pbUnsupported = 1;        /* a directory scan skips it like any other non-capture */
+    *pWhy = LOAD_UNSUPPORTED;  /* a directory scan skips it like any other non-capture */
     *pzErr = zPath ? sqlite3_mprintf("%s: '%s' is empty (0 bytes)", zTable, zPath)
                    : sqlite3_mprintf("%s: the BLOB is empty (0 bytes)", zTable);
     return 0;
@@ -203,11 +221,11 @@ static PsCacheEntry *acquire(PsConn *c, const char *zTable, const char *zPath, c
   if( cap ){ cap->src.xInterrupt = 0; cap->src.pInterruptArg = 0; }
   if( cap==0 && err.rc==PS_INTERRUPT ){
     *pzErr = sqlite3_mprintf("%s: interrupted while reading %s", zTable, zName);
-    *pbUnsupported = 0;
+    *pWhy = LOAD_INTERRUPTED;
     return 0;
   }
   if( cap==0 ){
-    *pbUnsupported = bUnsupported;
+    *pWhy = bUnsupported ? LOAD_UNSUPPORTED : 0;
     if( bUnsupported ){
       *pzErr = zPath ? sqlite3_mprintf("%s: '%s' is not a supported capture (supported: %s)",
                                        zTable, zPath, ps_format_list())
@@ -325,11 +343,11 @@ static int set_add(PsSet *p, PsCacheEntry *e, const char *zFile){
 
 static int str_cmp(const void *a, const void *b){ return strcmp(*(char*const*)a, *(char*const*)b); }
 
-static int set_error(sqlite3_vtab *pVtab, char *zErr){
+/* Sets the table's error message; returns rc, or SQLITE_NOMEM when there is no message. */
+static int set_error(sqlite3_vtab *pVtab, char *zErr, int rc){
   sqlite3_free(pVtab->zErrMsg);
   pVtab->zErrMsg = zErr;
-  if( zErr && strstr(zErr, ": interrupted while reading ") ) return SQLITE_INTERRUPT;   /* acquire() */
-  return zErr ? SQLITE_ERROR : SQLITE_NOMEM;
+  return zErr ? rc : SQLITE_NOMEM;
 }
 
 int ps_vt_filter_set(sqlite3_vtab *pVtab, const char *zTable, sqlite3_value *pSource,
@@ -337,11 +355,11 @@ int ps_vt_filter_set(sqlite3_vtab *pVtab, const char *zTable, sqlite3_value *pSo
   PsConn *c = ((PsVtab*)pVtab)->pConn;
   char *zErr = 0;
   const PsFormat *pFmt = 0;
-  int bUnsupported = 0, rc = SQLITE_OK;
+  int why = 0, rc = SQLITE_OK;
   int eType = pSource ? sqlite3_value_type(pSource) : SQLITE_NULL;
   if( eType!=SQLITE_TEXT || c->bNoIo ){
-    PsCacheEntry *e = ps_vt_acquire(c, zTable, pSource, pFormat, &zErr);
-    if( e==0 ) return set_error(pVtab, zErr);
+    PsCacheEntry *e = ps_vt_acquire(c, zTable, pSource, pFormat, &zErr, &rc);
+    if( e==0 ) return set_error(pVtab, zErr, rc);
     ps_set_clear(pSet);
     if( set_add(pSet, e, 0) ){ ps_vt_release(e); return SQLITE_NOMEM; }
     return SQLITE_OK;
@@ -356,13 +374,13 @@ int ps_vt_filter_set(sqlite3_vtab *pVtab, const char *zTable, sqlite3_value *pSo
     for(int i=0; i<pSet->nPart; i++) if( pSet->ap[i]->pFmt ) bAuto = 0;
     if( bAuto ) return SQLITE_OK;
   }
-  if( parse_format(zTable, pFormat, &pFmt, &zErr) ) return set_error(pVtab, zErr);
+  if( parse_format(zTable, pFormat, &pFmt, &zErr) ) return set_error(pVtab, zErr, SQLITE_ERROR);
   PsSet set; memset(&set, 0, sizeof(set));
   struct stat st;
   int bStat = stat(zSrc, &st)==0;
   if( bStat && S_ISDIR(st.st_mode) ){
     DIR *d = opendir(zSrc);
-    if( d==0 ) return set_error(pVtab, sqlite3_mprintf("%s: cannot open '%s': %s", zTable, zSrc, strerror(errno)));
+    if( d==0 ) return set_error(pVtab, sqlite3_mprintf("%s: cannot open '%s': %s", zTable, zSrc, strerror(errno)), SQLITE_ERROR);
     char **az = 0; int n = 0;
     struct dirent *de;
     while( (de = readdir(d))!=0 ){
@@ -378,14 +396,14 @@ int ps_vt_filter_set(sqlite3_vtab *pVtab, const char *zTable, sqlite3_value *pSo
     closedir(d);
     if( n>1 ) qsort(az, (size_t)n, sizeof(char*), str_cmp);
     for(int i=0; i<n && rc==SQLITE_OK; i++){
-      PsCacheEntry *e = acquire(c, zTable, az[i], 0, 0, pFmt, &zErr, &bUnsupported);
+      PsCacheEntry *e = acquire(c, zTable, az[i], 0, 0, pFmt, &zErr, &why);
       if( e ){ rc = set_add(&set, e, az[i]); if( rc ) ps_vt_release(e); }
-      else if( bUnsupported ){
+      else if( why==LOAD_UNSUPPORTED ){
         sqlite3_free(zErr); zErr = 0;
         char **az2 = sqlite3_realloc64(set.azSkipped, (set.nSkipped+1)*sizeof(char*));
         if( az2==0 ){ rc = SQLITE_NOMEM; break; }
         set.azSkipped = az2; set.azSkipped[set.nSkipped++] = az[i]; az[i] = 0;
-      }else rc = SQLITE_ERROR;
+      }else rc = load_rc(why);
     }
     for(int i=0; i<n; i++) sqlite3_free(az[i]);
     sqlite3_free(az);
@@ -404,23 +422,23 @@ int ps_vt_filter_set(sqlite3_vtab *pVtab, const char *zTable, sqlite3_value *pSo
       rc = SQLITE_ERROR;
     }else{
       for(size_t i=0; i<g.gl_pathc && rc==SQLITE_OK; i++){
-        PsCacheEntry *e = acquire(c, zTable, g.gl_pathv[i], 0, 0, pFmt, &zErr, &bUnsupported);
-        if( e==0 ){ rc = SQLITE_ERROR; break; }
+        PsCacheEntry *e = acquire(c, zTable, g.gl_pathv[i], 0, 0, pFmt, &zErr, &why);
+        if( e==0 ){ rc = load_rc(why); break; }
         rc = set_add(&set, e, g.gl_pathv[i]);
         if( rc ) ps_vt_release(e);
       }
     }
     if( grc==0 ) globfree(&g);
   }else{
-    PsCacheEntry *e = acquire(c, zTable, zSrc, 0, 0, pFmt, &zErr, &bUnsupported);
-    if( e==0 ) rc = SQLITE_ERROR;
+    PsCacheEntry *e = acquire(c, zTable, zSrc, 0, 0, pFmt, &zErr, &why);
+    if( e==0 ) rc = load_rc(why);
     else if( (rc = set_add(&set, e, zSrc))!=SQLITE_OK ) ps_vt_release(e);
   }
   if( rc==SQLITE_OK && (set.zKey = sqlite3_mprintf("%s", zSrc))==0 ) rc = SQLITE_NOMEM;
   if( rc!=SQLITE_OK ){
     ps_set_clear(&set);
     if( rc==SQLITE_NOMEM && zErr==0 ) return SQLITE_NOMEM;
-    return set_error(pVtab, zErr);
+    return set_error(pVtab, zErr, rc);
   }
   ps_set_clear(pSet);
   *pSet = set;

@@ -102,12 +102,9 @@ static void openFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   int bMulti = zPath && (stat(zPath, &st)==0 ? S_ISDIR(st.st_mode) : strpbrk(zPath, "*?[")!=0);
   if( !bMulti ){
     /* one capture: load it now (errors surface here) and create the trees it has */
-    PsCacheEntry *e = ps_vt_acquire(pConn, "profile_open", argv[0], 0, &zErr);
-    if( e==0 ){
-      if( zErr ){ sqlite3_result_error(ctx, zErr, -1); sqlite3_free(zErr); }
-      else sqlite3_result_error_nomem(ctx);
-      return;
-    }
+    int rcLoad;
+    PsCacheEntry *e = ps_vt_acquire(pConn, "profile_open", argv[0], 0, &zErr, &rcLoad);
+    if( e==0 ){ ps_result_load_error(ctx, zErr, rcLoad); return; }
     bEvents = e->cap->ev.n>0; bRecords = e->cap->nRec>0;
     ps_vt_release(e);
   }

@@ -53,11 +53,16 @@ struct PsCacheEntry {
 PsConn *ps_conn_new(void);
 void ps_conn_release(void *pConn);          /* sqlite3 destructor signature */
 
-/* Loads (or finds cached) the capture for source/format. On error returns NULL and sets *pzErr
-** to an sqlite3_malloc'ed message that starts with zTable ("profile_events: ..."). */
+/* Loads (or finds cached) the capture for source/format. On error returns NULL, sets *pzErr
+** to an sqlite3_malloc'ed message that starts with zTable ("profile_events: ...") and, when pRc
+** is not NULL, *pRc to the SQLite code to report (SQLITE_INTERRUPT for an interrupted parse,
+** else SQLITE_ERROR). */
 PsCacheEntry *ps_vt_acquire(PsConn *pConn, const char *zTable, sqlite3_value *pSource,
-                            sqlite3_value *pFormat, char **pzErr);
+                            sqlite3_value *pFormat, char **pzErr, int *pRc);
 void ps_vt_release(PsCacheEntry *p);
+/* A function's result for a failed ps_vt_acquire: the message (freed here) with code rc, or
+** out of memory when there is no message. */
+void ps_result_load_error(sqlite3_context *ctx, char *zErr, int rc);
 /* The error of a TEXT (path) source in a noio connection (sqlite3_malloc'ed). */
 char *ps_noio_error(const char *zTable);
 

@@ -725,7 +725,7 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   int bFg = opt_bool(&r, "write_flamegraph", 1) && r.rc==SQLITE_OK;
   if( bFg ){
     char *zE = 0;
-    PsCacheEntry *e = ps_vt_acquire((PsConn*)sqlite3_user_data(ctx), "profile_report", argv[0], 0, &zE);
+    PsCacheEntry *e = ps_vt_acquire((PsConn*)sqlite3_user_data(ctx), "profile_report", argv[0], 0, &zE, 0);
     sqlite3_free(zE);
     bFg = e && (e->cap->ev.n>0 || e->cap->nRec>0);
     if( bFg ){
