@@ -87,6 +87,7 @@ int ps_flame_svg(const PsCapture *capc, int bByThread, const char *zTitle, PsBuf
   Fl f; memset(&f, 0, sizeof(f));
   char **azThread = 0; size_t nThreadLabel = 0;
   int32_t *aNode = 0;          /* row -> trie node */
+  size_t *aChain = 0;          /* rows of the walk up to a placed ancestor */
   int rc = PS_NOMEM;
   int32_t root = fl_child(&f, -1, 0, 0);
   if( root<0 ) goto out;
@@ -101,22 +102,26 @@ int ps_flame_svg(const PsCapture *capc, int bByThread, const char *zTitle, PsBuf
   }
   /* rows in an order where parents come first: file order, with unresolved parents looked up
   ** on demand (a parent later in the file is placed first by the recursion below) */
+  /* aNode: -1 not yet placed, -3 on the chain being walked, -2 not a frame (no extent) */
   for(size_t r=0; r<nRows; r++) aNode[r] = -1;
+  aChain = malloc((nRows ? nRows : 1) * sizeof(size_t));
+  if( aChain==0 ) goto out;
   for(size_t r0=0; r0<nRows; r0++){
-    /* walk up to the first placed ancestor, then place the chain down */
-    size_t chain[256]; int nChain = 0;
+    /* walk up to the first placed ancestor (or a root, or a row already on this walk: a parent
+    ** cycle, whose first row then starts the stack), then place the chain top down */
+    size_t nChain = 0;
     size_t r = r0;
     while( aNode[r]==-1 ){
       int keep = cap->nRec ? 1 : ((cap->ev.aFlags[r] & PS_EV_SLICE) && cap->ev.aDur[r]!=PS_NULL64);
       if( !keep ){ aNode[r] = -2; break; }
-      if( nChain==256 ){ aNode[r] = -2; break; }        /* absurd depth: stop there */
-      chain[nChain++] = r;
+      aNode[r] = -3;
+      aChain[nChain++] = r;
       int32_t p = cap->nRec ? cap->aRec[r].parent : cap->ev.aParent[r];
       if( p<0 ) break;
       r = (size_t)p;
     }
     while( nChain>0 ){
-      size_t x = chain[--nChain];
+      size_t x = aChain[--nChain];
       int32_t p = cap->nRec ? cap->aRec[x].parent : cap->ev.aParent[x];
       int32_t parentNode;
       if( p>=0 && aNode[p]>=0 ) parentNode = aNode[p];
@@ -258,6 +263,6 @@ int ps_flame_svg(const PsCapture *capc, int bByThread, const char *zTitle, PsBuf
 out:
   if( rc==PS_NOMEM ) ps_nomem(err);
   if( azThread ){ for(size_t i=0; i<nThreadLabel; i++) free(azThread[i]); free(azThread); }
-  free(aNode); free(f.a); free(f.aHash);
+  free(aNode); free(aChain); free(f.a); free(f.aHash);
   return rc;
 }

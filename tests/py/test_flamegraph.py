@@ -100,6 +100,11 @@ top = widest_at(frames(os.path.join(tmp, "r.svg")), 51)
 want = max(rroots, key=rroots.get)
 check(top[0] == want, f"timings: widest root record {top[0]!r} == {want!r}")
 
+# ParentRecordId cycles end (the cycle's first row starts its stack)
+db.execute("SELECT profile_flamegraph('tests/data/timings_edge.txt', ?, '{\"group\":\"none\"}')", (os.path.join(tmp, "c.svg"),)).fetchone()
+names = {f[0] for f in frames(os.path.join(tmp, "c.svg"))}
+check({"Cycle A", "Cycle B", "Under cycle", "Orphan"} <= names, f"records in a parent cycle are drawn: {sorted(names)[:5]}")
+
 for sql, args, msg in [
     ("SELECT profile_flamegraph(?, ?)", ("tests/data/jobs_report.json", os.path.join(tmp, "x.svg")),
      "profile_flamegraph: the capture has no parent tree (no slices or timer records)"),
