@@ -321,14 +321,13 @@ static const char zCsvActive[] =
   X("started_unix_ms") " AS started_unix_ms, " S("detail") " AS detail "
   "FROM profsql_rj WHERE NOT done_ ORDER BY k";
 
-/* ?5: run.started_unix_ms (reports), else the earliest start (other formats). */
+/* ?5: run.started_unix_ms (reports), else the earliest start (other formats). A stamp minus ?5,
+** never negative; a missing or negative stamp counts as ?5 (the writer's unwrap_or(run_start)). */
+#define OFFSET_MS(c) "max(CASE WHEN typeof(" c ") IN ('integer','real') AND " c ">=0 THEN CAST(" c " AS INTEGER) ELSE ?5 END - ?5, 0)"
 static const char zCsvTimeline[] =
   "SELECT " S("id") " AS id, " S("category") " AS category, " S("source") " AS source, "
   S("name") " AS name, " S("status") " AS status, "
-  "max(CASE WHEN typeof(started_unix_ms)='integer' AND started_unix_ms>=0 THEN started_unix_ms "
-  "         WHEN typeof(started_unix_ms)='real' AND started_unix_ms>=0 THEN CAST(started_unix_ms AS INTEGER) ELSE ?5 END - ?5, 0) AS start_offset_ms, "
-  "max(CASE WHEN typeof(ended_unix_ms)='integer' AND ended_unix_ms>=0 THEN ended_unix_ms "
-  "         WHEN typeof(ended_unix_ms)='real' AND ended_unix_ms>=0 THEN CAST(ended_unix_ms AS INTEGER) ELSE ?5 END - ?5, 0) AS end_offset_ms, "
+  OFFSET_MS("started_unix_ms") " AS start_offset_ms, " OFFSET_MS("ended_unix_ms") " AS end_offset_ms, "
   F("elapsed_ms") " AS elapsed_ms, " F("budget2_") " AS budget_ms, " F("load2_") " AS load, "
   X("frame_id") " AS frame_id, " X("dependency_group") " AS dependency_group, "
   X("task_domain") " AS task_domain, " X("task_pass") " AS task_pass, " X("lane") " AS lane, "
@@ -346,17 +345,18 @@ static const char zCsvFirst[] =
   "  fb AS frame_budget_exceeded_jobs, asy AS async_jobs, "
   "  profile_fixed(CASE WHEN n>0 THEN asy*100.0/n ELSE 0.0 END,6) AS async_share_percent FROM c";
 
-/* Diagnostics: a report's own rows, else the capture's parse diagnostics. */
+/* Diagnostics as JSON objects d: a report's own rows, else the capture's parse diagnostics
+** (code = the kind, level 'warn'). The CSV and the report JSON both read these. */
+#define DIAG_OBJECTS \
+  "SELECT value AS d FROM profile_metadata(?1) WHERE scope='diagnostics' AND json_valid(value) UNION ALL " \
+  "SELECT json_object('at_unix_ms',NULL,'code',key,'job_id',NULL,'level','warn','message',value) FROM profile_metadata(?1) " \
+  "WHERE scope='diagnostic' AND key NOT LIKE '%\\_count' ESCAPE '\\'"
+#define DSTR(k) "ifnull(CASE WHEN json_type(d,'$." k "')='text' THEN json_extract(d,'$." k "') END,'')"
+
 static const char zCsvDiag[] =
-  "SELECT " X("json_extract(value,'$.at_unix_ms')") " AS at_unix_ms, "
-  "  ifnull(CASE WHEN json_type(value,'$.level')='text' THEN json_extract(value,'$.level') END,'') AS level, "
-  "  ifnull(CASE WHEN json_type(value,'$.code')='text' THEN json_extract(value,'$.code') END,'') AS code, "
-  "  ifnull(CASE WHEN json_type(value,'$.job_id')='text' THEN json_extract(value,'$.job_id') END,'') AS job_id, "
-  "  ifnull(CASE WHEN json_type(value,'$.message')='text' THEN json_extract(value,'$.message') END,'') AS message "
-  "FROM profile_metadata(?1) WHERE scope='diagnostics' AND json_valid(value) "
-  "UNION ALL "
-  "SELECT '', 'warn', key, '', ifnull(value,'') FROM profile_metadata(?1) "
-  "WHERE scope='diagnostic' AND key NOT LIKE '%\\_count' ESCAPE '\\'";
+  "SELECT " X("json_extract(d,'$.at_unix_ms')") " AS at_unix_ms, " DSTR("level") " AS level, "
+  DSTR("code") " AS code, " DSTR("job_id") " AS job_id, " DSTR("message") " AS message "
+  "FROM (" DIAG_OBJECTS ")";
 
 typedef struct CsvKind { const char *zKind; const char *zSql; } CsvKind;
 /* In the writer's archive order. */
@@ -470,10 +470,7 @@ static const char zReportJson[] =
   "   'worst_offender', json(ifnull((SELECT json_object('average_elapsed_ms',avg,'category',category,'count',count,'failed',failed,'key',key,"
   "       'max_elapsed_ms',mx,'max_load',ml,'sample_name',sample_name,'slow',slow,'source',source,'total_elapsed_ms',tot,"
   "       'total_output_bytes',ob,'total_payload_bytes',pb,'total_share_percent',share) FROM (" RAW_OFFENDERS ") LIMIT 1),'null'))),"
-  " 'diagnostics', (SELECT json_group_array(json(d)) FROM ("
-  "   SELECT value AS d FROM profile_metadata(?1) WHERE scope='diagnostics' AND json_valid(value) UNION ALL "
-  "   SELECT json_object('at_unix_ms',NULL,'code',key,'job_id',NULL,'level','warn','message',value) FROM profile_metadata(?1) "
-  "   WHERE scope='diagnostic' AND key NOT LIKE '%\\_count' ESCAPE '\\')),"
+  " 'diagnostics', (SELECT json_group_array(json(d)) FROM (" DIAG_OBJECTS ")),"
   " 'completed_jobs', (SELECT json_group_array(json(" JOBJ ")) FROM (SELECT * FROM (SELECT * FROM profsql_rj WHERE done_ ORDER BY k DESC LIMIT ?8) ORDER BY k)),"
   " 'config', json_object('budgets_ms', json(ifnull(json_extract(?2,'$.budgets_ms'),'{}')),'max_recent_jobs',?8,'slow_job_warn_ms',?3,'top_limit',?4),"
   " 'generated_unix_ms', ?6,"
