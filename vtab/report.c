@@ -278,14 +278,17 @@ static const char zCsvJobs[] =
   X("gateway") " AS gateway, " S("error") " AS error, " S("detail") " AS detail "
   "FROM profsql_rj WHERE done_ ORDER BY k";
 
+/* Categories ranked (the writer's by_category_ranked), numbers raw: rank, category, n, failed,
+** slow, tot, share. Read by the CSV and the Markdown chart. */
+#define CAT_RANKED \
+  "WITH t(total) AS (SELECT sum(e_) FROM profsql_rj WHERE done_), g AS (" CAT_GROUPS ") " \
+  "SELECT row_number() OVER (ORDER BY tot DESC, category) AS rank, category, n, failed, slow, tot, mx, " \
+  "  CASE WHEN t.total>0 THEN tot/t.total*100.0 ELSE 0.0 END AS share FROM g, t ORDER BY tot DESC, category"
+
 static const char zCsvCategories[] =
-  "WITH t(total) AS (SELECT sum(e_) FROM profsql_rj WHERE done_), "
-  "g AS (" CAT_GROUPS ") "
-  "SELECT row_number() OVER (ORDER BY tot DESC, category) AS rank, category, n AS count, failed, slow, "
-  "  profile_fixed(tot,6) AS total_elapsed_ms, "
-  "  profile_fixed(CASE WHEN t.total>0 THEN tot/t.total*100.0 ELSE 0.0 END,6) AS total_share_percent, "
-  "  profile_fixed(tot/n,6) AS average_elapsed_ms, profile_fixed(mx,6) AS max_elapsed_ms "
-  "FROM g, t ORDER BY tot DESC, category";
+  "SELECT rank, category, n AS count, failed, slow, profile_fixed(tot,6) AS total_elapsed_ms, "
+  "  profile_fixed(share,6) AS total_share_percent, profile_fixed(tot/n,6) AS average_elapsed_ms, "
+  "  profile_fixed(mx,6) AS max_elapsed_ms FROM (" CAT_RANKED ")";
 
 static const char zCsvBudget[] =
   "SELECT row_number() OVER (ORDER BY l_ DESC, e_ DESC, ifnull(name,''), k) AS rank, "
@@ -590,10 +593,7 @@ static void rep_markdown(Rep *r, PsBuf *b, const char *zSource){
   sqlite3_free(zQ);
   md_table(r, b, "Profiler-first telemetry view", zCsvFirst);
   md_chart(r, b, "Load chart — categories by total elapsed time",
-    "SELECT rank, category, 0,0,0,0,0,0, CAST(total_elapsed_ms AS REAL), CAST(total_share_percent AS REAL) FROM (" "WITH t(total) AS (SELECT sum(e_) FROM profsql_rj WHERE done_), "
-    "g AS (" CAT_GROUPS ") "
-    "SELECT row_number() OVER (ORDER BY tot DESC, category) AS rank, category, tot AS total_elapsed_ms, "
-    "  CASE WHEN t.total>0 THEN tot/t.total*100.0 ELSE 0.0 END AS total_share_percent FROM g, t ORDER BY tot DESC, category)");
+    "SELECT rank, category, 0,0,0,0,0,0, tot, share FROM (" CAT_RANKED ")");
   md_chart(r, b, "Load chart — lanes", RAW_LANES);
   md_chart(r, b, "Load chart — top offenders", RAW_OFFENDERS);
   md_table(r, b, "Top offenders by total elapsed time",
