@@ -19,7 +19,7 @@ LDLIBS    := -lminizip -lz -lpthread -lm
 SQLITE3   ?= sqlite3
 PYTHON    ?= /usr/bin/python3
 
-EXT_SRC   := ext/ps_util.c ext/source.c ext/json.c ext/capture.c ext/chrome.c ext/timings.c ext/lms.c ext/xspace.c ext/jobs.c ext/writer.c ext/zipsrc.c ext/flame.c ext/formats.c
+EXT_SRC   := ext/ps_util.c ext/source.c ext/mapguard.c ext/json.c ext/capture.c ext/chrome.c ext/timings.c ext/lms.c ext/xspace.c ext/jobs.c ext/writer.c ext/zipsrc.c ext/flame.c ext/formats.c
 VTAB_SRC  := vtab/loader.c vtab/profile_events.c vtab/profile_records.c vtab/profile_xplanes.c \
              vtab/profile_metadata.c vtab/profile_jobs.c vtab/report.c \
              vtab/profile_open.c vtab/profile_import.c vtab/flamegraph.c vtab/profsql.c

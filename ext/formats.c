@@ -55,9 +55,11 @@ PsCapture *ps_capture_load(PsSource *src, const PsFormat *pFormat, PsErr *err, i
   *pbUnsupported = 0;
   if( pFormat==0 ) pFormat = ps_format_detect(src->z, src->n);
   if( pFormat==0 ){
+    if( ps_source_lost_error(src, err)==PS_OK ){      /* not bytes zeroed under the probe */
+      *pbUnsupported = 1;
+      ps_err(err, "not a supported capture (supported: %s)", ps_format_list());
+    }
     ps_source_close(src);
-    *pbUnsupported = 1;
-    ps_err(err, "not a supported capture (supported: %s)", ps_format_list());
     return 0;
   }
   PsCapture *cap = ps_capture_new();
@@ -73,6 +75,9 @@ PsCapture *ps_capture_load(PsSource *src, const PsFormat *pFormat, PsErr *err, i
   if( rc==PS_OK && cap->src.bZip ) rc = ps_meta_text(cap, "capture", "archive_member", cap->src.zMember, strlen(cap->src.zMember), PS_META_TEXT, -1);
   if( rc==PS_OK ) rc = pFormat->xParse(cap, err);
   if( rc==PS_OK ) rc = ps_diag_finish(cap);
+  /* a mapped file cut short by another process read as zeros: whatever the parse made of them,
+  ** the capture is not the file's */
+  if( ps_source_lost(&cap->src) ) rc = ps_source_lost_error(&cap->src, err);
   if( rc!=PS_OK ){
     if( rc==PS_NOMEM ) ps_nomem(err);
     else if( cap->src.abortFlag ) ps_interrupted(err);

@@ -106,6 +106,26 @@ int ps_gunzip(const unsigned char *in, size_t nIn, uint64_t maxOut,
   return PS_OK;
 }
 
+static int lost_error(uint64_t lost, uint64_t n, PsErr *err){
+  return ps_err(err, "the file shrank while it was being read (another process truncated or "
+                "rewrote it): byte %llu of its %llu bytes is gone",
+                (unsigned long long)(lost - 1), (unsigned long long)n);
+}
+
+static int changed_error(uint64_t n, PsErr *err){
+  return ps_err(err, "the file changed while it was being read (another process truncated or "
+                "rewrote it): its last byte (%llu of %llu) is no longer what was read",
+                (unsigned long long)(n - 1), (unsigned long long)n);
+}
+
+int ps_source_lost_error(const PsSource *pSrc, PsErr *err){
+  uint64_t lost = ps_source_lost(pSrc);
+  if( lost==0 ) return PS_OK;
+  /* no read fell past the end: the last byte is other than it was */
+  if( ps_mapguard_lost(pSrc->pLost)==0 ) return changed_error(pSrc->n, err);
+  return lost_error(lost, pSrc->nRaw, err);
+}
+
 int ps_source_open_file(PsSource *pSrc, const char *zPath, uint64_t maxInflated, PsErr *err){
   return ps_source_open_file_ex(pSrc, zPath, maxInflated, 1, err);
 }
@@ -147,7 +167,18 @@ int ps_source_open_file_ex(PsSource *pSrc, const char *zPath, uint64_t maxInflat
     return PS_OK;
   }
   size_t n = (size_t)st.st_size;
-  if( !bMmap ){
+  void *p = MAP_FAILED;
+  uint64_t *pLost = 0;
+  if( bMmap ){
+    p = mmap(0, n, PROT_READ, MAP_PRIVATE, fd, 0);
+    if( p==MAP_FAILED ){
+      int e = errno; close(fd);
+      return ps_err(err, "cannot map '%s': %s", zPath, strerror(e));
+    }
+    pLost = ps_mapguard_add(p, n);
+    if( pLost==0 ){ munmap(p, n); p = MAP_FAILED; }   /* unguarded: read it instead */
+  }
+  if( p==MAP_FAILED ){
     char *zr = 0;
     int rc = read_file(fd, n, zPath, &zr, &n, err);
     close(fd);
@@ -160,30 +191,31 @@ int ps_source_open_file_ex(PsSource *pSrc, const char *zPath, uint64_t maxInflat
     pSrc->z = zr; pSrc->n = n; pSrc->bHeap = 1; pSrc->nRaw = n;
     return PS_OK;
   }
-  void *p = mmap(0, n, PROT_READ, MAP_PRIVATE, fd, 0);
-  int e = errno;
   close(fd);
-  if( p==MAP_FAILED ) return ps_err(err, "cannot map '%s': %s", zPath, strerror(e));
   pSrc->nRaw = n;
-  if( is_gzip(p, n) ){
+  if( is_gzip(p, n) || ps_is_zip(p, n) ){
     char *z; size_t nz;
-    int rc = ps_gunzip(p, n, maxInflated, &z, &nz, err);
+    int bGzip = is_gzip(p, n);
+    char last = ((const char*)p)[n-1];
+    int rc = bGzip ? ps_gunzip(p, n, maxInflated, &z, &nz, err)
+                   : ps_unzip_capture(p, n, maxInflated, &z, &nz, pSrc->zMember, sizeof(pSrc->zMember), err);
+    int bChanged = *(const volatile char*)((const char*)p + n - 1)!=last;   /* may fault: read first */
+    uint64_t lost = ps_mapguard_lost(pLost);
+    ps_mapguard_remove(pLost);
     munmap(p, n);
+    if( lost || bChanged ){
+      if( rc==PS_OK ) free(z);
+      return lost ? lost_error(lost, n, err) : changed_error(n, err);
+    }
     if( rc ) return rc;
-    pSrc->z = z; pSrc->n = nz; pSrc->bGzip = 1; pSrc->bHeap = 1;
-    return PS_OK;
-  }
-  if( ps_is_zip(p, n) ){
-    char *z; size_t nz;
-    int rc = ps_unzip_capture(p, n, maxInflated, &z, &nz, pSrc->zMember, sizeof(pSrc->zMember), err);
-    munmap(p, n);
-    if( rc ) return rc;
-    pSrc->z = z; pSrc->n = nz; pSrc->bZip = 1; pSrc->bHeap = 1;
+    pSrc->z = z; pSrc->n = nz; pSrc->bHeap = 1;
+    if( bGzip ) pSrc->bGzip = 1; else pSrc->bZip = 1;
     return PS_OK;
   }
   madvise(p, n, MADV_SEQUENTIAL);
   pSrc->z = p; pSrc->n = n;
-  pSrc->bMapped = 1; pSrc->pMap = p; pSrc->nMap = n;
+  pSrc->bMapped = 1; pSrc->pMap = p; pSrc->nMap = n; pSrc->pLost = pLost;
+  pSrc->lastByte = ((const char*)p)[n-1];
   return PS_OK;
 }
 
@@ -238,6 +270,7 @@ int ps_interrupted(PsErr *err){
 
 void ps_source_close(PsSource *pSrc){
   if( pSrc->bMapped ){
+    ps_mapguard_remove(pSrc->pLost);
     munmap(pSrc->pMap, pSrc->nMap);
   }else if( pSrc->bHeap ){
     free((void*)pSrc->z);

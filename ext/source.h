@@ -15,6 +15,7 @@
 #define PS_SOURCE_H
 
 #include "ps_util.h"
+#include "mapguard.h"
 #include <stdint.h>
 #include <string.h>
 
@@ -31,6 +32,8 @@ typedef struct PsSource {
   size_t nMap;         /* mmap length */
   uint64_t nRaw;       /* size of the input before inflating */
   size_t nDropped;     /* mapped bytes [0, nDropped) already released by ps_source_done_before */
+  uint64_t *pLost;     /* the mapping's SIGBUS guard word (mapguard.h); NULL when not mapped */
+  char lastByte;       /* z[n-1] when mapped (a zeroed tail shows a truncation within the last page) */
   int bZip;            /* 1 when the input was a ZIP archive and z is the member read (zipsrc.c) */
   /* stopping a long parse: xInterrupt (set by the host, called from the loading thread only)
   ** returns non-zero to stop; pAbort points at the flag every thread of one parse shares */
@@ -50,10 +53,30 @@ int ps_unzip_capture(const void *p, size_t n, uint64_t maxOut, char **pz, size_t
 /* Opens the file at zPath. On success fills *pSrc and returns PS_OK. On failure returns
 ** PS_ERROR/PS_NOMEM with err set ("cannot open 'x': <strerror>"). maxInflated = 0 means default. */
 int ps_source_open_file(PsSource *pSrc, const char *zPath, uint64_t maxInflated, PsErr *err);
-/* The same, with bMmap 0: the file is read into memory instead of mapped. A mapped file that
-** another process truncates while a query reads it raises SIGBUS in the host (as with SQLite's
-** own mmap); a read copy cannot, at the cost of holding the whole file in memory. */
+/* The same, with bMmap 0: the file is read into memory instead of mapped, at the cost of holding
+** the whole file in memory. A mapped file that another process truncates while it is read does not
+** take the host down: the lost bytes read as zeros (mapguard.h) and ps_source_lost() says so, and
+** every reader of the bytes checks it and reports an error instead of rows. A gzip or ZIP file
+** that shrinks while it is inflated gives "'x' shrank while being read ...". When the guard
+** cannot be set up (mapguard.h: every slot taken), the file is read into memory. */
 int ps_source_open_file_ex(PsSource *pSrc, const char *zPath, uint64_t maxInflated, int bMmap, PsErr *err);
+
+/* 0 while every byte read of a mapped source was still in the file; else 1 + the offset of the
+** first byte found gone (another process truncated the file). Always 0 for heap buffers.
+** Catches a truncation that only shortens the last page (no SIGBUS: the kernel zeroes the page's
+** tail) by the last byte no longer being what it was, unless that byte was 0. */
+static inline uint64_t ps_source_lost(const PsSource *pSrc){
+  if( pSrc->pLost==0 ) return 0;
+  /* the last byte read again: a truncation removes its page (a SIGBUS, healed and recorded) or,
+  ** when the file still reaches into that page, zeroes the page's tail */
+  char c = *(const volatile char*)(pSrc->z + pSrc->n - 1);
+  uint64_t lost = ps_mapguard_lost(pSrc->pLost);
+  return lost==0 && c!=pSrc->lastByte ? (uint64_t)pSrc->n : lost;
+}
+
+/* PS_OK while ps_source_lost() is 0; else PS_ERROR with err "the file shrank while it was being
+** read (another process truncated or rewrote it): byte N of its M bytes is gone". */
+int ps_source_lost_error(const PsSource *pSrc, PsErr *err);
 
 /* Copies (or inflates) n bytes at p. The caller keeps ownership of p. */
 int ps_source_open_blob(PsSource *pSrc, const void *p, size_t n, uint64_t maxInflated, PsErr *err);

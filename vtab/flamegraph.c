@@ -51,6 +51,13 @@ static void flameFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   PsBuf b; memset(&b, 0, sizeof(b));
   PsErr err; memset(&err, 0, sizeof(err));
   int rc = ps_flame_svg(cap, bByThread, zTitle, &b, &err);
+  if( rc==PS_OK && ps_source_lost_error(&cap->src, &err) ){
+    /* the mapped file was cut short while the frames were named: no picture of zeros */
+    ps_buf_free(&b);
+    char *m = sqlite3_mprintf("profile_flamegraph: %s: %s", e->zPath ? e->zPath : "BLOB", err.msg);
+    ps_vt_release(e);
+    sqlite3_result_error(ctx, m ? m : "profile_flamegraph: out of memory", -1); sqlite3_free(m); return;
+  }
   ps_vt_release(e);
   if( rc ){ ps_buf_free(&b); sqlite3_result_error_nomem(ctx); return; }
   if( ps_write_file(zPath, b.z, b.n, &err) ){

@@ -181,7 +181,7 @@ static PsCacheEntry *acquire(PsConn *c, const char *zTable, const char *zPath, c
     for(e=c->pFirst; e; e=e->pNext){
       if( e->zPath && strcmp(e->zPath, zPath)==0 && e->pFmt==pFmt ){
         if( e->size==(int64_t)st.st_size && e->mtimeNs==mt && e->ino==(uint64_t)st.st_ino
-         && e->dev==(uint64_t)st.st_dev ){
+         && e->dev==(uint64_t)st.st_dev && ps_source_lost(&e->cap->src)==0 ){
           move_front(c, e); e->nRef++; c->nHits++;
           return e;
         }
@@ -258,6 +258,19 @@ static PsCacheEntry *acquire(PsConn *c, const char *zTable, const char *zPath, c
   e->pNext = c->pFirst; c->pFirst = e;
   cache_trim(c);
   return e;
+}
+
+int ps_vt_check_lost(sqlite3_vtab_cursor *pCur, const char *zTable, const PsSet *pSet, int iPart){
+  int i0 = iPart<0 ? 0 : iPart, i1 = iPart<0 ? pSet->nPart : iPart+1;
+  for(int i=i0; i<i1 && i<pSet->nPart; i++){
+    PsErr err;
+    if( ps_source_lost_error(&pSet->ap[i]->cap->src, &err)==PS_OK ) continue;
+    sqlite3_free(pCur->pVtab->zErrMsg);
+    pCur->pVtab->zErrMsg = sqlite3_mprintf("%s: %s: %s; run the query again to read the file as it is now",
+        zTable, pSet->azFile && pSet->azFile[i] ? pSet->azFile[i] : "BLOB", err.msg);
+    return pCur->pVtab->zErrMsg ? SQLITE_ERROR : SQLITE_NOMEM;
+  }
+  return SQLITE_OK;
 }
 
 void ps_vt_result(sqlite3_context *ctx, PsOut *o){

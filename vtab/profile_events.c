@@ -422,6 +422,8 @@ static int evRowid(sqlite3_vtab_cursor *cur, sqlite_int64 *pRowid){
   return SQLITE_OK;
 }
 
+PS_VT_CHECKED(ev, EvCursor, "profile_events", (c->aMerged ? -1 : c->iPart))
+
 static sqlite3_module evModule = {
   /* iVersion    */ 0,
   /* xCreate     */ 0,              /* eponymous-only: a table-valued function */
@@ -432,9 +434,9 @@ static sqlite3_module evModule = {
   /* xOpen       */ evOpen,
   /* xClose      */ evClose,
   /* xFilter     */ evFilter,
-  /* xNext       */ evNext,
+  /* xNext       */ evNextChecked,
   /* xEof        */ evEof,
-  /* xColumn     */ evColumn,
+  /* xColumn     */ evColumnChecked,
   /* xRowid      */ evRowid,
   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 };

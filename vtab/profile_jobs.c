@@ -336,9 +336,11 @@ static int pjRowid(sqlite3_vtab_cursor *cur, sqlite_int64 *pRowid){
   return SQLITE_OK;
 }
 
+PS_VT_CHECKED(pj, PjCursor, "profile_jobs", c->iPart)
+
 static sqlite3_module pjModule = {
-  0, 0, pjConnect, pjBestIndex, ps_vt_disconnect, 0, pjOpen, pjClose, pjFilter, pjNext, pjEof,
-  pjColumn, pjRowid, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+  0, 0, pjConnect, pjBestIndex, ps_vt_disconnect, 0, pjOpen, pjClose, pjFilter, pjNextChecked, pjEof,
+  pjColumnChecked, pjRowid, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 };
 
 int ps_jobs_register(sqlite3 *db, PsConn *pConn){

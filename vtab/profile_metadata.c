@@ -149,9 +149,11 @@ static int mdRowid(sqlite3_vtab_cursor *cur, sqlite_int64 *pRowid){
   return SQLITE_OK;
 }
 
+PS_VT_CHECKED(md, MdCursor, "profile_metadata", c->iPart)
+
 static sqlite3_module mdModule = {
-  0, 0, mdConnect, mdBestIndex, ps_vt_disconnect, 0, mdOpen, mdClose, mdFilter, mdNext, mdEof,
-  mdColumn, mdRowid, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+  0, 0, mdConnect, mdBestIndex, ps_vt_disconnect, 0, mdOpen, mdClose, mdFilter, mdNextChecked, mdEof,
+  mdColumnChecked, mdRowid, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 };
 
 int ps_metadata_register(sqlite3 *db, PsConn *pConn){

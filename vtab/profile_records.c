@@ -246,9 +246,11 @@ static int rcRowid(sqlite3_vtab_cursor *cur, sqlite_int64 *pRowid){
   return SQLITE_OK;
 }
 
+PS_VT_CHECKED(rc, RcCursor, "profile_records", c->iPart)
+
 static sqlite3_module rcModule = {
-  0, 0, rcConnect, rcBestIndex, ps_vt_disconnect, 0, rcOpen, rcClose, rcFilter, rcNext, rcEof,
-  rcColumn, rcRowid, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+  0, 0, rcConnect, rcBestIndex, ps_vt_disconnect, 0, rcOpen, rcClose, rcFilter, rcNextChecked, rcEof,
+  rcColumnChecked, rcRowid, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 };
 
 int ps_records_register(sqlite3 *db, PsConn *pConn){

@@ -155,9 +155,11 @@ static int xpRowid(sqlite3_vtab_cursor *cur, sqlite_int64 *pRowid){
   return SQLITE_OK;
 }
 
+PS_VT_CHECKED(xp, XpCursor, "profile_xplanes", (c->iRow<c->nRow ? c->aPart[c->iRow] : c->set.nPart))
+
 static sqlite3_module xpModule = {
-  0, 0, xpConnect, xpBestIndex, ps_vt_disconnect, 0, xpOpen, xpClose, xpFilter, xpNext, xpEof,
-  xpColumn, xpRowid, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+  0, 0, xpConnect, xpBestIndex, ps_vt_disconnect, 0, xpOpen, xpClose, xpFilter, xpNextChecked, xpEof,
+  xpColumnChecked, xpRowid, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 };
 
 int ps_xplanes_register(sqlite3 *db, PsConn *pConn){

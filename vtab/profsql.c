@@ -49,9 +49,9 @@ static void debugFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 **   max_inflated_bytes  largest inflated gzip stream / ZIP member (default 16 GiB; 1 MiB..2^62)
 **   cache_size          parsed captures kept per connection when no query uses them (default 4; 0..1000)
 **   max_json_depth      deepest JSON nesting accepted (default and maximum 10000; process-wide)
-**   mmap                1 (default): plain files are memory-mapped; 0: read into memory, so that
-**                       a file truncated by another process while a query reads it cannot
-**                       raise SIGBUS in the host (captures loaded afterwards)
+**   mmap                1 (default): plain files are memory-mapped (a file truncated by another
+**                       process mid-query gives an error, ext/mapguard.c); 0: read into memory,
+**                       so a running query keeps the bytes it loaded (captures loaded afterwards)
 **   noio                1 when loaded with sqlite3_profsql_noio_init (read-only) */
 static void configFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   PsConn *c = sqlite3_user_data(ctx);

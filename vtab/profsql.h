@@ -121,6 +121,34 @@ void ps_set_clear(PsSet *pSet);
 ** capture's hostnames[0] for a BLOB). Written into buf; returns it, or NULL when unknown. */
 const char *ps_set_host(const PsSet *pSet, int iPart, char *buf, size_t nBuf);
 
+/* A mapped capture file that another process truncated while this query read it (mapguard.h:
+** the lost bytes read as zeros). Each table's xColumn and xNext call this: SQLITE_OK while part
+** iPart (every part when iPart < 0) is intact, else SQLITE_ERROR with the table's error message
+** "profile_events: F: the file shrank while it was being read (another process truncated or
+** rewrote it): byte N of its M bytes is gone; run the query again to read the file as it is now".
+** Rows returned before the check saw it came from the intact file. */
+int ps_vt_check_lost(sqlite3_vtab_cursor *pCur, const char *zTable, const PsSet *pSet, int iPart);
+static inline int ps_vt_intact(sqlite3_vtab_cursor *pCur, const char *zTable, const PsSet *pSet, int iPart){
+  if( iPart>=0 && (iPart>=pSet->nPart || ps_source_lost(&pSet->ap[iPart]->cap->src)==0) ) return SQLITE_OK;
+  return ps_vt_check_lost(pCur, zTable, pSet, iPart);
+}
+
+/* Defines X##ColumnChecked and X##NextChecked, the xColumn and xNext a module registers: X##Column
+** then ps_vt_intact() on the row's part, and ps_vt_intact() before X##Next moves on (a string
+** returned SQLITE_STATIC from the mapping is read by SQLite after xColumn returns, so xNext checks
+** the part whose row SQLite just consumed). PART is an expression of the cursor c (CURSOR *). */
+#define PS_VT_CHECKED(X, CURSOR, TABLE, PART)                                          \
+  static int X##ColumnChecked(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){ \
+    int rc = X##Column(cur, ctx, iCol);                                                \
+    CURSOR *c = (CURSOR*)cur;                                                          \
+    return rc==SQLITE_OK ? ps_vt_intact(cur, TABLE, &c->set, (PART)) : rc;             \
+  }                                                                                    \
+  static int X##NextChecked(sqlite3_vtab_cursor *cur){                                 \
+    CURSOR *c = (CURSOR*)cur;                                                          \
+    int rc = ps_vt_intact(cur, TABLE, &c->set, (PART));                                \
+    return rc==SQLITE_OK ? X##Next(cur) : rc;                                          \
+  }
+
 /* Sets an SQL result from a PsOut (frees pOut->zFree). */
 void ps_vt_result(sqlite3_context *ctx, PsOut *pOut);
 

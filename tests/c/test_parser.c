@@ -8,7 +8,12 @@
 #include "../../ext/formats.h"
 #include "../../ext/jobs.h"
 
+#include <signal.h>
 #include <stdlib.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <zlib.h>
 
 /* ---------------------------------------------------------------- helpers */
@@ -755,7 +760,130 @@ static void test_interrupt(void){
   ps_buf_free(&b);
 }
 
+
+/* ---------------------------------------------------------------- a mapped file cut short */
+
+#if defined(__SANITIZE_ADDRESS__)
+#define PS_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PS_TEST_ASAN 1
+#endif
+#endif
+#ifndef PS_TEST_ASAN
+#define PS_TEST_ASAN 0
+#endif
+
+/* n bytes, byte i = 'A' + i % 26, written to a new temporary file; its path into zPath. */
+static void shrink_file(char *zPath, size_t n){
+  strcpy(zPath, "/tmp/ps_shrinkXXXXXX");
+  int fd = mkstemp(zPath);
+  char *z = malloc(n);
+  for(size_t i=0; i<n; i++) z[i] = (char)('A' + i%26);
+  CHECK(fd>=0 && write(fd, z, n)==(ssize_t)n);
+  close(fd); free(z);
+}
+
+/* The guard chains to the handler it replaced: faults outside a registered mapping still reach
+** the host's own SIGBUS handler (or the default action). Run first, in children, before this
+** process has installed the guard. */
+static void on_host_sigbus(int sig){ (void)sig; _exit(42); }
+static void test_shrink_chain(void){
+  long pg = sysconf(_SC_PAGESIZE);
+  for(int k=0; k<2; k++){
+    fflush(stdout);
+    pid_t pid = fork();
+    if( pid==0 ){
+      int devnull = open("/dev/null", O_WRONLY);
+      dup2(devnull, 2);                                    /* ASan's report of the fault below */
+      if( k==0 ) signal(SIGBUS, on_host_sigbus);          /* the host's handler, installed first */
+      char zA[64], zB[64];
+      shrink_file(zA, 3*pg); shrink_file(zB, 3*pg);
+      PsSource src; PsErr err;
+      if( ps_source_open_file(&src, zA, 0, &err) || src.pLost==0 ) _exit(10);   /* installs the guard */
+      truncate(zA, 1);
+      if( src.z[2*pg]!=0 || ps_source_lost(&src)!=(uint64_t)2*pg+1 ) _exit(11);  /* guarded: survives */
+      ps_source_close(&src); unlink(zA);
+      int fd = open(zB, O_RDONLY);
+      volatile char *p = mmap(0, 3*pg, PROT_READ, MAP_PRIVATE, fd, 0);   /* not ours */
+      truncate(zB, 1); unlink(zB);
+      char c = p[2*pg];                                    /* SIGBUS: the previous disposition */
+      _exit(20 + c);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    if( k==0 ){
+      CHECK(WIFEXITED(st) && WEXITSTATUS(st)==42);
+    }else{
+#if PS_TEST_ASAN
+      CHECK(WIFEXITED(st) && WEXITSTATUS(st)==1);          /* ASan's own SIGBUS handler reports it */
+#else
+      CHECK(WIFSIGNALED(st) && WTERMSIG(st)==SIGBUS);
+#endif
+    }
+  }
+}
+
+/* Reads past the new end heal into zeros and are recorded (mapguard.c); the bytes still in the
+** file read as before; the error names the lowest byte found gone. */
+static void test_shrink(void){
+  long pg = sysconf(_SC_PAGESIZE);
+  size_t n = 4*(size_t)pg + 100;
+  char zPath[64];
+  shrink_file(zPath, n);
+  PsSource src; PsErr err;
+  CHECK(ps_source_open_file(&src, zPath, 0, &err)==PS_OK);
+  CHECK(src.bMapped && src.pLost!=0);
+  CHECK_INT(ps_source_lost(&src), 0);
+  CHECK_INT(src.z[2*pg+5], 'A' + (2*pg+5)%26);
+  CHECK(truncate(zPath, pg + 10)==0);
+  CHECK_INT(((volatile const char*)src.z)[pg+20], 0);       /* the kept page's tail: zeroed, no fault */
+  CHECK_INT(ps_mapguard_lost(src.pLost), 0);
+  CHECK_INT(((volatile const char*)src.z)[3*pg+7], 0);      /* gone: SIGBUS, healed */
+  CHECK_INT(ps_mapguard_lost(src.pLost), 3*pg+7+1);
+  CHECK_INT(((volatile const char*)src.z)[2*pg+1], 0);      /* a lower byte: the lowest is kept */
+  CHECK_INT(ps_source_lost(&src), 2*pg+1+1);
+  CHECK_INT(src.z[5], 'A' + 5);                             /* still in the file */
+  CHECK_INT(src.z[pg+9], 'A' + (pg+9)%26);
+  char want[200];
+  snprintf(want, sizeof(want), "the file shrank while it was being read (another process truncated or "
+           "rewrote it): byte %ld of its %zu bytes is gone", 2*pg+1, n);
+  CHECK_INT(ps_source_lost_error(&src, &err), PS_ERROR);
+  CHECK_STR(err.msg, want);
+  ps_source_close(&src);
+  unlink(zPath);
+
+  /* cut within the last page: no SIGBUS, but the last byte is now 0 */
+  shrink_file(zPath, n);
+  CHECK(ps_source_open_file(&src, zPath, 0, &err)==PS_OK);
+  CHECK(truncate(zPath, n - 10)==0);
+  CHECK_INT(ps_source_lost(&src), n);
+  ps_source_close(&src);
+  unlink(zPath);
+
+  /* a parse over a file cut short: the load fails with that error, whatever the zeros parsed to */
+  PsBuf b; memset(&b, 0, sizeof(b));
+  ps_buf_append(&b, "[", 1);
+  for(int i=0; i<3000; i++){ char e[120]; int k = snprintf(e, sizeof(e), "%s{\"ph\":\"X\",\"ts\":%d,\"dur\":1,\"pid\":1,\"tid\":1,\"name\":\"a\"}", i ? "," : "", i*2); ps_buf_append(&b, e, (size_t)k); }
+  ps_buf_append(&b, "]", 1);
+  strcpy(zPath, "/tmp/ps_shrinkXXXXXX");
+  int fd = mkstemp(zPath);
+  CHECK(write(fd, b.z, b.n)==(ssize_t)b.n);
+  close(fd);
+  CHECK(ps_source_open_file(&src, zPath, 0, &err)==PS_OK);
+  CHECK(truncate(zPath, 3*pg)==0);
+  int bU = 0;
+  PsCapture *c = ps_capture_load(&src, 0, &err, &bU);
+  CHECK(c==0);
+  if( c ) ps_capture_free(c);
+  snprintf(want, sizeof(want), "byte %ld of its %zu bytes is gone", 3*pg, b.n);
+  CHECK_CONTAINS(err.msg, want);
+  unlink(zPath);
+  ps_buf_free(&b);
+}
+
 int main(void){
+  test_shrink_chain();
   test_numbers();
   test_strings();
   test_gzip();
@@ -769,5 +897,6 @@ int main(void){
   test_jobs();
   test_interrupt();
   test_split();
+  test_shrink();
   return tl_done();
 }

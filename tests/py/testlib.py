@@ -7,13 +7,14 @@ import sys
 passed = failed = 0
 
 
-def check(cond, what):
+def check(cond, what, got=None):
+    """Counts one check; on failure prints what was checked and, when given, what came instead."""
     global passed, failed
     if cond:
         passed += 1
     else:
         failed += 1
-        print("FAIL", what)
+        print("FAIL", what if got is None else f"{what}: got {got!r}")
 
 
 def done():

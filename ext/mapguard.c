@@ -1,0 +1,110 @@
+/*
+** mapguard.c — the SIGBUS guard over memory-mapped capture files. See mapguard.h for the contract.
+*/
+#include "mapguard.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+typedef struct Slot {
+  uintptr_t base;       /* 0: free; published last on add, cleared first on remove */
+  size_t len;
+  uint64_t lost;        /* 0, or 1 + lowest faulting offset */
+} Slot;
+
+static Slot g_slots[PS_MAPGUARD_SLOTS];
+static pthread_mutex_t g_mutex = PTHREAD_MUTEX_INITIALIZER;   /* add/remove only, never the handler */
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+static struct sigaction g_old;        /* the handler replaced, for every fault not ours */
+static int g_installed;
+static uintptr_t g_page;
+
+/* The previous disposition, as if this handler were not there. */
+static void chain(int sig, siginfo_t *si, void *uc){
+  if( g_old.sa_flags & SA_SIGINFO ){
+    if( g_old.sa_sigaction ) g_old.sa_sigaction(sig, si, uc);
+    return;
+  }
+  if( g_old.sa_handler==SIG_IGN ){
+    if( si && si->si_code<=0 ) return;          /* sent with kill(): ignored, as before */
+    /* a fault cannot be ignored (the kernel forces the default action): fall through */
+  }else if( g_old.sa_handler!=SIG_DFL ){
+    g_old.sa_handler(sig);
+    return;
+  }
+  /* default action: restore it; the faulting instruction runs again and ends the process (a
+  ** signal sent with kill() is raised again) */
+  struct sigaction d;
+  memset(&d, 0, sizeof(d));
+  d.sa_handler = SIG_DFL;
+  sigemptyset(&d.sa_mask);
+  sigaction(sig, &d, 0);
+  if( si==0 || si->si_code<=0 ) raise(sig);
+}
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc){
+  int savedErrno = errno;
+  if( si && si->si_code>0 ){
+    uintptr_t a = (uintptr_t)si->si_addr;
+    for(int i=0; i<PS_MAPGUARD_SLOTS; i++){
+      uintptr_t b = __atomic_load_n(&g_slots[i].base, __ATOMIC_ACQUIRE);
+      if( b==0 || a<b ) continue;
+      size_t n = __atomic_load_n(&g_slots[i].len, __ATOMIC_RELAXED);
+      uintptr_t end = (b + n + g_page - 1) & ~(g_page - 1);   /* the mapping's last page too */
+      if( a >= end ) continue;
+      uintptr_t pg = a & ~(g_page - 1);
+      long r = syscall(SYS_mmap, (void*)pg, (size_t)(end - pg), PROT_READ,
+                       MAP_PRIVATE|MAP_ANONYMOUS|MAP_FIXED, -1, 0);
+      if( r==-1 ) break;                        /* cannot heal: behave as without the guard */
+      uint64_t off = (uint64_t)(a - b) + 1, cur = __atomic_load_n(&g_slots[i].lost, __ATOMIC_RELAXED);
+      while( (cur==0 || off<cur)
+          && !__atomic_compare_exchange_n(&g_slots[i].lost, &cur, off, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED) ){}
+      errno = savedErrno;
+      return;
+    }
+  }
+  errno = savedErrno;
+  chain(sig, si, uc);
+}
+
+static void install(void){
+  long pg = sysconf(_SC_PAGESIZE);
+  g_page = pg>0 ? (uintptr_t)pg : 4096;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_sigaction = on_sigbus;
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+  sigemptyset(&sa.sa_mask);
+  if( sigaction(SIGBUS, &sa, &g_old)==0 ) g_installed = 1;
+}
+
+uint64_t *ps_mapguard_add(const void *p, size_t n){
+  pthread_once(&g_once, install);
+  if( !g_installed || p==0 || n==0 ) return 0;
+  uint64_t *pLost = 0;
+  pthread_mutex_lock(&g_mutex);
+  for(int i=0; i<PS_MAPGUARD_SLOTS; i++){
+    if( g_slots[i].base==0 ){
+      g_slots[i].len = n;
+      __atomic_store_n(&g_slots[i].lost, 0, __ATOMIC_RELAXED);
+      __atomic_store_n(&g_slots[i].base, (uintptr_t)p, __ATOMIC_RELEASE);
+      pLost = &g_slots[i].lost;
+      break;
+    }
+  }
+  pthread_mutex_unlock(&g_mutex);
+  return pLost;
+}
+
+void ps_mapguard_remove(uint64_t *pLost){
+  if( pLost==0 ) return;
+  Slot *s = (Slot*)((char*)pLost - offsetof(Slot, lost));
+  pthread_mutex_lock(&g_mutex);
+  __atomic_store_n(&s->base, 0, __ATOMIC_RELEASE);
+  pthread_mutex_unlock(&g_mutex);
+}
