@@ -20,8 +20,16 @@ static int is_gzip(const unsigned char *p, size_t n){
 
 /* The chunked inflate loop of zlib's examples/zpipe.c, over an in-memory input, reading
 ** concatenated members, with every return code handled. */
+/* Output bytes inflated between two interrupt polls (about 50 ms of zlib). */
+#define PS_INFLATE_STEP ((size_t)16 << 20)
+
 int ps_gunzip(const unsigned char *in, size_t nIn, uint64_t maxOut,
               char **pzOut, size_t *pnOut, PsErr *err){
+  return ps_gunzip_poll(in, nIn, maxOut, pzOut, pnOut, 0, err);
+}
+
+int ps_gunzip_poll(const unsigned char *in, size_t nIn, uint64_t maxOut,
+                   char **pzOut, size_t *pnOut, PsSource *pPoll, PsErr *err){
   z_stream zs;
   size_t nAlloc, nOut = 0;
   char *zOut;
@@ -60,7 +68,8 @@ int ps_gunzip(const unsigned char *in, size_t nIn, uint64_t maxOut,
       if( z==0 ){ inflateEnd(&zs); free(zOut); return ps_nomem(err); }
       zOut = z; nAlloc = nNew;
     }
-    size_t chunkOut = nAlloc - 1 - nOut; if( chunkOut > (1u<<30) ) chunkOut = 1u<<30;
+    if( pPoll && ps_source_poll(pPoll) ){ inflateEnd(&zs); free(zOut); return ps_interrupted(err); }
+    size_t chunkOut = nAlloc - 1 - nOut; if( chunkOut > PS_INFLATE_STEP ) chunkOut = PS_INFLATE_STEP;
     zs.next_out = (Bytef*)(zOut + nOut);
     zs.avail_out = (uInt)chunkOut;
     rc = inflate(&zs, Z_NO_FLUSH);
@@ -126,17 +135,25 @@ int ps_source_lost_error(const PsSource *pSrc, PsErr *err){
   return lost_error(lost, pSrc->nRaw, err);
 }
 
+/* Zeroes a PsSource and sets the host's interrupt hook (polled while reading and inflating). */
+static void source_reset(PsSource *pSrc, int (*xInterrupt)(void*), void *pArg){
+  memset(pSrc, 0, sizeof(*pSrc));
+  pSrc->xInterrupt = xInterrupt;
+  pSrc->pInterruptArg = pArg;
+}
+
 int ps_source_open_file(PsSource *pSrc, const char *zPath, uint64_t maxInflated, PsErr *err){
-  return ps_source_open_file_ex(pSrc, zPath, maxInflated, 1, err);
+  return ps_source_open_file_ex(pSrc, zPath, maxInflated, 1, 0, 0, err);
 }
 
 /* The whole file read into a heap buffer (the no-mmap mode). */
-static int read_file(int fd, size_t n, const char *zPath, char **pz, size_t *pn, PsErr *err){
+static int read_file(int fd, size_t n, const char *zPath, char **pz, size_t *pn, PsSource *pPoll, PsErr *err){
   char *z = malloc(n + 1);
   if( z==0 ) return ps_nomem(err);
   size_t k = 0;
   while( k<n ){
-    ssize_t r = read(fd, z+k, n-k);
+    if( pPoll && ps_source_poll(pPoll) ){ free(z); return ps_interrupted(err); }
+    ssize_t r = read(fd, z+k, n-k > (64u<<20) ? (64u<<20) : n-k);
     if( r<0 && errno==EINTR ) continue;
     if( r<0 ){ int e = errno; free(z); return ps_err(err, "cannot read '%s': %s", zPath, strerror(e)); }
     if( r==0 ) break;                       /* truncated meanwhile: what was there */
@@ -147,10 +164,11 @@ static int read_file(int fd, size_t n, const char *zPath, char **pz, size_t *pn,
   return PS_OK;
 }
 
-int ps_source_open_file_ex(PsSource *pSrc, const char *zPath, uint64_t maxInflated, int bMmap, PsErr *err){
+int ps_source_open_file_ex(PsSource *pSrc, const char *zPath, uint64_t maxInflated, int bMmap,
+                           int (*xInterrupt)(void*), void *pInterruptArg, PsErr *err){
   struct stat st;
   int fd;
-  memset(pSrc, 0, sizeof(*pSrc));
+  source_reset(pSrc, xInterrupt, pInterruptArg);
   fd = open(zPath, O_RDONLY|O_CLOEXEC);
   if( fd<0 ) return ps_err(err, "cannot open '%s': %s", zPath, strerror(errno));
   if( fstat(fd, &st)!=0 ){
@@ -180,11 +198,11 @@ int ps_source_open_file_ex(PsSource *pSrc, const char *zPath, uint64_t maxInflat
   }
   if( p==MAP_FAILED ){
     char *zr = 0;
-    int rc = read_file(fd, n, zPath, &zr, &n, err);
+    int rc = read_file(fd, n, zPath, &zr, &n, pSrc, err);
     close(fd);
     if( rc ) return rc;
     PsSource tmp;
-    rc = ps_source_open_blob(&tmp, zr, n, maxInflated, err);   /* inflates, unzips or copies */
+    rc = ps_source_open_blob_ex(&tmp, zr, n, maxInflated, xInterrupt, pInterruptArg, err);   /* inflates, unzips or copies */
     if( rc ){ free(zr); return rc; }
     if( tmp.bGzip || tmp.bZip ){ free(zr); *pSrc = tmp; pSrc->nRaw = n; return PS_OK; }
     free((void*)tmp.z);                      /* the copy: keep our own buffer instead */
@@ -197,8 +215,8 @@ int ps_source_open_file_ex(PsSource *pSrc, const char *zPath, uint64_t maxInflat
     char *z; size_t nz;
     int bGzip = is_gzip(p, n);
     char last = ((const char*)p)[n-1];
-    int rc = bGzip ? ps_gunzip(p, n, maxInflated, &z, &nz, err)
-                   : ps_unzip_capture(p, n, maxInflated, &z, &nz, pSrc->zMember, sizeof(pSrc->zMember), err);
+    int rc = bGzip ? ps_gunzip_poll(p, n, maxInflated, &z, &nz, pSrc, err)
+                   : ps_unzip_capture(p, n, maxInflated, &z, &nz, pSrc->zMember, sizeof(pSrc->zMember), pSrc, err);
     int bChanged = *(const volatile char*)((const char*)p + n - 1)!=last;   /* may fault: read first */
     uint64_t lost = ps_mapguard_lost(pLost);
     ps_mapguard_remove(pLost);
@@ -220,18 +238,23 @@ int ps_source_open_file_ex(PsSource *pSrc, const char *zPath, uint64_t maxInflat
 }
 
 int ps_source_open_blob(PsSource *pSrc, const void *p, size_t n, uint64_t maxInflated, PsErr *err){
-  memset(pSrc, 0, sizeof(*pSrc));
+  return ps_source_open_blob_ex(pSrc, p, n, maxInflated, 0, 0, err);
+}
+
+int ps_source_open_blob_ex(PsSource *pSrc, const void *p, size_t n, uint64_t maxInflated,
+                           int (*xInterrupt)(void*), void *pInterruptArg, PsErr *err){
+  source_reset(pSrc, xInterrupt, pInterruptArg);
   pSrc->nRaw = n;
   if( is_gzip(p, n) ){
     char *z; size_t nz;
-    int rc = ps_gunzip(p, n, maxInflated, &z, &nz, err);
+    int rc = ps_gunzip_poll(p, n, maxInflated, &z, &nz, pSrc, err);
     if( rc ) return rc;
     pSrc->z = z; pSrc->n = nz; pSrc->bGzip = 1; pSrc->bHeap = 1;
     return PS_OK;
   }
   if( ps_is_zip(p, n) ){
     char *z; size_t nz;
-    int rc = ps_unzip_capture(p, n, maxInflated, &z, &nz, pSrc->zMember, sizeof(pSrc->zMember), err);
+    int rc = ps_unzip_capture(p, n, maxInflated, &z, &nz, pSrc->zMember, sizeof(pSrc->zMember), pSrc, err);
     if( rc ) return rc;
     pSrc->z = z; pSrc->n = nz; pSrc->bZip = 1; pSrc->bHeap = 1;
     return PS_OK;

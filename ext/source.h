@@ -48,7 +48,7 @@ typedef struct PsSource {
 ** manifest.json names, or the only member) inflated into *pz (malloc'ed, NUL-terminated). */
 int ps_is_zip(const void *p, size_t n);
 int ps_unzip_capture(const void *p, size_t n, uint64_t maxOut, char **pz, size_t *pn,
-                     char *zMember, size_t nMember, PsErr *err);
+                     char *zMember, size_t nMember, PsSource *pPoll, PsErr *err);
 
 /* Opens the file at zPath. On success fills *pSrc and returns PS_OK. On failure returns
 ** PS_ERROR/PS_NOMEM with err set ("cannot open 'x': <strerror>"). maxInflated = 0 means default. */
@@ -59,7 +59,8 @@ int ps_source_open_file(PsSource *pSrc, const char *zPath, uint64_t maxInflated,
 ** every reader of the bytes checks it and reports an error instead of rows. A gzip or ZIP file
 ** that shrinks while it is inflated gives "'x' shrank while being read ...". When the guard
 ** cannot be set up (mapguard.h: every slot taken), the file is read into memory. */
-int ps_source_open_file_ex(PsSource *pSrc, const char *zPath, uint64_t maxInflated, int bMmap, PsErr *err);
+int ps_source_open_file_ex(PsSource *pSrc, const char *zPath, uint64_t maxInflated, int bMmap,
+                           int (*xInterrupt)(void*), void *pInterruptArg, PsErr *err);
 
 /* 0 while every byte read of a mapped source was still in the file; else 1 + the offset of the
 ** first byte found gone (another process truncated the file). Always 0 for heap buffers.
@@ -80,6 +81,12 @@ int ps_source_lost_error(const PsSource *pSrc, PsErr *err);
 
 /* Copies (or inflates) n bytes at p. The caller keeps ownership of p. */
 int ps_source_open_blob(PsSource *pSrc, const void *p, size_t n, uint64_t maxInflated, PsErr *err);
+/* The _ex forms also set the host's interrupt hook (PsSource.xInterrupt, pInterruptArg), which
+** is polled while a file is read into memory (every 64 MiB) and while gzip or ZIP input is
+** inflated (every 16 MiB of output): PS_ERROR with err.rc PS_INTERRUPT ("interrupted") when it
+** says stop. The hook stays set in *pSrc for the parse. */
+int ps_source_open_blob_ex(PsSource *pSrc, const void *p, size_t n, uint64_t maxInflated,
+                           int (*xInterrupt)(void*), void *pInterruptArg, PsErr *err);
 
 /* Parsers call this every few thousand rows: 1 when the parse must stop (the host's
 ** xInterrupt said so, now or in another thread of the same parse). The parser then returns
@@ -114,5 +121,9 @@ void ps_source_close(PsSource *pSrc);
 ** Exposed for unit tests and the fuzzers. */
 int ps_gunzip(const unsigned char *in, size_t nIn, uint64_t maxOut,
               char **pzOut, size_t *pnOut, PsErr *err);
+/* The same, polling pPoll (ps_source_poll) every 16 MiB of output: ps_interrupted() when it
+** says stop. */
+int ps_gunzip_poll(const unsigned char *in, size_t nIn, uint64_t maxOut,
+                   char **pzOut, size_t *pnOut, PsSource *pPoll, PsErr *err);
 
 #endif

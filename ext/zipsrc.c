@@ -49,7 +49,8 @@ static int mem_close(voidpf opaque, voidpf stream){ (void)opaque; (void)stream; 
 static int mem_error(voidpf opaque, voidpf stream){ (void)opaque; (void)stream; return 0; }
 
 /* Inflates the current member into a new buffer (NUL-terminated). */
-static int read_member(unzFile uf, const char *zName, uint64_t maxOut, char **pz, size_t *pn, PsErr *err){
+static int read_member(unzFile uf, const char *zName, uint64_t maxOut, char **pz, size_t *pn,
+                       PsSource *pPoll, PsErr *err){
   unz_file_info64 fi;
   if( unzGetCurrentFileInfo64(uf, &fi, 0, 0, 0, 0, 0, 0)!=UNZ_OK ) return ps_err(err, "ZIP member '%s': damaged entry", zName);
   if( fi.uncompressed_size > maxOut ){
@@ -68,8 +69,9 @@ static int read_member(unzFile uf, const char *zName, uint64_t maxOut, char **pz
       if( z2==0 ){ free(z); unzCloseCurrentFile(uf); return ps_nomem(err); }
       z = z2; cap *= 2;
     }
+    if( pPoll && ps_source_poll(pPoll) ){ free(z); unzCloseCurrentFile(uf); return ps_interrupted(err); }
     size_t want = cap - 1 - n;
-    if( want > (1u<<30) ) want = 1u<<30;
+    if( want > (16u<<20) ) want = 16u<<20;   /* an interrupt poll every 16 MiB */
     int k = unzReadCurrentFile(uf, z + n, (unsigned)want);
     if( k<0 ){ free(z); unzCloseCurrentFile(uf); return ps_err(err, "ZIP member '%s': corrupt data (zlib error %d)", zName, k); }
     if( k==0 ) break;
@@ -95,7 +97,7 @@ static int safe_member(const char *z){
 }
 
 int ps_unzip_capture(const void *p, size_t n, uint64_t maxOut, char **pz, size_t *pn,
-                     char *zMember, size_t nMember, PsErr *err){
+                     char *zMember, size_t nMember, PsSource *pPoll, PsErr *err){
   if( maxOut==0 ) maxOut = PS_MAX_INFLATED;
   MemFile mf = { p, n, 0 };
   zlib_filefunc64_def io;
@@ -120,7 +122,7 @@ int ps_unzip_capture(const void *p, size_t n, uint64_t maxOut, char **pz, size_t
   }
   if( unzLocateFile(uf, "manifest.json", 1)==UNZ_OK ){
     char *zm; size_t nm;
-    rc = read_member(uf, "manifest.json", 1u<<24, &zm, &nm, err);
+    rc = read_member(uf, "manifest.json", 1u<<24, &zm, &nm, pPoll, err);
     if( rc ) goto out;
     size_t v, w;
     const char *zKey = 0;
@@ -145,7 +147,7 @@ int ps_unzip_capture(const void *p, size_t n, uint64_t maxOut, char **pz, size_t
     unzGoToFirstFile(uf);
     if( unzGetCurrentFileInfo64(uf, 0, zWant, sizeof(zWant), 0, 0, 0, 0)!=UNZ_OK ){ rc = ps_err(err, "damaged ZIP directory"); goto out; }
   }
-  rc = read_member(uf, zWant, maxOut, pz, pn, err);
+  rc = read_member(uf, zWant, maxOut, pz, pn, pPoll, err);
   if( rc==PS_OK && zMember ) snprintf(zMember, nMember, "%s", zWant);
 out:
   unzClose(uf);

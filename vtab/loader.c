@@ -172,6 +172,7 @@ static PsCacheEntry *acquire(PsConn *c, const char *zTable, const char *zPath, c
   PsCacheEntry *e;
   struct stat st;
   int rc;
+  Poll poll = { c->db, 0 };     /* the host's interrupt, polled from the read on */
   if( zPath ){
     if( stat(zPath, &st)!=0 ){
       *pzErr = sqlite3_mprintf("%s: cannot open '%s': %s", zTable, zPath, strerror(errno));
@@ -189,7 +190,8 @@ static PsCacheEntry *acquire(PsConn *c, const char *zTable, const char *zPath, c
         break;
       }
     }
-    rc = ps_source_open_file_ex(&src, zPath, c->maxInflated, c->bMmap, &err);
+    rc = ps_source_open_file_ex(&src, zPath, c->maxInflated, c->bMmap,
+                                c->db ? poll_interrupt : 0, &poll, &err);
   }else{
     for(e=c->pFirst; e; e=e->pNext){
       if( e->zPath==0 && e->pFmt==pFmt && e->nBlob==nBlob && memcmp(e->pBlob, pBlob, nBlob)==0 ){
@@ -197,16 +199,25 @@ static PsCacheEntry *acquire(PsConn *c, const char *zTable, const char *zPath, c
         return e;
       }
     }
-    rc = ps_source_open_blob(&src, pBlob, nBlob, c->maxInflated, &err);
+    rc = ps_source_open_blob_ex(&src, pBlob, nBlob, c->maxInflated,
+                                c->db ? poll_interrupt : 0, &poll, &err);
   }
   const char *zName = zPath ? zPath : "BLOB";
+  if( rc && err.rc==PS_INTERRUPT ){              /* stopped while reading or inflating */
+    sqlite3_finalize(poll.st);
+    *pzErr = sqlite3_mprintf("%s: interrupted while reading %s", zTable, zName);
+    *pWhy = LOAD_INTERRUPTED;
+    return 0;
+  }
   if( rc ){
+    sqlite3_finalize(poll.st);
     *pzErr = rc==PS_NOMEM ? sqlite3_mprintf("%s: out of memory reading %s", zTable, zName)
            : zPath && strncmp(err.msg, "cannot ", 7)==0 ? sqlite3_mprintf("%s: %s", zTable, err.msg)
            : load_error(zTable, zName, 0, &err);
     return 0;
   }
   if( src.n==0 ){
+    sqlite3_finalize(poll.st);
     ps_source_close(&src);
     *pWhy = LOAD_UNSUPPORTED;  /* a directory scan skips it like any other non-capture */
     *pzErr = zPath ? sqlite3_mprintf("%s: '%s' is empty (0 bytes)", zTable, zPath)
@@ -214,8 +225,6 @@ static PsCacheEntry *acquire(PsConn *c, const char *zTable, const char *zPath, c
     return 0;
   }
   int bGzip = src.bGzip, bUnsupported = 0;
-  Poll poll = { c->db, 0 };
-  if( c->db ){ src.xInterrupt = poll_interrupt; src.pInterruptArg = &poll; }
   PsCapture *cap = ps_capture_load(&src, pFmt, &err, &bUnsupported);
   sqlite3_finalize(poll.st);
   if( cap ){ cap->src.xInterrupt = 0; cap->src.pInterruptArg = 0; }

@@ -7,6 +7,6 @@
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size){
   char *out; size_t n; PsErr err; char zMember[128];
-  if( ps_unzip_capture(data, size, (uint64_t)16 << 20, &out, &n, zMember, sizeof(zMember), &err)==PS_OK ) free(out);
+  if( ps_unzip_capture(data, size, (uint64_t)16 << 20, &out, &n, zMember, sizeof(zMember), 0, &err)==PS_OK ) free(out);
   return 0;
 }

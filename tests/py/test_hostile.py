@@ -218,6 +218,32 @@ for keep_last in (False, True):
               "mmap 1: rewritten in place with another last byte: an error", e)
 db.execute("SELECT profsql_config('cache_size', 4)")
 
+# sqlite3_interrupt() during the inflate that comes before a parse: a gzip (BLOB, file) and a ZIP
+# of 512 MiB of spaces (no capture in it). Without a poll in the inflate loop the answer would be "not a supported
+# capture" once it had all been inflated; with it, the query stops as interrupted.
+import threading
+import zlib
+co = zlib.compressobj(9, zlib.DEFLATED, 31)
+spaces = b" " * (1 << 20)
+gz = b"".join(co.compress(spaces) for _ in range(512)) + co.flush()
+gzpath = os.path.join(d, "spaces.json.gz")
+with open(gzpath, "wb") as f:
+    f.write(gz)
+zpath = os.path.join(d, "spaces.zip")
+with zipfile.ZipFile(zpath, "w", zipfile.ZIP_DEFLATED) as z, z.open("trace.json", "w", force_zip64=True) as m:
+    for _ in range(512):
+        m.write(spaces)
+for what, arg in (("BLOB", gz), (gzpath, gzpath), (zpath, zpath)):
+    t = threading.Timer(0.03, db.interrupt)
+    t.start()
+    e = err("SELECT count(*) FROM profile_events(?)", arg)
+    t.join()
+    check(e == f"profile_events: interrupted while reading {what}",
+          f"sqlite3_interrupt stops the inflate of {what}", e)
+    check(db.execute("SELECT 1").fetchone()[0] == 1, "the connection answers after the interrupt")
+check(err("SELECT count(*) FROM profile_events(?)", gzpath).endswith("is not a supported capture (supported: chrome, timings, lms, xspace, newengine)"),
+      "uninterrupted, the same file inflates to the end")
+
 # the noio entry point: BLOBs only, no writers
 n = sqlite3.connect(":memory:")
 n.enable_load_extension(True)
