@@ -1,5 +1,6 @@
 #!/bin/sh
-# make demo: load the extension into the sqlite3 shell and query the example capture.
+# make demo: load the extension into the sqlite3 shell, query the example capture, write a report
+# set, and ask each example capture its question (examples/questions/, one per format).
 cd "$(dirname "$0")/.." || exit 1
 SQLITE3=${SQLITE3:-sqlite3}
 echo "sqlite3 :memory:  -- .load ./libprofsql ; SELECT profsql_version();"
@@ -11,3 +12,8 @@ echo "build/demo-report/chrome/profiler_categories_latest.csv:"
 head -n 4 build/demo-report/chrome/profiler_categories_latest.csv
 echo "build/demo-report/chrome/profiler_report_latest.md (quick answer):"
 sed -n '/^## Quick answer/,/^## Profiler-first/p' build/demo-report/chrome/profiler_report_latest.md | sed '$d'
+for q in server_tps main_thread gpu_ops frame_budget; do
+  echo
+  head -n 1 "examples/questions/$q.sql" | sed 's/^-- //'
+  "$SQLITE3" -batch -init /dev/null -cmd '.load ./libprofsql' :memory: < "examples/questions/$q.sql"
+done
