@@ -56,6 +56,30 @@ except sqlite3.OperationalError as e:
 check(db.execute("SELECT count(*) FROM cap.tm_records").fetchone()[0] == n_rec, "the previous tables survive a failed import")
 res = db.execute("SELECT profile_import(?, 'cap', 'ne_')", ("tests/data/jobs_report.json",)).fetchone()[0]
 check(res == '{"ne_jobs":4,"ne_metadata":10}', f"a newengine report imports its jobs: {res}")
+# sqlite3_interrupt() stops an import, in the parse or in the inserts, and rolls it back: the
+# previous tables of that prefix stay as they were
+import threading
+import json as _json
+big = os.path.join(os.path.dirname(path), "big.json")
+with open(big, "w") as f:
+    f.write("[" + ",".join(_json.dumps({"name": "s%d" % (i % 97), "ph": "X", "ts": i * 3, "dur": 2, "pid": 1,
+                                        "tid": i % 4, "args": {"i": i}}) for i in range(400000)) + "]")
+for delay in (0.02, 0.4, 0.9):
+    t = threading.Timer(delay, db.interrupt)
+    t.start()
+    try:
+        db.execute("SELECT profile_import(?, 'cap', 'tm_')", (big,)).fetchone()
+        e = None
+    except sqlite3.OperationalError as x:
+        e = str(x)
+    t.join()
+    check(e is not None and e.endswith("interrupted") or e == f"profile_import: interrupted while reading {big}",
+          f"interrupted {delay} s into the import: {e}")
+    check(db.execute("SELECT count(*) FROM cap.tm_records").fetchone()[0] == n_rec
+          and db.execute("SELECT count(*) FROM cap.sqlite_master WHERE name = 'tm_events'").fetchone()[0] == 0,
+          f"interrupted {delay} s in: the previous tm_ tables are intact, no tm_events")
+res = db.execute("SELECT profile_import(?, 'cap', 'tm_')", (big,)).fetchone()[0]
+check(res.startswith('{"tm_events":400000,'), f"uninterrupted, the same import completes: {res}")
 for bad, want in [("x; DROP TABLE y", "profile_import: the schema must be a database name (letters, digits, '_')")]:
     try:
         db.execute("SELECT profile_import(?, ?)", (trace, bad)).fetchone()
