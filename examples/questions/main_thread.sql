@@ -4,5 +4,5 @@
 .mode box
 SELECT process_name, name, round(dur / 1e6, 3) AS ms, round(ts / 1e6, 3) AS at_ms
   FROM profile_events('examples/browser_trace.json')
- WHERE thread_name = 'CrRendererMain' AND depth = 0 AND dur IS NOT NULL
+ WHERE thread_name = 'CrRendererMain' AND depth = 0 AND ph IN ('X', 'B')   -- thread slices, not async ones
  ORDER BY dur DESC LIMIT 5;

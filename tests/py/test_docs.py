@@ -1,4 +1,5 @@
-"""The handbook's examples are real: every ```sql block of docs/*.md and README.md that is
+"""The handbook's examples are real: every ```sql block of docs/*.md, README.md and
+examples/questions/README.md that is
 followed directly by an output block is run from the repository root in the sqlite3 shell
 (`.headers on`, `.mode column --wrap 0`, the extension loaded) and its output must be the block's, line
 for line (trailing blanks aside). A page states its output this way or not at all. Blocks whose
@@ -34,7 +35,8 @@ def norm(text):
 
 
 WRITE = "--write" in sys.argv
-pages = sorted(glob.glob(os.path.join(ROOT, "docs", "*.md"))) + [os.path.join(ROOT, "README.md")]
+pages = sorted(glob.glob(os.path.join(ROOT, "docs", "*.md"))) + [os.path.join(ROOT, "README.md"),
+                                                              os.path.join(ROOT, "examples", "questions", "README.md")]
 n_pairs = 0
 with_output = set()
 for page in pages:

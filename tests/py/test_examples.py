@@ -25,6 +25,17 @@ gpu = db.execute("SELECT name FROM profile_events('examples/gpu_host.xplane.pb')
                  "AND depth = 0 GROUP BY name ORDER BY sum(dur) DESC LIMIT 1").fetchone()[0]
 check(gpu in outs.get("examples/questions/gpu_ops.sql", ""), f"gpu ops names {gpu}")
 
+# main_thread.sql: the longest complete ('X') slice of a thread named CrRendererMain, from the JSON
+trace = json.load(open("examples/browser_trace.json"))
+evs = trace["traceEvents"] if isinstance(trace, dict) else trace
+main = {(e["pid"], e["tid"]) for e in evs if e.get("ph") == "M" and e.get("name") == "thread_name"
+        and e.get("args", {}).get("name") == "CrRendererMain"}
+longest = max((e for e in evs if e.get("ph") == "X" and (e["pid"], e["tid"]) in main), key=lambda e: e["dur"])
+rows = outs.get("examples/questions/main_thread.sql", "").split("\n")    # .mode box: row 1 is line 3
+first = [c.strip() for c in rows[3].strip("│").split("│")] if len(rows) > 3 else []
+check(len(first) >= 3 and first[1] == longest["name"] and abs(float(first[2]) - longest["dur"] / 1000) < 0.0006,
+      f"main thread: the longest task {first} is the JSON's {longest['name']} {longest['dur']} us")
+
 # examples/python/query.py: the independent totals of examples/browser_trace.json, by name, of
 # every event with a duration: X (dur), B/E pairs per thread, b/e async pairs per (cat, id),
 # instants (0); the events are well nested, so a plain stack matches them
