@@ -250,6 +250,37 @@ const char *ps_value_text(const PsCapture *cap, const PsValue *v, char *buf, siz
   return buf;
 }
 
+const char *ps_track_text(const PsCapture *cap, size_t t, char *buf, size_t nBuf){
+  const PsTrack *tr = &cap->aTrack[t];
+  const PsThread *th = &cap->aThread[tr->thread];
+  char b1[64], b2[64];
+  if( tr->kind==PS_TRACK_THREAD || tr->name==0 ){
+    snprintf(buf, nBuf, "thread pid=%s tid=%s", ps_value_text(cap, &th->pid, b1, sizeof(b1)),
+             ps_value_text(cap, &th->tid, b2, sizeof(b2)));
+    return buf;
+  }
+  /* key layout: kind \x1f field \x1f ...: async "A cat scope pid|g id", counter "C pid name id" */
+  PsStr s = ps_pool_get(&cap->pool, tr->name);
+  const char *azF[4] = {"", "", "", ""}; int anF[4] = {0, 0, 0, 0}, nF = 0;
+  size_t j = 2, j0 = 2;
+  for(; j<s.n && nF<4; j++){
+    if( s.z[j]=='\x1f' ){ azF[nF] = s.z+j0; anF[nF] = (int)(j-j0); nF++; j0 = j+1; }
+  }
+  if( tr->kind==PS_TRACK_ASYNC ){
+    /* pid field: "g" for global ids, else the pid value prefixed by its type (i/s/n) */
+    int bLocal = anF[2]>0 && azF[2][0]!='g';
+    snprintf(buf, nBuf, "async cat=%.*s id=%.*s%s%.*s%s%.*s",
+             anF[0], azF[0], anF[3], azF[3],
+             anF[1] ? " scope=" : "", anF[1], azF[1],
+             bLocal ? " local to pid=" : "", bLocal ? anF[2]-1 : 0, azF[2]+1);
+  }else{
+    snprintf(buf, nBuf, "counter pid=%s name=%.*s%s%.*s",
+             ps_value_text(cap, &th->pid, b1, sizeof(b1)), anF[1], azF[1],
+             anF[2] ? " id=" : "", anF[2], azF[2]);
+  }
+  return buf;
+}
+
 /* ---------------------------------------------------------------- metadata */
 
 static PsMeta *meta_add(PsCapture *cap, const char *zScope, const char *zKey, int64_t off){

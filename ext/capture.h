@@ -289,5 +289,9 @@ void ps_capture_sort_links(PsCapture *cap);
 
 /* Formats a PsValue as text into buf (for descriptions). */
 const char *ps_value_text(const PsCapture *cap, const PsValue *v, char *buf, size_t nBuf);
+/* Describes track t into buf (truncated to nBuf): "thread pid=1 tid=2",
+** "async cat=x id=0x1[ scope=s][ local to pid=p]", "counter pid=1 name=Memory[ id=i]"
+** (profile_metadata scope 'track', flame graph labels). */
+const char *ps_track_text(const PsCapture *cap, size_t t, char *buf, size_t nBuf);
 
 #endif

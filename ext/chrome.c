@@ -1029,35 +1029,9 @@ static int ch_finish(Chrome *p){
     if( ps_meta_int(cap, "ph", key, (int64_t)p->aPhCount[c], -1) ) return PS_NOMEM;
   }
   for(size_t t=0; t<cap->nTrack; t++){
-    PsTrack *tr = &cap->aTrack[t];
-    PsThread *th = &cap->aThread[tr->thread];
-    char key[24], b1[64], b2[64];
+    char key[24], buf[512];
     snprintf(key, sizeof(key), "%zu", t);
-    int rc;
-    if( tr->kind==PS_TRACK_THREAD ){
-      rc = ps_meta_printf(cap, "track", key, -1, "thread pid=%s tid=%s", ps_value_text(cap, &th->pid, b1, sizeof(b1)),
-                          ps_value_text(cap, &th->tid, b2, sizeof(b2)));
-    }else{
-      /* key layout: kind \x1f field \x1f ...: async "A cat scope pid|g id", counter "C pid name id" */
-      PsStr s = ps_pool_get(&cap->pool, tr->name);
-      const char *azF[4] = {"", "", "", ""}; int anF[4] = {0, 0, 0, 0}, nF = 0;
-      size_t j = 2, j0 = 2;
-      for(; j<s.n && nF<4; j++){
-        if( s.z[j]=='\x1f' ){ azF[nF] = s.z+j0; anF[nF] = (int)(j-j0); nF++; j0 = j+1; }
-      }
-      if( tr->kind==PS_TRACK_ASYNC ){
-        /* pid field: "g" for global ids, else the pid value prefixed by its type (i/s/n) */
-        int bLocal = anF[2]>0 && azF[2][0]!='g';
-        rc = ps_meta_printf(cap, "track", key, -1, "async cat=%.*s id=%.*s%s%.*s%s%.*s",
-                            anF[0], azF[0], anF[3], azF[3],
-                            anF[1] ? " scope=" : "", anF[1], azF[1],
-                            bLocal ? " local to pid=" : "", bLocal ? anF[2]-1 : 0, azF[2]+1);
-      }else{
-        rc = ps_meta_printf(cap, "track", key, -1, "counter pid=%s name=%.*s%s%.*s",
-                            ps_value_text(cap, &th->pid, b1, sizeof(b1)), anF[1], azF[1],
-                            anF[2] ? " id=" : "", anF[2], azF[2]);
-      }
-    }
+    int rc = ps_meta_printf(cap, "track", key, -1, "%s", ps_track_text(cap, t, buf, sizeof(buf)));
     if( rc ) return PS_NOMEM;
   }
   return PS_OK;

@@ -2,8 +2,8 @@
 ** flame.c — a self-contained SVG flame graph (icicle: roots on top) of a capture's parent tree,
 ** without SQLite. Frames are merged by stack (the names from the root down, as folded stacks
 ** are), each frame's width is the self time of everything under it, i.e. its inclusive time
-** (slices: dur minus the children's dur, never negative; timings records: self_ns). With
-** bByThread the first level is the thread ("process / thread"; timings: the category).
+** (slices: dur minus the children's dur, never negative; timings records: self_ns). The first
+** level is each track or thread ("process / thread"; timings: the category), or the roots.
 ** Hovering a frame shows its <title>: name, milliseconds and share of the total. No script, no
 ** external reference: it opens in any browser offline.
 */
@@ -82,7 +82,7 @@ static void fl_label(const PsCapture *cap, const FNode *x, char **azThread, PsBu
   xml_text(b, s.z, s.n);
 }
 
-int ps_flame_svg(const PsCapture *capc, int bByThread, const char *zTitle, PsBuf *out, PsErr *err){
+int ps_flame_svg(const PsCapture *capc, int eGroup, const char *zTitle, PsBuf *out, PsErr *err){
   PsCapture *cap = (PsCapture*)capc;
   Fl f; memset(&f, 0, sizeof(f));
   char **azThread = 0; size_t nThreadLabel = 0;
@@ -94,8 +94,9 @@ int ps_flame_svg(const PsCapture *capc, int bByThread, const char *zTitle, PsBuf
   size_t nRows = cap->nRec ? cap->nRec : cap->ev.n;
   aNode = malloc((nRows ? nRows : 1) * sizeof(int32_t));
   if( aNode==0 ) goto out;
-  if( bByThread ){
-    size_t nLab = cap->nRec ? cap->pool.n + 1 : cap->nThread;
+  int bByTrack = eGroup==PS_FLAME_TRACK && cap->nRec==0;   /* label key: a track, else a thread */
+  if( eGroup!=PS_FLAME_MERGED ){
+    size_t nLab = cap->nRec ? cap->pool.n + 1 : bByTrack ? cap->nTrack : cap->nThread;
     azThread = calloc(nLab ? nLab : 1, sizeof(char*));
     if( azThread==0 ) goto out;
     nThreadLabel = nLab;
@@ -125,8 +126,8 @@ int ps_flame_svg(const PsCapture *capc, int bByThread, const char *zTitle, PsBuf
       int32_t p = cap->nRec ? cap->aRec[x].parent : cap->ev.aParent[x];
       int32_t parentNode;
       if( p>=0 && aNode[p]>=0 ) parentNode = aNode[p];
-      else if( bByThread ){
-        uint32_t t = cap->nRec ? cap->aRec[x].category : cap->ev.aThread[x];
+      else if( eGroup!=PS_FLAME_MERGED ){
+        uint32_t t = cap->nRec ? cap->aRec[x].category : bByTrack ? cap->ev.aTrack[x] : cap->ev.aThread[x];
         if( t >= nThreadLabel ){ parentNode = root; }
         else{
           if( azThread[t]==0 ){
@@ -135,12 +136,18 @@ int ps_flame_svg(const PsCapture *capc, int bByThread, const char *zTitle, PsBuf
               PsStr s = ps_pool_get(&cap->pool, t);
               xml_text(&lb, s.z ? s.z : "", s.n);
             }else{
-              const PsThread *th = &cap->aThread[t];
+              /* "process / thread", or for an async track "process / async cat=x id=0x1" */
+              const PsTrack *tr = bByTrack ? &cap->aTrack[t] : 0;
+              const PsThread *th = &cap->aThread[tr ? tr->thread : t];
               char num[64];
               if( th->processName ){ PsStr s = ps_pool_get(&cap->pool, th->processName); xml_text(&lb, s.z, s.n); }
               else{ snprintf(num, sizeof(num), "pid %lld", (long long)th->pid.i); ps_buf_puts(&lb, num); }
               ps_buf_puts(&lb, " / ");
-              if( th->threadName ){ PsStr s = ps_pool_get(&cap->pool, th->threadName); xml_text(&lb, s.z, s.n); }
+              if( tr && tr->kind!=PS_TRACK_THREAD && tr->name ){
+                char desc[512];
+                ps_track_text(cap, t, desc, sizeof(desc));
+                xml_text(&lb, desc, strlen(desc));
+              }else if( th->threadName ){ PsStr s = ps_pool_get(&cap->pool, th->threadName); xml_text(&lb, s.z, s.n); }
               else{ snprintf(num, sizeof(num), "tid %lld", (long long)th->tid.i); ps_buf_puts(&lb, num); }
             }
             if( ps_buf_append(&lb, "", 1) ){ ps_buf_free(&lb); goto out; }

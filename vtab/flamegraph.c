@@ -1,9 +1,9 @@
 /*
 ** flamegraph.c — profile_flamegraph(source, path [, options_json]): writes a self-contained SVG
 ** flame graph (ext/flame.c) of a capture with a parent tree — Chrome slices, XSpace XEvents, lms
-** markers, timings records — to path (temporary file + rename). Options: {"group": "thread"
-** (default: one first-level frame per thread / timings category) | "none" (merged),
-** "title": "..."}. Returns {"path":..., "bytes":N, "total_ms":X}. SQLITE_DIRECTONLY.
+** markers, timings records — to path (temporary file + rename). Options: {"group": "track"
+** (default: one first-level frame per track: each thread, each async track; timings: category)
+** | "thread" (async slices under their thread) | "none" (merged), "title": "..."}. Returns {"path":..., "bytes":N, "total_ms":X}. SQLITE_DIRECTONLY.
 ** Errors: those of loading the capture, "has no parent tree" (a newengine report), and
 ** "cannot write '<path>': ...".
 */
@@ -21,7 +21,7 @@ static void flameFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   sqlite3 *db = sqlite3_context_db_handle(ctx);
   const char *zPath = (const char*)sqlite3_value_text(argv[1]);
   if( zPath==0 ){ sqlite3_result_error(ctx, "profile_flamegraph: expected (source, path [, options_json])", -1); return; }
-  int bByThread = 1;
+  int eGroup = PS_FLAME_TRACK;
   char zTitle[300];
   snprintf(zTitle, sizeof(zTitle), "%s", sqlite3_value_type(argv[0])==SQLITE_TEXT ? (const char*)sqlite3_value_text(argv[0]) : "BLOB");
   if( argc>2 && sqlite3_value_type(argv[2])!=SQLITE_NULL ){
@@ -31,12 +31,14 @@ static void flameFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     if( ok ){
       const char *g = (const char*)sqlite3_column_text(st, 0);
       const char *t = (const char*)sqlite3_column_text(st, 1);
-      if( g && strcmp(g, "none")==0 ) bByThread = 0;
-      else if( g && strcmp(g, "thread")!=0 ) ok = 0;
+      if( g==0 || strcmp(g, "track")==0 ) eGroup = PS_FLAME_TRACK;
+      else if( strcmp(g, "thread")==0 ) eGroup = PS_FLAME_THREAD;
+      else if( strcmp(g, "none")==0 ) eGroup = PS_FLAME_MERGED;
+      else ok = 0;
       if( t ) snprintf(zTitle, sizeof(zTitle), "%s", t);
     }
     sqlite3_finalize(st);
-    if( !ok ){ sqlite3_result_error(ctx, "profile_flamegraph: options_json must be an object like {\"group\": \"thread\"|\"none\", \"title\": \"...\"}", -1); return; }
+    if( !ok ){ sqlite3_result_error(ctx, "profile_flamegraph: options_json must be an object like {\"group\": \"track\"|\"thread\"|\"none\", \"title\": \"...\"}", -1); return; }
   }
   char *zErr = 0;
   int rcLoad;
@@ -50,7 +52,7 @@ static void flameFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   }
   PsBuf b; memset(&b, 0, sizeof(b));
   PsErr err; memset(&err, 0, sizeof(err));
-  int rc = ps_flame_svg(cap, bByThread, zTitle, &b, &err);
+  int rc = ps_flame_svg(cap, eGroup, zTitle, &b, &err);
   if( rc==PS_OK && ps_source_lost_error(&cap->src, &err) ){
     /* the mapped file was cut short while the frames were named: no picture of zeros */
     ps_buf_free(&b);

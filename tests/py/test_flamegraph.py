@@ -34,17 +34,22 @@ def widest_at(fr, y):
 
 
 trace = "examples/browser_trace.json"
-rows = db.execute("SELECT id, parent_id, name, dur, process_name, thread_name FROM profile_events(?) "
+rows = db.execute("SELECT id, parent_id, name, dur, process_name, thread_name, track FROM profile_events(?) "
                   "WHERE dur IS NOT NULL AND ph IN ('X','B','b')", (trace,)).fetchall()
+track_name = {int(k): v for k, v in db.execute("SELECT key, value FROM profile_metadata(?) WHERE scope = 'track'", (trace,))}
 child = defaultdict(int)
 kids = defaultdict(list)
-for i, p, n, d, pn, tn in rows:
+for i, p, n, d, pn, tn, tr in rows:
     if p is not None:
         child[p] += d
         kids[p].append(i)
-selfns = {i: max(d - child[i], 0) for i, p, n, d, pn, tn in rows}
+selfns = {i: max(d - child[i], 0) for i, p, n, d, pn, tn, tr in rows}
 total = sum(selfns.values())
-by = {i: (p, n, pn, tn) for i, p, n, d, pn, tn in rows}
+by = {i: (p, n, pn, tn) for i, p, n, d, pn, tn, tr in rows}
+per_track = defaultdict(int)             # "process / thread", or "process / async cat=.. id=.."
+for i, p, n, d, pn, tn, tr in rows:
+    label = track_name[tr] if not track_name[tr].startswith("thread ") else tn
+    per_track[f"{pn} / {label}"] += selfns[i]
 
 
 def subtree(i):
@@ -63,9 +68,17 @@ res = db.execute("SELECT profile_flamegraph(?, ?)", (trace, os.path.join(tmp, "t
 check(f'"total_ms":{total / 1e6:.3f}' in res, f"total = the summed self time {total / 1e6:.3f} ms: {res}")
 fr = frames(os.path.join(tmp, "t.svg"))
 top = widest_at(fr, 51)
+want_track = max(per_track, key=per_track.get)
+check(top[0] == want_track and abs(top[1] - per_track[want_track] / 1e6) < 0.0015,
+      f"default, per track: widest first-level frame {top[:2]} == {want_track} {per_track[want_track] / 1e6:.3f}")
+level1 = sorted((f[0], round(f[1], 3)) for f in fr if abs(f[2] - 51) < 0.5)
+check(level1 == sorted((k, round(v / 1e6, 3)) for k, v in per_track.items()),
+      f"one first-level frame per track with a slice, each its self time: {set(level1) ^ set((k, round(v / 1e6, 3)) for k, v in per_track.items())}")
+db.execute("SELECT profile_flamegraph(?, ?, '{\"group\": \"thread\"}')", (trace, os.path.join(tmp, "th.svg"))).fetchone()
+top = widest_at(frames(os.path.join(tmp, "th.svg")), 51)
 want_thread = max(per_thread, key=per_thread.get)
 check(top[0] == want_thread and abs(top[1] - per_thread[want_thread] / 1e6) < 0.0015,
-      f"widest thread frame {top[:2]} == {want_thread} {per_thread[want_thread] / 1e6:.3f}")
+      f"per thread (async under its thread): widest thread frame {top[:2]} == {want_thread} {per_thread[want_thread] / 1e6:.3f}")
 db.execute("SELECT profile_flamegraph(?, ?, '{\"group\": \"none\", \"title\": \"merged\"}')", (trace, os.path.join(tmp, "m.svg"))).fetchone()
 fm = frames(os.path.join(tmp, "m.svg"))
 top = widest_at(fm, 51)
@@ -109,7 +122,7 @@ for sql, args, msg in [
     ("SELECT profile_flamegraph(?, ?)", ("tests/data/jobs_report.json", os.path.join(tmp, "x.svg")),
      "profile_flamegraph: the capture has no parent tree (no slices or timer records)"),
     ("SELECT profile_flamegraph(?, ?, 'bad')", (trace, os.path.join(tmp, "x.svg")),
-     "profile_flamegraph: options_json must be an object like {\"group\": \"thread\"|\"none\", \"title\": \"...\"}"),
+     "profile_flamegraph: options_json must be an object like {\"group\": \"track\"|\"thread\"|\"none\", \"title\": \"...\"}"),
 ]:
     try:
         db.execute(sql, args).fetchone()
@@ -135,7 +148,7 @@ document.title = 'widest:' + best;
     r = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", "file://" + page],
                        capture_output=True, text=True, timeout=120)
     m = re.search(r"<title>widest:([^<]*)</title>", r.stdout)
-    check(m is not None and m.group(1) == want_thread, f"chromium renders it: {m.group(1) if m else r.stderr[-200:]!r}")
+    check(m is not None and m.group(1) == want_track, f"chromium renders it: {m.group(1) if m else r.stderr[-200:]!r}")
 else:
     print("SKIP chromium check: chromium is not installed")
 done()
