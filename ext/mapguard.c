@@ -1,8 +1,10 @@
 /*
 ** mapguard.c — the SIGBUS guard over memory-mapped capture files. See mapguard.h for the contract.
 */
+#define _GNU_SOURCE 1      /* dladdr, RTLD_NODELETE */
 #include "mapguard.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -73,6 +75,15 @@ static void on_sigbus(int sig, siginfo_t *si, void *uc){
 }
 
 static void install(void){
+  /* The handler stays installed for the life of the process, so its code must too: a host
+  ** that closes its last connection unloads the extension (SQLite dlclose()s it), which would
+  ** leave SIGBUS pointing at unmapped code. Mark the library NODELETE (in a static build this
+  ** names the program itself, which is harmless). */
+  Dl_info info;
+  if( dladdr((void*)on_sigbus, &info) && info.dli_fname ){
+    void *h = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+    if( h==0 ) return;                    /* cannot pin it: no guard (files are read instead) */
+  }
   long pg = sysconf(_SC_PAGESIZE);
   g_page = pg>0 ? (uintptr_t)pg : 4096;
   struct sigaction sa;

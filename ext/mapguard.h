@@ -15,6 +15,9 @@
 ** Any other SIGBUS goes to the previous handler as if this one were not there (SIG_DFL: the
 ** default action runs, with its core dump).
 **
+** Installing the handler also marks the library RTLD_NODELETE: SQLite unloads an extension when
+** its last connection closes, and the handler must outlive that.
+**
 ** The handler is async-signal-safe: atomic loads of a fixed slot table, mmap through syscall(2),
 ** no allocation, no locks. A host that installs its own SIGBUS handler later replaces this one
 ** (the guard then no longer applies; docs/security.md says so).

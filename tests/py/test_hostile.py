@@ -193,6 +193,30 @@ for table, sql, src, cut in cases:
           f"{table}: the next query reads the {cut}-byte file as it is now", e2)
     db.execute("SELECT profsql_config('cache_size', 4)")
 
+# the SIGBUS handler outlives the connection: SQLite unloads an extension when its last connection
+# closes, so the library pins itself (RTLD_NODELETE) once the guard is installed. A fresh
+# process: map a file, close the connection, and the library is still mapped; then a fault in a
+# file mapped by the host itself still ends that process with SIGBUS (the default action).
+import signal
+import subprocess
+import sys
+probe = f"""
+import gc, mmap, os, sqlite3, sys
+c = sqlite3.connect(":memory:"); c.enable_load_extension(True); c.load_extension({os.path.abspath("libprofsql")!r})
+c.execute("SELECT count(*) FROM profile_events('tests/data/basic.json')").fetchone()
+c.close(); del c; gc.collect()
+print("mapped" if "libprofsql" in open("/proc/self/maps").read() else "unloaded", flush=True)
+p = {os.path.join(d, "host.bin")!r}
+open(p, "wb").write(b"x" * 3 * mmap.PAGESIZE)
+f = open(p, "rb"); m = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+os.truncate(p, 1)
+print(m[2 * mmap.PAGESIZE])
+"""
+r = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+check(r.stdout.startswith("mapped\n") and r.returncode == -signal.SIGBUS,
+      "the library stays loaded after its last connection closes, and a fault that is not ours still ends the host with SIGBUS",
+      (r.stdout, r.returncode, r.stderr[-200:]))
+
 # rewritten in place at the same size: a different last byte is noticed; the same last byte is not
 # (the strings and lazy columns then read the bytes now there; documented in docs/security.md)
 live = os.path.join(d, "live.json")
