@@ -77,12 +77,12 @@ static void on_sigbus(int sig, siginfo_t *si, void *uc){
 static void install(void){
   /* The handler stays installed for the life of the process, so its code must too: a host
   ** that closes its last connection unloads the extension (SQLite dlclose()s it), which would
-  ** leave SIGBUS pointing at unmapped code. Mark the library NODELETE (in a static build this
-  ** names the program itself, which is harmless). */
+  ** leave SIGBUS pointing at unmapped code. Mark the library NODELETE. (Linked into a program,
+  ** statically or not, the code is the program's and dlopen finds no library by that name: nothing
+  ** to pin, nothing that can be unloaded.) */
   Dl_info info;
   if( dladdr((void*)on_sigbus, &info) && info.dli_fname ){
-    void *h = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
-    if( h==0 ) return;                    /* cannot pin it: no guard (files are read instead) */
+    dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
   }
   long pg = sysconf(_SC_PAGESIZE);
   g_page = pg>0 ? (uintptr_t)pg : 4096;
