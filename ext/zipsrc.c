@@ -83,6 +83,19 @@ static int read_member(unzFile uf, const char *zName, uint64_t maxOut, char **pz
   return PS_OK;
 }
 
+/* The current member's name into z[0..n) (NUL-terminated). minizip copies a name that does not
+** fit without a terminator, so the length is checked first: a longer name is refused. */
+static int member_name(unzFile uf, char *z, size_t n, PsErr *err){
+  unz_file_info64 fi;
+  if( unzGetCurrentFileInfo64(uf, &fi, z, (uLong)n, 0, 0, 0, 0)!=UNZ_OK ) return ps_err(err, "damaged ZIP directory");
+  if( fi.size_filename >= n ){
+    return ps_err(err, "ZIP member name of %lu bytes is longer than the %zu accepted (refused)",
+                  (unsigned long)fi.size_filename, n - 1);
+  }
+  z[fi.size_filename] = 0;
+  return PS_OK;
+}
+
 /* A member name that could not escape a directory it were extracted to: not empty, not
 ** absolute, no backslash, no ".." component. */
 static int safe_member(const char *z){
@@ -114,7 +127,7 @@ int ps_unzip_capture(const void *p, size_t n, uint64_t maxOut, char **pz, size_t
   /* every member name must be safe, even those we do not read */
   for(int r = unzGoToFirstFile(uf); r==UNZ_OK; r = unzGoToNextFile(uf)){
     char zName[512];
-    if( unzGetCurrentFileInfo64(uf, 0, zName, sizeof(zName), 0, 0, 0, 0)!=UNZ_OK ){ rc = ps_err(err, "damaged ZIP directory"); goto out; }
+    if( (rc = member_name(uf, zName, sizeof(zName), err))!=PS_OK ) goto out;
     if( !safe_member(zName) ){
       rc = ps_err(err, "ZIP member name '%s' is empty, absolute or has a '..' component (refused)", zName);
       goto out;
@@ -145,7 +158,7 @@ int ps_unzip_capture(const void *p, size_t n, uint64_t maxOut, char **pz, size_t
       goto out;
     }
     unzGoToFirstFile(uf);
-    if( unzGetCurrentFileInfo64(uf, 0, zWant, sizeof(zWant), 0, 0, 0, 0)!=UNZ_OK ){ rc = ps_err(err, "damaged ZIP directory"); goto out; }
+    if( (rc = member_name(uf, zWant, sizeof(zWant), err))!=PS_OK ) goto out;
   }
   rc = read_member(uf, zWant, maxOut, pz, pn, pPoll, err);
   if( rc==PS_OK && zMember ) snprintf(zMember, nMember, "%s", zWant);

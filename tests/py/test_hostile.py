@@ -99,6 +99,11 @@ zb = io.BytesIO()
 with zipfile.ZipFile(zb, "w", zipfile.ZIP_DEFLATED) as z:
     z.writestr("bomb.json", b'[' + b' ' * 3_000_000 + b']')
 check("inflates to 3000002 bytes, over the limit of 1048576 bytes" in (err(EV, zb.getvalue()) or ""), "a ZIP bomb stops at the limit")
+zb = io.BytesIO()                                    # found by fuzz_zip: minizip leaves such a name unterminated
+with zipfile.ZipFile(zb, "w") as z:
+    z.writestr("a" * 600 + ".json", b"[]")
+check(err(EV, zb.getvalue()) == "profile_events: BLOB: ZIP member name of 605 bytes is longer than the 511 accepted (refused)",
+      "a ZIP member name of 605 bytes", err(EV, zb.getvalue()))
 check(err("SELECT profsql_config('max_inflated_bytes', 5)") == "profsql_config: 'max_inflated_bytes' must be between 1048576 and 4611686018427387904",
       "a limit out of range")
 check(err("SELECT profsql_config('nope')") == "profsql_config: unknown setting 'nope' (known: max_inflated_bytes, cache_size, max_json_depth, mmap, noio)",
