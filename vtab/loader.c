@@ -34,8 +34,13 @@ static void entry_free(PsCacheEntry *e){
   sqlite3_free(e);
 }
 
+static void cache_trim(PsConn *c);
+
 void ps_vt_release(PsCacheEntry *e){
-  if( e && --e->nRef==0 ) entry_free(e);
+  if( e==0 ) return;
+  if( --e->nRef==0 ){ entry_free(e); return; }
+  /* only the cache holds it now: keep at most nCacheMax such entries (cache_size 0 keeps none) */
+  if( e->nRef==1 && e->pConn ) cache_trim(e->pConn);
 }
 
 /* Removes e from its connection's list and drops the cache's reference. */
