@@ -6,7 +6,8 @@
 **   SELECT profile_import('trace.json', 't');   -- '{"events":1234,"metadata":17}'
 **   -- later, in any SQLite client, no extension:  SELECT * FROM event_tree LIMIT 10;
 **
-** Creates in `schema` (default 'main'), replacing earlier ones of the same names:
+** Creates in `schema` (default 'main'), replacing that prefix's earlier tables (a table or tree
+** view of the prefix that this capture does not have is dropped, so a prefix holds one capture):
 **   <prefix>events, <prefix>records, <prefix>jobs, <prefix>xplanes, <prefix>metadata
 **   — whichever the capture has (jobs: a newengine report; records: a timings report; xplanes:
 **   an XSpace; metadata: always) — with the columns and declared types of the profile_* tables
@@ -147,6 +148,20 @@ static void importFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     sqlite3_finalize(st);
   }
   int rc = imp_exec(db, sqlite3_mprintf("SAVEPOINT profsql_import"), argv[0], &zErr);
+  /* the prefix's tables that this capture does not have go, with the tree views over them: a
+  ** prefix holds one capture, never a mix of the previous one's and this one's tables */
+  static const char *const azViews[2][4] = {
+    { "event_tree", "event_ancestors", "event_descendants", "event_folded" },
+    { "record_tree", "record_ancestors", "record_descendants", "record_folded" },
+  };
+  for(int k=0; k<2 && rc==SQLITE_OK; k++){
+    for(int i=0; i<4 && !aHas[k] && rc==SQLITE_OK; i++){
+      rc = imp_exec(db, sqlite3_mprintf("DROP VIEW IF EXISTS \"%w\".\"%w%w\"", zSchema, zPrefix, azViews[k][i]), argv[0], &zErr);
+    }
+  }
+  for(int k=0; k<5 && rc==SQLITE_OK; k++){
+    if( !aHas[k] ) rc = imp_exec(db, sqlite3_mprintf("DROP TABLE IF EXISTS \"%w\".\"%w%w\"", zSchema, zPrefix, aImp[k].zName), argv[0], &zErr);
+  }
   sqlite3_str *pOut = sqlite3_str_new(0);
   sqlite3_str_appendchar(pOut, 1, '{');
   int nOut = 0;

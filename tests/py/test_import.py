@@ -54,6 +54,11 @@ except sqlite3.OperationalError as e:
     check(str(e) == "profile_import: the BLOB is not a supported capture (supported: chrome, timings, lms, xspace, newengine)",
           f"error: {e}")
 check(db.execute("SELECT count(*) FROM cap.tm_records").fetchone()[0] == n_rec, "the previous tables survive a failed import")
+db.execute("SELECT profile_import(?, 'cap', 'mix_')", ("examples/server_timings.txt",)).fetchone()
+db.execute("SELECT profile_import(?, 'cap', 'mix_')", (trace,)).fetchone()
+mix = {r[0] for r in db.execute("SELECT name FROM cap.sqlite_master WHERE name LIKE 'mix_%' AND type IN ('table', 'view')")}
+check(mix == {"mix_events", "mix_metadata", "mix_event_tree", "mix_event_ancestors", "mix_event_descendants", "mix_event_folded"},
+      f"a prefix holds one capture: the timings tables and views go when a trace replaces them: {sorted(mix)}")
 res = db.execute("SELECT profile_import(?, 'cap', 'ne_')", ("tests/data/jobs_report.json",)).fetchone()[0]
 check(res == '{"ne_jobs":4,"ne_metadata":10}', f"a newengine report imports its jobs: {res}")
 # sqlite3_interrupt() stops an import, in the parse or in the inserts, and rolls it back: the
@@ -70,20 +75,35 @@ t0 = time.perf_counter()                 # the whole import, uninterrupted, unde
 res = db.execute("SELECT profile_import(?, 'cap', 'big_')", (big,)).fetchone()[0]
 whole = time.perf_counter() - t0
 check(res.startswith('{"big_events":400000,'), f"uninterrupted, the import completes: {res}")
-for delay in (0.02, whole * 0.4, whole * 0.8):   # in the parse, then in the inserts
+# each try on a fresh prefix holding the timings capture: an interrupted import leaves it as it
+# was. The last try may land after the import finished (SQLite then reports the interrupt on the
+# statement's next step, unprefixed): the import has then taken effect, timings tables gone.
+for i, (delay, must) in enumerate(((0.02, "parse"), (whole * 0.25, "inserts"), (whole * 0.6, None))):
+    pre = f"try{i}_"
+    db.execute("SELECT profile_import(?, 'cap', ?)", ("examples/server_timings.txt", pre)).fetchone()
     t = threading.Timer(delay, db.interrupt)
     t.start()
     try:
-        db.execute("SELECT profile_import(?, 'cap', 'tm_')", (big,)).fetchone()
+        db.execute("SELECT profile_import(?, 'cap', ?)", (big, pre)).fetchone()
         e = None
     except sqlite3.OperationalError as x:
         e = str(x)
     t.join()
-    check(e == f"profile_import: interrupted while reading {big}" if delay == 0.02 else e == "profile_import: interrupted",
-          f"interrupted {delay:.2f} s into the import ({whole:.2f} s in all): {e}")
-    check(db.execute("SELECT count(*) FROM cap.tm_records").fetchone()[0] == n_rec
-          and db.execute("SELECT count(*) FROM cap.sqlite_master WHERE name = 'tm_events'").fetchone()[0] == 0,
-          f"interrupted {delay:.2f} s in: the previous tm_ tables are intact, no tm_events")
+    tables = {r[0] for r in db.execute("SELECT name FROM cap.sqlite_master WHERE name LIKE ? || '%'", (pre,))}
+    if must == "parse":
+        ok = e == f"profile_import: interrupted while reading {big}"
+    elif must == "inserts":
+        ok = e == "profile_import: interrupted"
+    else:
+        ok = e in ("profile_import: interrupted", f"profile_import: interrupted while reading {big}", "interrupted", None)
+    check(ok, f"interrupted {delay:.2f} s into the import ({whole:.2f} s in all, in the {must or 'inserts or after'}): {e}")
+    if e is not None and e.startswith("profile_import: "):
+        check(db.execute(f"SELECT count(*) FROM cap.{pre}records").fetchone()[0] == n_rec and pre + "events" not in tables,
+              f"interrupted {delay:.2f} s in: the previous {pre} tables are intact, no {pre}events")
+    else:
+        check(db.execute(f"SELECT count(*) FROM cap.{pre}events").fetchone()[0] == 400000
+              and pre + "records" not in tables and pre + "record_tree" not in tables,
+              f"finished before the interrupt at {delay:.2f} s: {pre} holds the new capture only")
 db.execute("SELECT profsql_config('cache_size', 4)")
 for bad, want in [("x; DROP TABLE y", "profile_import: the schema must be a database name (letters, digits, '_')")]:
     try:
