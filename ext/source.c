@@ -142,6 +142,22 @@ static void source_reset(PsSource *pSrc, int (*xInterrupt)(void*), void *pArg){
   pSrc->pInterruptArg = pArg;
 }
 
+/* gzip or ZIP bytes p[0..n): inflates them into pSrc (a heap buffer; bGzip / bZip) and sets
+** *pbDone; plain bytes: *pbDone 0 and pSrc untouched. The one place input is unwrapped, for
+** BLOBs, files read into memory and mapped files alike. */
+static int unwrap(PsSource *pSrc, const void *p, size_t n, uint64_t maxInflated, int *pbDone, PsErr *err){
+  int bGzip = is_gzip(p, n);
+  *pbDone = bGzip || ps_is_zip(p, n);
+  if( !*pbDone ) return PS_OK;
+  char *z; size_t nz;
+  int rc = bGzip ? ps_gunzip_poll(p, n, maxInflated, &z, &nz, pSrc, err)
+                 : ps_unzip_capture(p, n, maxInflated, &z, &nz, pSrc->zMember, sizeof(pSrc->zMember), pSrc, err);
+  if( rc ) return rc;
+  pSrc->z = z; pSrc->n = nz; pSrc->bHeap = 1;
+  if( bGzip ) pSrc->bGzip = 1; else pSrc->bZip = 1;
+  return PS_OK;
+}
+
 int ps_source_open_file(PsSource *pSrc, const char *zPath, uint64_t maxInflated, PsErr *err){
   return ps_source_open_file_ex(pSrc, zPath, maxInflated, 1, 0, 0, err);
 }
@@ -196,44 +212,38 @@ int ps_source_open_file_ex(PsSource *pSrc, const char *zPath, uint64_t maxInflat
     pLost = ps_mapguard_add(p, n);
     if( pLost==0 ){ munmap(p, n); p = MAP_FAILED; }   /* unguarded: read it instead */
   }
+  int bDone, rc;
   if( p==MAP_FAILED ){
     char *zr = 0;
-    int rc = read_file(fd, n, zPath, &zr, &n, pSrc, err);
+    rc = read_file(fd, n, zPath, &zr, &n, pSrc, err);
     close(fd);
     if( rc ) return rc;
-    PsSource tmp;
-    rc = ps_source_open_blob_ex(&tmp, zr, n, maxInflated, xInterrupt, pInterruptArg, err);   /* inflates, unzips or copies */
-    if( rc ){ free(zr); return rc; }
-    if( tmp.bGzip || tmp.bZip ){ free(zr); *pSrc = tmp; pSrc->nRaw = n; return PS_OK; }
-    free((void*)tmp.z);                      /* the copy: keep our own buffer instead */
-    pSrc->z = zr; pSrc->n = n; pSrc->bHeap = 1; pSrc->nRaw = n;
+    pSrc->nRaw = n;
+    rc = unwrap(pSrc, zr, n, maxInflated, &bDone, err);
+    if( bDone ){ free(zr); return rc; }
+    pSrc->z = zr; pSrc->n = n; pSrc->bHeap = 1;   /* plain: the buffer read is the capture */
     return PS_OK;
   }
   close(fd);
   pSrc->nRaw = n;
-  if( is_gzip(p, n) || ps_is_zip(p, n) ){
-    char *z; size_t nz;
-    int bGzip = is_gzip(p, n);
-    char last = ((const char*)p)[n-1];
-    int rc = bGzip ? ps_gunzip_poll(p, n, maxInflated, &z, &nz, pSrc, err)
-                   : ps_unzip_capture(p, n, maxInflated, &z, &nz, pSrc->zMember, sizeof(pSrc->zMember), pSrc, err);
+  char last = ((const char*)p)[n-1];
+  rc = unwrap(pSrc, p, n, maxInflated, &bDone, err);
+  if( bDone ){
+    /* inflated from the mapping: it may have shrunk meanwhile */
     int bChanged = *(const volatile char*)((const char*)p + n - 1)!=last;   /* may fault: read first */
     uint64_t lost = ps_mapguard_lost(pLost);
     ps_mapguard_remove(pLost);
     munmap(p, n);
     if( lost || bChanged ){
-      if( rc==PS_OK ) free(z);
+      if( rc==PS_OK ){ free((void*)pSrc->z); source_reset(pSrc, xInterrupt, pInterruptArg); }
       return lost ? lost_error(lost, n, err) : changed_error(n, err);
     }
-    if( rc ) return rc;
-    pSrc->z = z; pSrc->n = nz; pSrc->bHeap = 1;
-    if( bGzip ) pSrc->bGzip = 1; else pSrc->bZip = 1;
-    return PS_OK;
+    return rc;
   }
   madvise(p, n, MADV_SEQUENTIAL);
   pSrc->z = p; pSrc->n = n;
   pSrc->bMapped = 1; pSrc->pMap = p; pSrc->nMap = n; pSrc->pLost = pLost;
-  pSrc->lastByte = ((const char*)p)[n-1];
+  pSrc->lastByte = last;
   return PS_OK;
 }
 
@@ -245,20 +255,8 @@ int ps_source_open_blob_ex(PsSource *pSrc, const void *p, size_t n, uint64_t max
                            int (*xInterrupt)(void*), void *pInterruptArg, PsErr *err){
   source_reset(pSrc, xInterrupt, pInterruptArg);
   pSrc->nRaw = n;
-  if( is_gzip(p, n) ){
-    char *z; size_t nz;
-    int rc = ps_gunzip_poll(p, n, maxInflated, &z, &nz, pSrc, err);
-    if( rc ) return rc;
-    pSrc->z = z; pSrc->n = nz; pSrc->bGzip = 1; pSrc->bHeap = 1;
-    return PS_OK;
-  }
-  if( ps_is_zip(p, n) ){
-    char *z; size_t nz;
-    int rc = ps_unzip_capture(p, n, maxInflated, &z, &nz, pSrc->zMember, sizeof(pSrc->zMember), pSrc, err);
-    if( rc ) return rc;
-    pSrc->z = z; pSrc->n = nz; pSrc->bZip = 1; pSrc->bHeap = 1;
-    return PS_OK;
-  }
+  int bDone, rc = unwrap(pSrc, p, n, maxInflated, &bDone, err);
+  if( bDone ) return rc;
   char *z = malloc(n+1);
   if( z==0 ) return ps_nomem(err);
   if( n ) memcpy(z, p, n);
