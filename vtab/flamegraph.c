@@ -77,11 +77,5 @@ static void flameFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 }
 
 int ps_flamegraph_register(sqlite3 *db, PsConn *pConn){
-  int rc = SQLITE_OK;
-  for(int nArg=2; nArg<=3 && rc==SQLITE_OK; nArg++){
-    pConn->nRef++;
-    rc = sqlite3_create_function_v2(db, "profile_flamegraph", nArg, SQLITE_UTF8|SQLITE_DIRECTONLY, pConn,
-                                    flameFunc, 0, 0, ps_conn_release);
-  }
-  return rc;
+  return ps_register_conn_function(db, pConn, "profile_flamegraph", 2, 3, flameFunc);
 }

@@ -274,6 +274,17 @@ static PsCacheEntry *acquire(PsConn *c, const char *zTable, const char *zPath, c
   return e;
 }
 
+int ps_register_conn_function(sqlite3 *db, PsConn *pConn, const char *zName, int nMin, int nMax,
+                              void (*xFunc)(sqlite3_context*, int, sqlite3_value**)){
+  int rc = SQLITE_OK;
+  for(int nArg=nMin; nArg<=nMax && rc==SQLITE_OK; nArg++){
+    pConn->nRef++;                 /* released by ps_conn_release, also when registration fails */
+    rc = sqlite3_create_function_v2(db, zName, nArg, SQLITE_UTF8|SQLITE_DIRECTONLY, pConn,
+                                    xFunc, 0, 0, ps_conn_release);
+  }
+  return rc;
+}
+
 int ps_vt_check_lost(sqlite3_vtab_cursor *pCur, const char *zTable, const PsSet *pSet, int iPart){
   int i0 = iPart<0 ? 0 : iPart, i1 = iPart<0 ? pSet->nPart : iPart+1;
   for(int i=i0; i<i1 && i<pSet->nPart; i++){

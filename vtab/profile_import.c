@@ -219,11 +219,5 @@ static void importFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 }
 
 int ps_import_register(sqlite3 *db, PsConn *pConn){
-  int rc = SQLITE_OK;
-  for(int nArg=1; nArg<=3 && rc==SQLITE_OK; nArg++){
-    pConn->nRef++;
-    rc = sqlite3_create_function_v2(db, "profile_import", nArg, SQLITE_UTF8|SQLITE_DIRECTONLY, pConn,
-                                    importFunc, 0, 0, ps_conn_release);
-  }
-  return rc;
+  return ps_register_conn_function(db, pConn, "profile_import", 1, 3, importFunc);
 }

@@ -175,13 +175,5 @@ static void openFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 }
 
 int ps_open_register(sqlite3 *db, PsConn *pConn){
-  pConn->nRef++;
-  int rc = sqlite3_create_function_v2(db, "profile_open", 1, SQLITE_UTF8|SQLITE_DIRECTONLY, pConn,
-                                      openFunc, 0, 0, ps_conn_release);
-  if( rc==SQLITE_OK ){
-    pConn->nRef++;
-    rc = sqlite3_create_function_v2(db, "profile_open", 2, SQLITE_UTF8|SQLITE_DIRECTONLY, pConn,
-                                    openFunc, 0, 0, ps_conn_release);
-  }
-  return rc;
+  return ps_register_conn_function(db, pConn, "profile_open", 1, 2, openFunc);
 }

@@ -105,16 +105,8 @@ static int profsql_init(sqlite3 *db, const sqlite3_api_routines *pApi, int bNoIo
   rc = sqlite3_create_function(db, "profsql_version", 0,
                                SQLITE_UTF8|SQLITE_DETERMINISTIC|SQLITE_INNOCUOUS, 0,
                                versionFunc, 0, 0);
-  if( rc==SQLITE_OK ){
-    pConn->nRef++;
-    rc = sqlite3_create_function_v2(db, "profsql_debug", 0, SQLITE_UTF8|SQLITE_DIRECTONLY, pConn,
-                                    debugFunc, 0, 0, ps_conn_release);
-  }
-  for(int nArg=1; nArg<=2 && rc==SQLITE_OK; nArg++){
-    pConn->nRef++;
-    rc = sqlite3_create_function_v2(db, "profsql_config", nArg, SQLITE_UTF8|SQLITE_DIRECTONLY, pConn,
-                                    configFunc, 0, 0, ps_conn_release);
-  }
+  if( rc==SQLITE_OK ) rc = ps_register_conn_function(db, pConn, "profsql_debug", 0, 0, debugFunc);
+  if( rc==SQLITE_OK ) rc = ps_register_conn_function(db, pConn, "profsql_config", 1, 2, configFunc);
   if( rc==SQLITE_OK ) rc = ps_events_register(db, pConn);
   if( rc==SQLITE_OK ) rc = ps_records_register(db, pConn);
   if( rc==SQLITE_OK ) rc = ps_xplanes_register(db, pConn);

@@ -152,6 +152,12 @@ static inline int ps_vt_intact(sqlite3_vtab_cursor *pCur, const char *zTable, co
 /* Sets an SQL result from a PsOut (frees pOut->zFree). */
 void ps_vt_result(sqlite3_context *ctx, PsOut *pOut);
 
+/* Registers a function of the connection state (user data pConn, one reference per arity) for
+** every argument count nMin..nMax, SQLITE_UTF8|SQLITE_DIRECTONLY: everything that reads a path
+** or writes a file. Stops at the first failure and returns its code. */
+int ps_register_conn_function(sqlite3 *db, PsConn *pConn, const char *zName, int nMin, int nMax,
+                              void (*xFunc)(sqlite3_context*, int, sqlite3_value**));
+
 int ps_events_register(sqlite3 *db, PsConn *pConn);
 int ps_metadata_register(sqlite3 *db, PsConn *pConn);
 int ps_records_register(sqlite3 *db, PsConn *pConn);

@@ -870,9 +870,6 @@ int ps_report_register(sqlite3 *db, PsConn *pConn){
   if( rc==SQLITE_OK ) rc = sqlite3_create_function(db, "profile_write_csv", 2, SQLITE_UTF8|SQLITE_DIRECTONLY, 0, csvFunc, 0, 0);
   if( rc==SQLITE_OK ) rc = sqlite3_create_function(db, "profile_write_markdown", 2, SQLITE_UTF8|SQLITE_DIRECTONLY, 0, mdFunc, 0, 0);
   if( rc==SQLITE_OK ) rc = sqlite3_create_function(db, "profile_zip", -1, SQLITE_UTF8|SQLITE_DIRECTONLY, 0, zipFunc, 0, 0);
-  for(int nArg=2; nArg<=3 && rc==SQLITE_OK; nArg++){
-    pConn->nRef++;
-    rc = sqlite3_create_function_v2(db, "profile_report", nArg, SQLITE_UTF8|SQLITE_DIRECTONLY, pConn, reportFunc, 0, 0, ps_conn_release);
-  }
+  if( rc==SQLITE_OK ) rc = ps_register_conn_function(db, pConn, "profile_report", 2, 3, reportFunc);
   return rc;
 }
