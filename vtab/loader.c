@@ -171,7 +171,7 @@ static int poll_interrupt(void *pArg){
 /* Loads (or finds cached) one capture: a file (zPath) or bytes (pBlob, nBlob). */
 static PsCacheEntry *acquire(PsConn *c, const char *zTable, const char *zPath, const void *pBlob,
                              size_t nBlob, const PsFormat *pFmt, char **pzErr, int *pWhy){
-  PsErr err; err.off = -1; err.msg[0] = 0;
+  PsErr err; err.rc = PS_OK; err.off = -1; err.msg[0] = 0;
   *pzErr = 0; *pWhy = 0;
   PsSource src;
   PsCacheEntry *e;
@@ -208,40 +208,29 @@ static PsCacheEntry *acquire(PsConn *c, const char *zTable, const char *zPath, c
                                 c->db ? poll_interrupt : 0, &poll, &err);
   }
   const char *zName = zPath ? zPath : "BLOB";
-  if( rc && err.rc==PS_INTERRUPT ){              /* stopped while reading or inflating */
-    sqlite3_finalize(poll.st);
-    *pzErr = sqlite3_mprintf("%s: interrupted while reading %s", zTable, zName);
-    *pWhy = LOAD_INTERRUPTED;
-    return 0;
-  }
-  if( rc ){
-    sqlite3_finalize(poll.st);
-    *pzErr = rc==PS_NOMEM ? sqlite3_mprintf("%s: out of memory reading %s", zTable, zName)
-           : zPath && strncmp(err.msg, "cannot ", 7)==0 ? sqlite3_mprintf("%s: %s", zTable, err.msg)
-           : load_error(zTable, zName, 0, &err);
-    return 0;
-  }
-  if( src.n==0 ){
-    sqlite3_finalize(poll.st);
+  PsCapture *cap = 0;
+  int bGzip = src.bGzip, bUnsupported = 0, bEmpty = 0;
+  if( rc==PS_OK && src.n==0 ){
     ps_source_close(&src);
-    *pWhy = LOAD_UNSUPPORTED;  /* a directory scan skips it like any other non-capture */
-    *pzErr = zPath ? sqlite3_mprintf("%s: '%s' is empty (0 bytes)", zTable, zPath)
-                   : sqlite3_mprintf("%s: the BLOB is empty (0 bytes)", zTable);
-    return 0;
+    bEmpty = 1;
+  }else if( rc==PS_OK ){
+    cap = ps_capture_load(&src, pFmt, &err, &bUnsupported);
+    if( cap ){ cap->src.xInterrupt = 0; cap->src.pInterruptArg = 0; }
   }
-  int bGzip = src.bGzip, bUnsupported = 0;
-  PsCapture *cap = ps_capture_load(&src, pFmt, &err, &bUnsupported);
-  sqlite3_finalize(poll.st);
-  if( cap ){ cap->src.xInterrupt = 0; cap->src.pInterruptArg = 0; }
-  if( cap==0 && err.rc==PS_INTERRUPT ){
-    *pzErr = sqlite3_mprintf("%s: interrupted while reading %s", zTable, zName);
-    *pWhy = LOAD_INTERRUPTED;
-    return 0;
-  }
+  sqlite3_finalize(poll.st);                      /* the interrupt poll ends with the load */
   if( cap==0 ){
-    *pWhy = bUnsupported ? LOAD_UNSUPPORTED : 0;
-    if( bUnsupported ){
-      *pzErr = zPath ? sqlite3_mprintf("%s: '%s' is not a supported capture (supported: %s)",
+    if( !bEmpty && err.rc==PS_INTERRUPT ){        /* stopped while reading, inflating or parsing */
+      *pzErr = sqlite3_mprintf("%s: interrupted while reading %s", zTable, zName);
+      *pWhy = LOAD_INTERRUPTED;
+    }else if( rc ){                               /* the file or BLOB could not be read */
+      *pzErr = rc==PS_NOMEM ? sqlite3_mprintf("%s: out of memory reading %s", zTable, zName)
+             : zPath && strncmp(err.msg, "cannot ", 7)==0 ? sqlite3_mprintf("%s: %s", zTable, err.msg)
+             : load_error(zTable, zName, 0, &err);
+    }else if( bEmpty || bUnsupported ){           /* a directory scan skips both */
+      *pWhy = LOAD_UNSUPPORTED;
+      *pzErr = bEmpty ? (zPath ? sqlite3_mprintf("%s: '%s' is empty (0 bytes)", zTable, zPath)
+                               : sqlite3_mprintf("%s: the BLOB is empty (0 bytes)", zTable))
+             : zPath ? sqlite3_mprintf("%s: '%s' is not a supported capture (supported: %s)",
                                        zTable, zPath, ps_format_list())
                      : sqlite3_mprintf("%s: the BLOB is not a supported capture (supported: %s)",
                                        zTable, ps_format_list());
