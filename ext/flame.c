@@ -82,6 +82,31 @@ static void fl_label(const PsCapture *cap, const FNode *x, char **azThread, PsBu
   xml_text(b, s.z, s.n);
 }
 
+/* The first-level frame of group t, escaped for SVG (malloc'ed; NULL when out of memory):
+** timings: the category; else "process / thread", or for an async track "process / async
+** cat=x id=0x1". A process or thread without a name is "pid N" / "tid N" (ps_value_text). */
+static char *fl_group_label(const PsCapture *cap, int bByTrack, uint32_t t){
+  PsBuf lb; memset(&lb, 0, sizeof(lb));
+  if( cap->nRec ){
+    PsStr s = ps_pool_get(&cap->pool, t);
+    xml_text(&lb, s.z ? s.z : "", s.n);
+  }else{
+    const PsTrack *tr = bByTrack ? &cap->aTrack[t] : 0;
+    const PsThread *th = &cap->aThread[tr ? tr->thread : t];
+    char buf[512];
+    if( th->processName ){ PsStr s = ps_pool_get(&cap->pool, th->processName); xml_text(&lb, s.z, s.n); }
+    else{ ps_buf_puts(&lb, "pid "); ps_value_text(cap, &th->pid, buf, sizeof(buf)); xml_text(&lb, buf, strlen(buf)); }
+    ps_buf_puts(&lb, " / ");
+    if( tr && tr->kind!=PS_TRACK_THREAD && tr->name ){
+      ps_track_text(cap, t, buf, sizeof(buf));
+      xml_text(&lb, buf, strlen(buf));
+    }else if( th->threadName ){ PsStr s = ps_pool_get(&cap->pool, th->threadName); xml_text(&lb, s.z, s.n); }
+    else{ ps_buf_puts(&lb, "tid "); ps_value_text(cap, &th->tid, buf, sizeof(buf)); xml_text(&lb, buf, strlen(buf)); }
+  }
+  if( ps_buf_append(&lb, "", 1) ){ ps_buf_free(&lb); return 0; }
+  return lb.z;
+}
+
 int ps_flame_svg(const PsCapture *capc, int eGroup, const char *zTitle, PsBuf *out, PsErr *err){
   PsCapture *cap = (PsCapture*)capc;
   Fl f; memset(&f, 0, sizeof(f));
@@ -130,29 +155,7 @@ int ps_flame_svg(const PsCapture *capc, int eGroup, const char *zTitle, PsBuf *o
         uint32_t t = cap->nRec ? cap->aRec[x].category : bByTrack ? cap->ev.aTrack[x] : cap->ev.aThread[x];
         if( t >= nThreadLabel ){ parentNode = root; }
         else{
-          if( azThread[t]==0 ){
-            PsBuf lb; memset(&lb, 0, sizeof(lb));
-            if( cap->nRec ){
-              PsStr s = ps_pool_get(&cap->pool, t);
-              xml_text(&lb, s.z ? s.z : "", s.n);
-            }else{
-              /* "process / thread", or for an async track "process / async cat=x id=0x1" */
-              const PsTrack *tr = bByTrack ? &cap->aTrack[t] : 0;
-              const PsThread *th = &cap->aThread[tr ? tr->thread : t];
-              char num[64];
-              if( th->processName ){ PsStr s = ps_pool_get(&cap->pool, th->processName); xml_text(&lb, s.z, s.n); }
-              else{ snprintf(num, sizeof(num), "pid %lld", (long long)th->pid.i); ps_buf_puts(&lb, num); }
-              ps_buf_puts(&lb, " / ");
-              if( tr && tr->kind!=PS_TRACK_THREAD && tr->name ){
-                char desc[512];
-                ps_track_text(cap, t, desc, sizeof(desc));
-                xml_text(&lb, desc, strlen(desc));
-              }else if( th->threadName ){ PsStr s = ps_pool_get(&cap->pool, th->threadName); xml_text(&lb, s.z, s.n); }
-              else{ snprintf(num, sizeof(num), "tid %lld", (long long)th->tid.i); ps_buf_puts(&lb, num); }
-            }
-            if( ps_buf_append(&lb, "", 1) ){ ps_buf_free(&lb); goto out; }
-            azThread[t] = lb.z;
-          }
+          if( azThread[t]==0 && (azThread[t] = fl_group_label(cap, bByTrack, t))==0 ) goto out;
           parentNode = fl_child(&f, root, t, 1);
           if( parentNode<0 ) goto out;
         }

@@ -118,6 +118,12 @@ db.execute("SELECT profile_flamegraph('tests/data/timings_edge.txt', ?, '{\"grou
 names = {f[0] for f in frames(os.path.join(tmp, "c.svg"))}
 check({"Cycle A", "Cycle B", "Under cycle", "Orphan"} <= names, f"records in a parent cycle are drawn: {sorted(names)[:5]}")
 
+# a thread without names, with string ids: its frame names the ids as written
+db.execute("SELECT profile_flamegraph(?, ?)", (b'[{"ph":"X","ts":1,"dur":5,"pid":"p1","tid":"t1","name":"a"}]',
+                                                 os.path.join(tmp, "s.svg"))).fetchone()
+check("pid 'p1' / tid 't1'" in {f[0] for f in frames(os.path.join(tmp, "s.svg"))},
+      f"string pid/tid label: {sorted({f[0] for f in frames(os.path.join(tmp, 's.svg'))})}")
+
 for sql, args, msg in [
     ("SELECT profile_flamegraph(?, ?)", ("tests/data/jobs_report.json", os.path.join(tmp, "x.svg")),
      "profile_flamegraph: the capture has no parent tree (no slices or timer records)"),
