@@ -53,10 +53,33 @@ static void debugFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 **                       process mid-query gives an error, ext/mapguard.c); 0: read into memory,
 **                       so a running query keeps the bytes it loaded (captures loaded afterwards)
 **   noio                1 when loaded with sqlite3_profsql_noio_init (read-only) */
+/* The settable limits, with their ranges (noio is read-only and handled apart). */
+static const struct { const char *zName; sqlite3_int64 lo, hi; } aSetting[] = {
+  { "max_inflated_bytes", (sqlite3_int64)1 << 20, (sqlite3_int64)1 << 62 },
+  { "cache_size",         0, 1000 },
+  { "max_json_depth",     1, PS_JSON_MAX_DEPTH },
+  { "mmap",               0, 1 },
+};
+static sqlite3_int64 setting_get(const PsConn *c, int k){
+  switch( k ){
+    case 0: return (sqlite3_int64)c->maxInflated;
+    case 1: return c->nCacheMax;
+    case 2: return ps_json_depth_limit;
+    default: return c->bMmap;
+  }
+}
+static void setting_set(PsConn *c, int k, sqlite3_int64 v){
+  switch( k ){
+    case 0: c->maxInflated = (uint64_t)v; break;
+    case 1: c->nCacheMax = (int)v; break;
+    case 2: ps_json_depth_limit = (int)v; break;
+    default: c->bMmap = (int)v; break;
+  }
+}
+
 static void configFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   PsConn *c = sqlite3_user_data(ctx);
   const char *zName = (const char*)sqlite3_value_text(argv[0]);
-  static const char zNames[] = "max_inflated_bytes, cache_size, max_json_depth, mmap, noio";
   if( zName==0 ){ sqlite3_result_error(ctx, "profsql_config: expected a setting name", -1); return; }
   int bSet = argc>1;
   sqlite3_int64 v = bSet ? sqlite3_value_int64(argv[1]) : 0;
@@ -64,33 +87,27 @@ static void configFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     char *m = sqlite3_mprintf("profsql_config: the value of '%s' must be an integer", zName);
     sqlite3_result_error(ctx, m, -1); sqlite3_free(m); return;
   }
-  sqlite3_int64 lo = 0, hi = 0, *pNone = 0;
-  (void)pNone;
-  if( strcmp(zName, "max_inflated_bytes")==0 ){
-    lo = 1<<20; hi = (sqlite3_int64)1<<62;
-    if( bSet && v>=lo && v<=hi ) c->maxInflated = (uint64_t)v;
-    if( !bSet || (v>=lo && v<=hi) ){ sqlite3_result_int64(ctx, (sqlite3_int64)c->maxInflated); return; }
-  }else if( strcmp(zName, "cache_size")==0 ){
-    lo = 0; hi = 1000;
-    if( bSet && v>=lo && v<=hi ) c->nCacheMax = (int)v;
-    if( !bSet || (v>=lo && v<=hi) ){ sqlite3_result_int(ctx, c->nCacheMax); return; }
-  }else if( strcmp(zName, "max_json_depth")==0 ){
-    lo = 1; hi = PS_JSON_MAX_DEPTH;
-    if( bSet && v>=lo && v<=hi ) ps_json_depth_limit = (int)v;
-    if( !bSet || (v>=lo && v<=hi) ){ sqlite3_result_int(ctx, ps_json_depth_limit); return; }
-  }else if( strcmp(zName, "mmap")==0 ){
-    lo = 0; hi = 1;
-    if( bSet && v>=lo && v<=hi ) c->bMmap = (int)v;
-    if( !bSet || (v>=lo && v<=hi) ){ sqlite3_result_int(ctx, c->bMmap); return; }
+  int nSetting = (int)(sizeof(aSetting)/sizeof(aSetting[0])), k = 0;
+  while( k<nSetting && strcmp(zName, aSetting[k].zName)!=0 ) k++;
+  char *m = 0;
+  if( k<nSetting ){
+    if( !bSet || (v>=aSetting[k].lo && v<=aSetting[k].hi) ){
+      if( bSet ) setting_set(c, k, v);
+      sqlite3_result_int64(ctx, setting_get(c, k));
+      return;
+    }
+    m = sqlite3_mprintf("profsql_config: '%s' must be between %lld and %lld", zName, aSetting[k].lo, aSetting[k].hi);
   }else if( strcmp(zName, "noio")==0 ){
     if( !bSet ){ sqlite3_result_int(ctx, c->bNoIo); return; }
-    sqlite3_result_error(ctx, "profsql_config: 'noio' is read-only (load with sqlite3_profsql_noio_init)", -1);
-    return;
+    m = sqlite3_mprintf("profsql_config: 'noio' is read-only (load with sqlite3_profsql_noio_init)");
   }else{
-    char *m = sqlite3_mprintf("profsql_config: unknown setting '%s' (known: %s)", zName, zNames);
-    sqlite3_result_error(ctx, m, -1); sqlite3_free(m); return;
+    sqlite3_str *pKnown = sqlite3_str_new(0);
+    for(int i=0; i<nSetting; i++) sqlite3_str_appendf(pKnown, "%s, ", aSetting[i].zName);
+    char *zKnown = sqlite3_str_finish(pKnown);
+    m = sqlite3_mprintf("profsql_config: unknown setting '%s' (known: %snoio)", zName, zKnown ? zKnown : "");
+    sqlite3_free(zKnown);
   }
-  char *m = sqlite3_mprintf("profsql_config: '%s' must be between %lld and %lld", zName, lo, hi);
+  if( m==0 ){ sqlite3_result_error_nomem(ctx); return; }
   sqlite3_result_error(ctx, m, -1); sqlite3_free(m);
 }
 
