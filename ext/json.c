@@ -286,6 +286,8 @@ int ps_json_skip(const char *z, size_t n, size_t *pi, PsErr *err){
   /* Iterative: a stack of container kinds bounded by PS_JSON_MAX_DEPTH. 1 bit per level. */
   unsigned char stk[(PS_JSON_MAX_DEPTH+7)/8];
   int depth = 0;
+  /* profsql_config('max_json_depth'), never beyond the stack above */
+  const int lim = ps_json_depth_limit < PS_JSON_MAX_DEPTH ? ps_json_depth_limit : PS_JSON_MAX_DEPTH;
   size_t i = ps_json_ws(z, n, *pi);
   PsDec d;
   for(;;){
@@ -295,7 +297,6 @@ int ps_json_skip(const char *z, size_t n, size_t *pi, PsErr *err){
       case '"': if( skip_string(z, n, &i, err) ) return PS_ERROR; break;
       case '{': case '[': {
         int obj = z[i]=='{';
-        int lim = ps_json_depth_limit < PS_JSON_MAX_DEPTH ? ps_json_depth_limit : PS_JSON_MAX_DEPTH;
         if( depth>=lim )
           return ps_err_at(err, (int64_t)i, "JSON nested deeper than %d levels", lim);
         if( obj ) stk[depth>>3] |= (unsigned char)(1<<(depth&7));
