@@ -275,16 +275,12 @@ int ps_register_conn_function(sqlite3 *db, PsConn *pConn, const char *zName, int
 }
 
 int ps_vt_check_lost(sqlite3_vtab_cursor *pCur, const char *zTable, const PsSet *pSet, int iPart){
-  int i0 = iPart<0 ? 0 : iPart, i1 = iPart<0 ? pSet->nPart : iPart+1;
-  for(int i=i0; i<i1 && i<pSet->nPart; i++){
-    PsErr err;
-    if( ps_source_lost_error(&pSet->ap[i]->cap->src, &err)==PS_OK ) continue;
-    sqlite3_free(pCur->pVtab->zErrMsg);
-    pCur->pVtab->zErrMsg = sqlite3_mprintf("%s: %s: %s; run the query again to read the file as it is now",
-        zTable, pSet->azFile && pSet->azFile[i] ? pSet->azFile[i] : "BLOB", err.msg);
-    return pCur->pVtab->zErrMsg ? SQLITE_ERROR : SQLITE_NOMEM;
-  }
-  return SQLITE_OK;
+  PsErr err;
+  if( iPart<0 || iPart>=pSet->nPart || ps_source_lost_error(&pSet->ap[iPart]->cap->src, &err)==PS_OK ) return SQLITE_OK;
+  sqlite3_free(pCur->pVtab->zErrMsg);
+  pCur->pVtab->zErrMsg = sqlite3_mprintf("%s: %s: %s; run the query again to read the file as it is now",
+      zTable, pSet->azFile && pSet->azFile[iPart] ? pSet->azFile[iPart] : "BLOB", err.msg);
+  return pCur->pVtab->zErrMsg ? SQLITE_ERROR : SQLITE_NOMEM;
 }
 
 void ps_vt_result(sqlite3_context *ctx, PsOut *o){

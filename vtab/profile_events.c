@@ -422,7 +422,7 @@ static int evRowid(sqlite3_vtab_cursor *cur, sqlite_int64 *pRowid){
   return SQLITE_OK;
 }
 
-PS_VT_CHECKED(ev, EvCursor, "profile_events", (c->aMerged ? -1 : c->iPart))
+PS_VT_CHECKED(ev, EvCursor, "profile_events", c->iPart)   /* merged scans set iPart per row too */
 
 static sqlite3_module evModule = {
   /* iVersion    */ 0,

@@ -123,13 +123,13 @@ const char *ps_set_host(const PsSet *pSet, int iPart, char *buf, size_t nBuf);
 
 /* A mapped capture file that another process truncated while this query read it (mapguard.h:
 ** the lost bytes read as zeros). Each table's xColumn and xNext call this: SQLITE_OK while part
-** iPart (every part when iPart < 0) is intact, else SQLITE_ERROR with the table's error message
+** iPart is intact (or there is no such part), else SQLITE_ERROR with the table's error message
 ** "profile_events: F: the file shrank while it was being read (another process truncated or
 ** rewrote it): byte N of its M bytes is gone; run the query again to read the file as it is now".
 ** Rows returned before the check saw it came from the intact file. */
 int ps_vt_check_lost(sqlite3_vtab_cursor *pCur, const char *zTable, const PsSet *pSet, int iPart);
 static inline int ps_vt_intact(sqlite3_vtab_cursor *pCur, const char *zTable, const PsSet *pSet, int iPart){
-  if( iPart>=0 && (iPart>=pSet->nPart || ps_source_lost(&pSet->ap[iPart]->cap->src)==0) ) return SQLITE_OK;
+  if( iPart<0 || iPart>=pSet->nPart || ps_source_lost(&pSet->ap[iPart]->cap->src)==0 ) return SQLITE_OK;
   return ps_vt_check_lost(pCur, zTable, pSet, iPart);
 }
 
