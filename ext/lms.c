@@ -18,8 +18,9 @@
 ** their BEGIN and nest by time (depth, parent_id) on one track; pid and tid are NULL.
 ** Diagnostics (profile_metadata, each naming its line): an END without an open BEGIN
 ** ('unmatched_end'), a BEGIN never ended ('unclosed_begin', the row keeps dur NULL), a marker for
-** an id without a label ('unknown_id', name NULL), a line of another shape or an id above
-** 2^24 ('unparsed_line').
+** an id without a label ('unknown_id', name NULL), a line of another shape, an id above
+** 2^24 or a diff_us that takes the running time past ±146 years ('unparsed_line'; such a diff
+** is not added to the time).
 ** Whatever the diagnostic, the rest of the file is still read.
 */
 #include "formats.h"
@@ -30,6 +31,8 @@
 
 /* Ids are 0, 1, 2, ... in order of first use (one per label); beyond this an id is damage. */
 #define LMS_MAX_ID (1<<24)
+/* The running time's bound, µs: INT64_MAX/2000, so ts in ns and END − BEGIN (ns) both fit. */
+#define LMS_MAX_US (INT64_MAX/2000)
 
 typedef struct Lms {
   PsCapture *cap;
@@ -96,21 +99,21 @@ static int lms_parse(PsCapture *cap, PsErr *err){
     }
     if( b==a ) continue;
     size_t j = a;
-    int64_t type, v2;
+    int64_t type, v2 = 0, dUs = 0;
     const char *zLabel = 0; size_t nLabel = 0;
     int bad = lms_digits(z, b, &j, &type) || j>=b || z[j]!=',' || type<0 || type>2;
     if( !bad ){
       j++;
       if( bOld ){
         /* <type>,<diff_us>,<label> */
-        bad = type==2 || lms_digits(z, b, &j, &v2) || j>=b || z[j]!=',';
-        if( !bad ){ zLabel = z+j+1; nLabel = b-j-1; }
+        bad = type==2 || lms_digits(z, b, &j, &dUs) || j>=b || z[j]!=',';
+        if( !bad ){ zLabel = z+j+1; nLabel = b-j-1; v2 = 0; }
       }else{
         bad = lms_digits(z, b, &j, &v2) || j>=b || z[j]!=',' || v2<0;
         if( !bad && type!=2 ){
-          size_t k = j+1; int64_t d;
-          bad = lms_digits(z, b, &k, &d) || k!=b;
-          if( !bad ){ zLabel = 0; nLabel = 0; tUs += d; }
+          size_t k = j+1;
+          bad = lms_digits(z, b, &k, &dUs) || k!=b;
+          if( !bad ){ zLabel = 0; nLabel = 0; }
         }else if( !bad ){ zLabel = z+j+1; nLabel = b-j-1; }
       }
     }
@@ -119,15 +122,21 @@ static int lms_parse(PsCapture *cap, PsErr *err){
                    line, (int)(b-a > 60 ? 60 : b-a), z+a);
       continue;
     }
+    if( type!=2 ){
+      /* the running time stays within ±LMS_MAX_US, so ts and END − BEGIN fit in int64 ns */
+      if( dUs > LMS_MAX_US - tUs || dUs < -LMS_MAX_US - tUs ){
+        rc = ps_diag(cap, PS_DIAG_UNPARSED, (int64_t)a, "line %u: diff_us %lld takes the running time "
+                     "(%lld us) outside +/-%lld us (146 years); the line is skipped",
+                     line, (long long)dUs, (long long)tUs, (long long)LMS_MAX_US);
+        continue;
+      }
+      tUs += dUs;
+    }
     if( !bOld && v2 > LMS_MAX_ID ){
       /* ids count labels from 0: a huge one is damage, and must not size the per-id tables */
       rc = ps_diag(cap, PS_DIAG_UNPARSED, (int64_t)a, "line %u: id %lld is out of range (at most %d)",
                    line, (long long)v2, LMS_MAX_ID);
       continue;
-    }
-    if( bOld ){
-      /* v2 is diff_us; the label names the marker */
-      tUs += v2;
     }
     if( !bOld && type==2 ){
       uint32_t id = ps_pool_intern(&cap->pool, zLabel, nLabel, 0);

@@ -374,6 +374,19 @@ static void test_text_formats(void){
   CHECK(c && c->ev.n==1 && c->ev.aDur[0]==3000);
   CHECK_STR(c ? meta_text(c, "diagnostic", "unparsed_line_count") : "", "2");
   ps_capture_free(c);
+  /* a diff_us that takes the running time past INT64_MAX/2000 µs (4611686018427387, so ts
+  ** and END - BEGIN fit in int64 ns) is skipped with a diagnostic, in either direction and in
+  ** either variant (found by fuzz_lms: signed overflow of the running time * 1000) */
+  c = load("2,0,a\n0,0,1\n0,0,5000000000000000\n1,0,2\n", &err);
+  CHECK(c && c->ev.n==1 && c->ev.aTs[0]==1000 && c->ev.aDur[0]==2000);
+  CHECK_STR(c ? meta_text(c, "diagnostic", "unparsed_line") : "",
+            "line 3: diff_us 5000000000000000 takes the running time (1 us) outside +/-4611686018427387 us (146 years); the line is skipped");
+  ps_capture_free(c);
+  c = load("0,-4000000000000000,a\n0,-4000000000000000,b\n1,7,a\n", &err);
+  CHECK(c && c->ev.n==1 && c->ev.aTs[0]==-4000000000000000000LL && c->ev.aDur[0]==7000);
+  CHECK_STR(c ? meta_text(c, "diagnostic", "unparsed_line") : "",
+            "line 2: diff_us -4000000000000000 takes the running time (-4000000000000000 us) outside +/-4611686018427387 us (146 years); the line is skipped");
+  ps_capture_free(c);
   /* a legacy report with one record loads */
   c = load("Minecraft\n    Full Server Tick Time: 5 Count: 1 Avg: 5 Violations: 0\n", &err);
   CHECK(c && c->nRec==1);
