@@ -926,7 +926,14 @@ static int ch_match(Chrome *p){
       int32_t b0 = aStack[found];
       memmove(aStack+found, aStack+found+1, (nStack-(size_t)found-1)*sizeof(int32_t));
       nStack--;
-      e->aDur[b0] = e->aTs[r] - e->aTs[b0];
+      if( __builtin_sub_overflow(e->aTs[r], e->aTs[b0], &e->aDur[b0]) ){
+        /* a begin near -2^63 ns and an end near +2^63 ns: the span does not fit; dur stays NULL */
+        e->aDur[b0] = PS_NULL64;
+        PsStr s = ps_pool_get(&cap->pool, e->aName[b0]);
+        if( ps_diag(cap, PS_DIAG_OTHER, (int64_t)e->aOff[b0],
+                    "'%c' event '%.*s' ends more than 2^63 ns after it begins; dur is NULL", e->aPh[b0],
+                    (int)(s.n>80?80:s.n), s.z ? s.z : "") ) goto out;
+      }
       e->aEndOff[b0] = e->aOff[r];
       if( e->aName[b0]==0 ) e->aName[b0] = e->aName[r];
       e->aFlags[r] |= PS_EV_DEAD;

@@ -286,6 +286,26 @@ static void test_chrome_basic(void){
   CHECK(cap==0 && bUnsup==1);
 }
 
+/* A B near -2^63 ns and its E near +2^63 ns: the span does not fit in int64 ns, so dur is NULL
+** with an 'other' diagnostic (found in review after fuzz_lms's overflow: it was a signed
+** overflow); a span that fits right at the edge (2^63 - 1 ns) keeps its value */
+static void test_chrome_span_overflow(void){
+  PsErr err;
+  PsCapture *c = load("[{\"ph\":\"B\",\"name\":\"a\",\"ts\":-9000000000000000},"
+                      "{\"ph\":\"E\",\"ts\":9000000000000000}]", &err);
+  CHECK(c!=0);
+  if( c ){
+    CHECK(c->ev.aTs[0]==-9000000000000000000LL && c->ev.aDur[0]==PS_NULL64);
+    CHECK_STR(meta_text(c, "diagnostic", "other"),
+              "'B' event 'a' ends more than 2^63 ns after it begins; dur is NULL");
+    ps_capture_free(c);
+  }
+  c = load("[{\"ph\":\"B\",\"name\":\"a\",\"ts\":-4611686018427387.904},"
+           "{\"ph\":\"E\",\"ts\":4611686018427387.903}]", &err);
+  CHECK(c && c->ev.aDur[0]==INT64_MAX);
+  ps_capture_free(c);
+}
+
 /* 100,000 B events and then 100,000 E events whose names match none of them: every E is
 ** unmatched, and matching looks at a bounded number of open B's (no quadratic walk) */
 static void test_chrome_unmatched_storm(void){
@@ -903,6 +923,7 @@ int main(void){
   test_chrome_basic();
   test_chrome_prefixes();
   test_chrome_unmatched_storm();
+  test_chrome_span_overflow();
   test_chrome_columns();
   test_text_formats();
   test_xspace();
