@@ -302,10 +302,17 @@ static int tm_tree(Tm *p){
       aState[x] = 2;
     }
   }
-  /* self time */
+  /* self time; a difference beyond int64 ns (hostile Time values) leaves self NULL */
   for(size_t r=0; r<n; r++) a[r].self = a[r].time;
   for(size_t r=0; r<n; r++){
-    if( a[r].parent>=0 && a[r].depth>=0 ) a[a[r].parent].self -= a[r].time;
+    if( a[r].parent<0 || a[r].depth<0 ) continue;
+    PsRecord *q = &a[a[r].parent];
+    if( q->self==PS_NULL64 ) continue;
+    if( __builtin_sub_overflow(q->self, a[r].time, &q->self) || q->self==PS_NULL64 ){
+      q->self = PS_NULL64;
+      if( ps_diag(cap, PS_DIAG_OTHER, -1, "line %u: Time minus the children's Time is outside int64 ns; self_ns is NULL",
+                  q->line) ) goto out;
+    }
   }
   rc = PS_OK;
 out:

@@ -23,7 +23,8 @@
 **   time_ns, count, violations   Time, Count, Violations
 **   avg               Avg as written (INTEGER or REAL); NULL when absent
 **   ticks, peak_ns    Ticks, Peak (tree reports)
-**   self_ns           time_ns minus the time_ns of the record's children; NULL without a tree
+**   self_ns           time_ns minus the time_ns of the record's children; NULL without a tree or when
+**                     the difference does not fit in int64 (an 'other' diagnostic)
 **   depth             depth in the record tree (0 = root); NULL for records in a parent cycle
 **   line              1-based line number in the report
 **   file              the report file (a directory or glob source reads several; record ids

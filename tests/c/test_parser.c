@@ -407,6 +407,17 @@ static void test_text_formats(void){
   CHECK_STR(c ? meta_text(c, "diagnostic", "unparsed_line") : "",
             "line 2: diff_us -4000000000000000 takes the running time (-4000000000000000 us) outside +/-4611686018427387 us (146 years); the line is skipped");
   ps_capture_free(c);
+  /* a record whose Time minus its children's Time leaves int64 (two children of 9e18 ns under
+  ** a parent of 0) gets self NULL and a diagnostic naming its line; the children keep theirs */
+  c = load("Minecraft\n"
+           "    a Time: 0 Count: 1 Violations: 0 RecordId: 1 ParentRecordId: none TimerId: 1\n"
+           "    b Time: 9000000000000000000 Count: 1 Violations: 0 RecordId: 2 ParentRecordId: 1 TimerId: 2\n"
+           "    c Time: 9000000000000000000 Count: 1 Violations: 0 RecordId: 3 ParentRecordId: 1 TimerId: 3\n"
+           "# FormatVersion 1\n", &err);
+  CHECK(c && c->nRec==3 && c->aRec[0].self==PS_NULL64 && c->aRec[1].self==9000000000000000000LL);
+  CHECK_STR(c ? meta_text(c, "diagnostic", "other") : "",
+            "line 2: Time minus the children's Time is outside int64 ns; self_ns is NULL");
+  ps_capture_free(c);
   /* a legacy report with one record loads */
   c = load("Minecraft\n    Full Server Tick Time: 5 Count: 1 Avg: 5 Violations: 0\n", &err);
   CHECK(c && c->nRec==1);
