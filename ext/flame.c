@@ -45,6 +45,12 @@ static int fl_rehash(Fl *f){
 }
 
 /* The child of parent named name (created when missing); -1 when out of memory. */
+/* *pV += d, saturating at ±INT64_MAX: hostile captures can hold durations near 2^63 ns, and a
+** frame wider than that is drawn full width rather than wrapping around. */
+static void fl_add(int64_t *pV, int64_t d){
+  if( __builtin_add_overflow(*pV, d, pV) || *pV==INT64_MIN ) *pV = d>0 ? INT64_MAX : -INT64_MAX;
+}
+
 static int32_t fl_child(Fl *f, int32_t parent, uint32_t name, int bThread){
   if( f->n*2 >= f->nHash && fl_rehash(f) ) return -1;
   uint64_t k = fl_key(parent, name, bThread);
@@ -171,19 +177,19 @@ int ps_flame_svg(const PsCapture *capc, int eGroup, const char *zTitle, PsBuf *o
     for(size_t r=0; r<nRows; r++){
       if( aNode[r]<0 ) continue;
       int64_t s = cap->aRec[r].self!=PS_NULL64 ? cap->aRec[r].self : cap->aRec[r].time;
-      if( s>0 ) f.a[aNode[r]].value += s;
+      if( s>0 ) fl_add(&f.a[aNode[r]].value, s);
     }
   }else{
     for(size_t r=0; r<nRows; r++){
       if( aNode[r]<0 ) continue;
-      f.a[aNode[r]].value += cap->ev.aDur[r];
+      fl_add(&f.a[aNode[r]].value, cap->ev.aDur[r]);
       int32_t p = cap->ev.aParent[r];
-      if( p>=0 && aNode[p]>=0 ) f.a[aNode[p]].value -= cap->ev.aDur[r];
+      if( p>=0 && aNode[p]>=0 ) fl_add(&f.a[aNode[p]].value, -cap->ev.aDur[r]);
     }
     for(size_t i=0; i<f.n; i++) if( f.a[i].value<0 ) f.a[i].value = 0;   /* overlapping children */
   }
   /* inclusive: children were created after their parents, so a reverse pass sums upwards */
-  for(size_t i=f.n; i-- > 1; ) f.a[f.a[i].parent].value += f.a[i].value;
+  for(size_t i=f.n; i-- > 1; ) fl_add(&f.a[f.a[i].parent].value, f.a[i].value);
   /* layout: depth-first, children by value (largest first) */
   int64_t total = f.a[root].value;
   int maxDepth = 0;

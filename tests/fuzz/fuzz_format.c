@@ -2,11 +2,12 @@
 ** fuzz_format.c — libFuzzer target for one format parser and the capture passes, without SQLite;
 ** built once per parser with -DFUZZ_FORMAT=ps_format_<name> (build/fuzz_chrome, fuzz_timings,
 ** fuzz_lms, fuzz_xspace, fuzz_newengine). Jobs are read back through every job column. Every accepted input is also read back through every lazy column, the children
-** index and the name/cat order, so those paths see hostile bytes too.
+** index, the name/cat order and the flame graph, so those paths see hostile bytes too.
 **   make fuzz   (clang -fsanitize=fuzzer,address,undefined)
 */
 #include "../../ext/formats.h"
 #include "../../ext/jobs.h"
+#include "../../ext/flame.h"
 #include <stdlib.h>
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size){
@@ -30,6 +31,13 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size){
   ps_capture_children(cap);
   ps_capture_order_by_str(cap, 0);
   ps_capture_order_by_str(cap, 1);
+  {
+    /* the flame graph over the hostile tree, in one of its three groupings */
+    PsBuf svg; memset(&svg, 0, sizeof(svg));
+    PsErr e2;
+    (void)ps_flame_svg(cap, (int)(size % 3), "fuzz", &svg, &e2);
+    ps_buf_free(&svg);
+  }
   ps_capture_free(cap);
   return 0;
 }

@@ -136,6 +136,16 @@ for sql, args, msg in [
     except sqlite3.OperationalError as e:
         check(str(e) == msg, f"error {e}")
 
+# durations near 2^63 ns: two roots 'a' of 9e18 ns merge into one frame, whose width saturates
+# at 2^63 - 1 ns (about 9223372036854.776 ms; the %.3f of a double) instead of wrapping round
+db.execute("SELECT profile_flamegraph(?, ?, '{\"group\":\"none\"}')", (
+    b'[{"ph":"X","name":"a","ts":0,"dur":9000000000000000,"pid":1,"tid":1},'
+    b'{"ph":"X","name":"a","ts":9000000000000000,"dur":9000000000000000,"pid":1,"tid":1}]',
+    os.path.join(tmp, "big.svg"))).fetchone()
+big = frames(os.path.join(tmp, "big.svg"))
+check([f[0] for f in big] == ["all", "a"] and all(abs(f[1] - (2**63 - 1) / 1e6) < 0.01 and f[3] == 1200.0 for f in big),
+      f"saturated frame: {big}")
+
 # rendered in headless Chromium: the widest first-level frame, measured by the browser
 chromium = shutil.which("chromium") or shutil.which("chromium-browser")
 if chromium:
