@@ -1240,8 +1240,9 @@ static int ch_column(const PsCapture *cap, size_t row, int iCol, PsOut *o){
     case PS_COL_TDUR: {
       int64_t t, t2;
       if( out_time(cap, off, "tdur", &t) ){ o->type = PS_META_INT; o->i = t; }
-      else if( endOff && out_time(cap, off, "tts", &t) && out_time(cap, endOff, "tts", &t2) ){
-        o->type = PS_META_INT; o->i = t2 - t;
+      else if( endOff && out_time(cap, off, "tts", &t) && out_time(cap, endOff, "tts", &t2)
+               && !__builtin_sub_overflow(t2, t, &o->i) ){
+        o->type = PS_META_INT;     /* (a difference beyond int64 ns stays NULL) */
       }
       return PS_OK;
     }

@@ -441,6 +441,12 @@ static void test_chrome_columns(void){
   free(o.zFree);
   CHECK_STR(name_of(cap, 1), "q");
   ps_capture_free(cap);
+  /* thread time running backwards by more than 2^63 ns: tdur is NULL, not an overflow */
+  cap = load("[{\"ph\":\"B\",\"name\":\"p\",\"ts\":1,\"tts\":9000000000000000},"
+             "{\"ph\":\"E\",\"ts\":3,\"tts\":-9000000000000000}]", &err);
+  CHECK(cap && cap->pFormat->xColumn(cap, 0, PS_COL_TDUR, &o)==0 && o.type==0);
+  CHECK(cap && cap->pFormat->xColumn(cap, 0, PS_COL_TTS, &o)==0 && o.type==PS_META_INT && o.i==9000000000000000000LL);
+  ps_capture_free(cap);
 }
 
 /* ---------------------------------------------------------------- XSpace (own encoder) */
