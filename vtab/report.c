@@ -518,7 +518,7 @@ static char *rep_report_json(Rep *r, const char *zReason, long long nowMs, long 
 static void md_bar(PsBuf *b, double v, double max, int w){
   static const char *const aPart[8] = { "", "▏", "▎", "▍", "▌", "▋", "▊", "▉" };
   double f = max > 0 ? v / max : 0;
-  if( f<0 ) f = 0;
+  if( !(f>0) ) f = 0;         /* negative, or NaN */
   if( f>1 ) f = 1;
   int eighths = (int)(f * w * 8 + 0.5);
   int full = eighths / 8, part = eighths % 8, used = full + (part ? 1 : 0);
