@@ -27,7 +27,7 @@ int ps_buf_append(PsBuf *b, const char *z, size_t n){
     if( p==0 ) return -1;
     b->z = p; b->nAlloc = na;
   }
-  memcpy(b->z + b->n, z, n);
+  if( n ) memcpy(b->z + b->n, z, n);     /* z may be NULL when n is 0 (an empty pool string) */
   b->n += n;
   b->z[b->n] = 0;
   return 0;
