@@ -28,7 +28,10 @@ for t in chrome timings lms xspace newengine gzip zip sql; do
   if ! ./build/fuzz_$t $args -timeout=10 -rss_limit_mb=4096 -max_len=300000 \
         -dict=tests/fuzz/$dict.dict -artifact_prefix=build/fuzz/ "$corpus" "$seeds" \
         > build/fuzz/fuzz_$t.log 2>&1; then
-    echo "FAIL fuzz_$t (see build/fuzz/fuzz_$t.log)"; tail -n 30 build/fuzz/fuzz_$t.log
+    echo "FAIL fuzz_$t (see build/fuzz/fuzz_$t.log)"
+    # the finding first (a CI log may be cut short): the sanitizer's words and the input itself
+    grep -a -E 'runtime error|ERROR:|SUMMARY|Test unit written|^Base64' build/fuzz/fuzz_$t.log | head -n 12 | cut -c1-400
+    tail -n 8 build/fuzz/fuzz_$t.log
     status=1
   else
     grep -a -E '^(#[0-9]+ *DONE|Done [0-9]+ runs)' build/fuzz/fuzz_$t.log | tail -n 1
