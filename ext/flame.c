@@ -44,13 +44,13 @@ static int fl_rehash(Fl *f){
   return 0;
 }
 
-/* The child of parent named name (created when missing); -1 when out of memory. */
 /* *pV += d, saturating at ±INT64_MAX: hostile captures can hold durations near 2^63 ns, and a
 ** frame wider than that is drawn full width rather than wrapping around. */
 static void fl_add(int64_t *pV, int64_t d){
   if( __builtin_add_overflow(*pV, d, pV) || *pV==INT64_MIN ) *pV = d>0 ? INT64_MAX : -INT64_MAX;
 }
 
+/* The child of parent named name (created when missing); -1 when out of memory. */
 static int32_t fl_child(Fl *f, int32_t parent, uint32_t name, int bThread){
   if( f->n*2 >= f->nHash && fl_rehash(f) ) return -1;
   uint64_t k = fl_key(parent, name, bThread);
@@ -95,7 +95,7 @@ static char *fl_group_label(const PsCapture *cap, int bByTrack, uint32_t t){
   PsBuf lb; memset(&lb, 0, sizeof(lb));
   if( cap->nRec ){
     PsStr s = ps_pool_get(&cap->pool, t);
-    xml_text(&lb, s.z ? s.z : "", s.n);
+    xml_text(&lb, s.z, s.n);
   }else{
     const PsTrack *tr = bByTrack ? &cap->aTrack[t] : 0;
     const PsThread *th = &cap->aThread[tr ? tr->thread : t];
@@ -234,7 +234,7 @@ int ps_flame_svg(const PsCapture *capc, int eGroup, const char *zTitle, PsBuf *o
         if( x->bThread ){ rr = 160; gg = 190; bb = 230; }
         if( i==root ){ rr = 230; gg = 230; bb = 230; }
         bad |= ps_buf_printf(out, "<g><title>");
-        bad |= ps_buf_append(out, lab.z ? lab.z : "", lab.n);
+        bad |= ps_buf_append(out, lab.z, lab.n);
         bad |= ps_buf_printf(out, " — %.3f ms (%.2f%%)</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"rgb(%d,%d,%d)\"/>",
                              x->value/1e6, share, pad + aX[i], y, w, H - 1, rr, gg, bb);
         if( w > 30 ){

@@ -107,7 +107,7 @@ static int lms_parse(PsCapture *cap, PsErr *err){
       if( bOld ){
         /* <type>,<diff_us>,<label> */
         bad = type==2 || lms_digits(z, b, &j, &dUs) || j>=b || z[j]!=',';
-        if( !bad ){ zLabel = z+j+1; nLabel = b-j-1; v2 = 0; }
+        if( !bad ){ zLabel = z+j+1; nLabel = b-j-1; }
       }else{
         bad = lms_digits(z, b, &j, &v2) || j>=b || z[j]!=',' || v2<0;
         if( !bad && type!=2 ){
