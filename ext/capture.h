@@ -222,6 +222,8 @@ struct PsCapture {
   int32_t *aRecById;      /* record rows ordered by (recordId, row); built on use */
   int32_t *aRecByParent;  /* record rows ordered by (parentId, row); built on use */
   size_t nDiag[PS_DIAG_N];/* diagnostics per kind, for capping the rows written */
+  uint64_t nWork;         /* probes/steps of the post-parse passes that pair or look up rows: tests
+                          ** scale an input 4x and assert this grows linearly (no timing) */
 };
 
 PsCapture *ps_capture_new(void);

@@ -1011,15 +1011,50 @@ static int ch_bind_flows(Chrome *p){
   return PS_OK;
 }
 
-static int ch_finish(Chrome *p){
+/* Process names apply to every thread of the pid, whenever the thread appeared; the last
+** process_name of a pid wins. One pass: a hash of pid -> name (open addressing, the last entry
+** of a pid overwrites), then one lookup per thread, so the work is linear in names + threads
+** (cap->nWork counts the probes: tests assert it grows linearly). Polls for interrupt. */
+static int ch_process_names(Chrome *p){
   PsCapture *cap = p->cap;
-  /* process names apply to every thread of the pid, whenever the thread appeared */
+  if( p->nProc==0 ) return PS_OK;
+  size_t nHash = 64;
+  while( nHash < 2*p->nProc ) nHash *= 2;
+  uint32_t *aHash = calloc(nHash, sizeof(uint32_t));       /* aProc index + 1, 0 = empty */
+  if( aHash==0 ) return ps_nomem(p->err);
   for(size_t k=0; k<p->nProc; k++){
-    for(size_t t=0; t<cap->nThread; t++){
-      PsValue *v = &cap->aThread[t].pid, *w = &p->aProc[k].pid;
-      if( v->type==w->type && v->i==w->i && v->s==w->s ) cap->aThread[t].processName = p->aProc[k].name;
+    const PsValue *w = &p->aProc[k].pid;
+    uint64_t key[3] = { w->type, (uint64_t)w->i, w->s };
+    size_t h = (size_t)ps_hash(key, sizeof(key)) & (nHash-1);
+    for(;;){
+      cap->nWork++;
+      uint32_t j = aHash[h];
+      if( j==0 ){ aHash[h] = (uint32_t)k+1; break; }
+      const PsValue *v = &p->aProc[j-1].pid;
+      if( v->type==w->type && v->i==w->i && v->s==w->s ){ aHash[h] = (uint32_t)k+1; break; }
+      h = (h+1) & (nHash-1);
     }
   }
+  for(size_t t=0; t<cap->nThread; t++){
+    if( (t & 0xffff)==0xffff && ps_source_poll(&cap->src) ){ free(aHash); return ps_interrupted(p->err); }
+    const PsValue *v = &cap->aThread[t].pid;
+    uint64_t key[3] = { v->type, (uint64_t)v->i, v->s };
+    size_t h = (size_t)ps_hash(key, sizeof(key)) & (nHash-1);
+    uint32_t j;
+    while( (j = aHash[h])!=0 ){
+      cap->nWork++;
+      const PsValue *w = &p->aProc[j-1].pid;
+      if( v->type==w->type && v->i==w->i && v->s==w->s ){ cap->aThread[t].processName = p->aProc[j-1].name; break; }
+      h = (h+1) & (nHash-1);
+    }
+  }
+  free(aHash);
+  return PS_OK;
+}
+
+static int ch_finish(Chrome *p){
+  PsCapture *cap = p->cap;
+  if( ch_process_names(p) ) return PS_ERROR;
   if( ch_match(p) ) return PS_ERROR;
   if( ps_capture_compact(cap) ) return ps_nomem(p->err);
   if( ps_capture_nest(cap, p->err) ) return PS_NOMEM;
