@@ -673,6 +673,7 @@ typedef struct ChHalf {
 
 static void *ch_half_main(void *pArg){
   ChHalf *h = pArg;
+  if( h->p.cap->src.maxJsonDepth>0 ) ps_json_depth_limit = h->p.cap->src.maxJsonDepth;   /* this thread's own */
   h->rc = ch_event_loop(&h->p, h->start, h->bTop, &h->end);
   return 0;
 }

@@ -3,6 +3,7 @@
 ** (bytes -> parser -> capture). See formats.h.
 */
 #include "formats.h"
+#include "json.h"
 
 #include <pthread.h>
 #include <string.h>
@@ -73,7 +74,10 @@ PsCapture *ps_capture_load(PsSource *src, const PsFormat *pFormat, PsErr *err, i
   if( rc==PS_OK ) rc = ps_meta_int(cap, "capture", "bytes", (int64_t)cap->src.n, -1);
   if( rc==PS_OK && (cap->src.bGzip || cap->src.bZip) ) rc = ps_meta_int(cap, "capture", "compressed_bytes", (int64_t)cap->src.nRaw, -1);
   if( rc==PS_OK && cap->src.bZip ) rc = ps_meta_text(cap, "capture", "archive_member", cap->src.zMember, strlen(cap->src.zMember), PS_META_TEXT, -1);
+  int depthSaved = ps_json_depth_limit;          /* the connection's limit, for this parse only */
+  if( cap->src.maxJsonDepth>0 ) ps_json_depth_limit = cap->src.maxJsonDepth;
   if( rc==PS_OK ) rc = pFormat->xParse(cap, err);
+  ps_json_depth_limit = depthSaved;
   if( rc==PS_OK ) rc = ps_diag_finish(cap);
   /* a mapped file cut short by another process read as zeros: whatever the parse made of them,
   ** the capture is not the file's */

@@ -280,7 +280,7 @@ static int skip_key(const char *z, size_t n, size_t *pi, const char *zExpected, 
   return PS_OK;
 }
 
-int ps_json_depth_limit = PS_JSON_MAX_DEPTH;
+_Thread_local int ps_json_depth_limit = PS_JSON_MAX_DEPTH;
 
 int ps_json_skip(const char *z, size_t n, size_t *pi, PsErr *err){
   /* Iterative: a stack of container kinds bounded by PS_JSON_MAX_DEPTH. 1 bit per level. */

@@ -17,8 +17,11 @@
 #include "ps_util.h"
 
 #define PS_JSON_MAX_DEPTH 10000
-/* The nesting limit in force (1..PS_JSON_MAX_DEPTH; process-wide, set by profsql_config). */
-extern int ps_json_depth_limit;
+/* The nesting limit in force in this thread (1..PS_JSON_MAX_DEPTH; default PS_JSON_MAX_DEPTH).
+** Thread-local, never process-wide: ps_capture_load sets it from PsSource.maxJsonDepth (the
+** loading connection's profsql_config('max_json_depth')) for the parse and restores it after, and
+** every thread of a split parse sets its own from the same source. */
+extern _Thread_local int ps_json_depth_limit;
 
 /* Character classes: bit 1 whitespace, bit 2 "string content byte needing attention"
 ** ('"', '\\' or a control character). */

@@ -180,12 +180,27 @@ static int read_file(int fd, size_t n, const char *zPath, char **pz, size_t *pn,
   return PS_OK;
 }
 
+const char *ps_file_type(unsigned mode){
+  switch( mode & S_IFMT ){
+    case S_IFREG:  return "a regular file";
+    case S_IFDIR:  return "a directory";
+    case S_IFIFO:  return "a FIFO";
+    case S_IFCHR:  return "a character device";
+    case S_IFBLK:  return "a block device";
+    case S_IFSOCK: return "a socket";
+    case S_IFLNK:  return "a symbolic link";
+    default:       return "an unknown kind of file";
+  }
+}
+
 int ps_source_open_file_ex(PsSource *pSrc, const char *zPath, uint64_t maxInflated, int bMmap,
                            int (*xInterrupt)(void*), void *pInterruptArg, PsErr *err){
   struct stat st;
   int fd;
   source_reset(pSrc, xInterrupt, pInterruptArg);
-  fd = open(zPath, O_RDONLY|O_CLOEXEC);
+  /* O_NONBLOCK: a FIFO (or a device) put at the path must not block the open; it is refused
+  ** below. On a regular file the flag changes nothing. */
+  fd = open(zPath, O_RDONLY|O_CLOEXEC|O_NONBLOCK|O_NOCTTY);
   if( fd<0 ) return ps_err(err, "cannot open '%s': %s", zPath, strerror(errno));
   if( fstat(fd, &st)!=0 ){
     int e = errno; close(fd);
@@ -194,6 +209,10 @@ int ps_source_open_file_ex(PsSource *pSrc, const char *zPath, uint64_t maxInflat
   if( S_ISDIR(st.st_mode) ){
     close(fd);
     return ps_err(err, "cannot open '%s': Is a directory", zPath);
+  }
+  if( !S_ISREG(st.st_mode) ){
+    close(fd);
+    return ps_err(err, "cannot open '%s': it is %s, not a regular file", zPath, ps_file_type(st.st_mode));
   }
   if( st.st_size==0 ){
     close(fd);

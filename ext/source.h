@@ -42,6 +42,8 @@ typedef struct PsSource {
   volatile int *pAbort;
   volatile int abortFlag;
   char zMember[128];   /* ... that member's name */
+  int maxJsonDepth;    /* JSON nesting limit for parsing these bytes (0: PS_JSON_MAX_DEPTH); set by
+                       ** the loader from its connection's setting, never process-wide */
 } PsSource;
 
 /* ZIP input (zipsrc.c): 1 when the bytes start a ZIP archive; the capture member (the report
@@ -113,6 +115,10 @@ static inline int ps_next_line(const char *z, size_t n, size_t *pi, size_t *pa, 
   *pb = b;
   return 1;
 }
+
+/* What a stat() mode is, for messages: "a regular file", "a directory", "a FIFO", "a character
+** device", "a block device", "a socket", "a symbolic link", "an unknown kind of file". */
+const char *ps_file_type(unsigned mode);
 
 /* Releases the bytes. Safe on a zeroed PsSource. */
 void ps_source_close(PsSource *pSrc);

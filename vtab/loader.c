@@ -6,6 +6,7 @@
 **   profile_events: trace.json: byte 18231: expected ',' or ']' in traceEvents
 */
 #include "profsql.h"
+#include "../ext/json.h"
 SQLITE_EXTENSION_INIT3
 
 #include <dirent.h>
@@ -22,6 +23,7 @@ PsConn *ps_conn_new(void){
     memset(p, 0, sizeof(*p));
     p->maxInflated = PS_MAX_INFLATED;
     p->nCacheMax = PS_CACHE_MAX;
+    p->maxJsonDepth = PS_JSON_MAX_DEPTH;
     p->bMmap = 1;
   }
   return p;
@@ -176,17 +178,23 @@ static PsCacheEntry *acquire(PsConn *c, const char *zTable, const char *zPath, c
   PsSource src;
   PsCacheEntry *e;
   struct stat st;
-  int rc;
+  int rc, bLengthLimit = 0;      /* a BLOB's inflation was bounded by SQLITE_LIMIT_LENGTH */
   Poll poll = { c->db, 0 };     /* the host's interrupt, polled from the read on */
   if( zPath ){
     if( stat(zPath, &st)!=0 ){
       *pzErr = sqlite3_mprintf("%s: cannot open '%s': %s", zTable, zPath, strerror(errno));
       return 0;
     }
+    if( !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) ){   /* a FIFO would block the open */
+      *pzErr = sqlite3_mprintf("%s: cannot open '%s': it is %s, not a regular file", zTable, zPath,
+                               ps_file_type(st.st_mode));
+      return 0;
+    }
     int64_t mt = (int64_t)st.st_mtim.tv_sec*1000000000 + st.st_mtim.tv_nsec;
+    int64_t ct = (int64_t)st.st_ctim.tv_sec*1000000000 + st.st_ctim.tv_nsec;
     for(e=c->pFirst; e; e=e->pNext){
       if( e->zPath && strcmp(e->zPath, zPath)==0 && e->pFmt==pFmt ){
-        if( e->size==(int64_t)st.st_size && e->mtimeNs==mt && e->ino==(uint64_t)st.st_ino
+        if( e->size==(int64_t)st.st_size && e->mtimeNs==mt && e->ctimeNs==ct && e->ino==(uint64_t)st.st_ino
          && e->dev==(uint64_t)st.st_dev && ps_source_lost(&e->cap->src)==0 ){
           move_front(c, e); e->nRef++; c->nHits++;
           return e;
@@ -204,11 +212,18 @@ static PsCacheEntry *acquire(PsConn *c, const char *zTable, const char *zPath, c
         return e;
       }
     }
-    rc = ps_source_open_blob_ex(&src, pBlob, nBlob, c->maxInflated,
+    /* bytes from SQL inflate no further than a value of this connection may be long
+    ** (SQLITE_LIMIT_LENGTH), whatever max_inflated_bytes says: untrusted SQL cannot turn a
+    ** small BLOB into gigabytes */
+    uint64_t maxOut = c->maxInflated;
+    int nLimit = c->db ? sqlite3_limit(c->db, SQLITE_LIMIT_LENGTH, -1) : 0;
+    if( nLimit>0 && (uint64_t)nLimit < maxOut ){ maxOut = (uint64_t)nLimit; bLengthLimit = 1; }
+    rc = ps_source_open_blob_ex(&src, pBlob, nBlob, maxOut,
                                 c->db ? poll_interrupt : 0, &poll, &err);
   }
   const char *zName = zPath ? zPath : "BLOB";
   PsCapture *cap = 0;
+  src.maxJsonDepth = c->maxJsonDepth;             /* this connection's limit, for this parse */
   int bGzip = src.bGzip, bUnsupported = 0, bEmpty = 0;
   if( rc==PS_OK && src.n==0 ){
     ps_source_close(&src);
@@ -226,6 +241,11 @@ static PsCacheEntry *acquire(PsConn *c, const char *zTable, const char *zPath, c
       *pzErr = rc==PS_NOMEM ? sqlite3_mprintf("%s: out of memory reading %s", zTable, zName)
              : zPath && strncmp(err.msg, "cannot ", 7)==0 ? sqlite3_mprintf("%s: %s", zTable, err.msg)
              : load_error(zTable, zName, 0, &err);
+      if( *pzErr && bLengthLimit && strstr(err.msg, "the limit of") ){
+        char *z = sqlite3_mprintf("%s (SQLITE_LIMIT_LENGTH of this connection, which bounds a BLOB's "
+                                  "inflated size; raise it with sqlite3_limit())", *pzErr);
+        sqlite3_free(*pzErr); *pzErr = z;
+      }
     }else if( bEmpty || bUnsupported ){           /* a directory scan skips both */
       *pWhy = LOAD_UNSUPPORTED;
       *pzErr = bEmpty ? (zPath ? sqlite3_mprintf("%s: '%s' is empty (0 bytes)", zTable, zPath)
@@ -248,6 +268,7 @@ static PsCacheEntry *acquire(PsConn *c, const char *zTable, const char *zPath, c
     e->zPath = sqlite3_mprintf("%s", zPath);
     e->size = (int64_t)st.st_size;
     e->mtimeNs = (int64_t)st.st_mtim.tv_sec*1000000000 + st.st_mtim.tv_nsec;
+    e->ctimeNs = (int64_t)st.st_ctim.tv_sec*1000000000 + st.st_ctim.tv_nsec;
     e->ino = (uint64_t)st.st_ino; e->dev = (uint64_t)st.st_dev;
     if( e->zPath==0 ){ entry_free(e); *pzErr = sqlite3_mprintf("%s: out of memory", zTable); return 0; }
   }else{

@@ -48,11 +48,16 @@ static void debugFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 /* profsql_config(name [, value]): reads or sets a limit; returns the value in force.
 **   max_inflated_bytes  largest inflated gzip stream / ZIP member (default 16 GiB; 1 MiB..2^62)
 **   cache_size          parsed captures kept per connection when no query uses them (default 4; 0..1000)
-**   max_json_depth      deepest JSON nesting accepted (default and maximum 10000; process-wide)
+**   max_json_depth      deepest JSON nesting accepted (default and maximum 10000)
 **   mmap                1 (default): plain files are memory-mapped (a file truncated by another
 **                       process mid-query gives an error, ext/mapguard.c); 0: read into memory,
 **                       so a running query keeps the bytes it loaded (captures loaded afterwards)
-**   noio                1 when loaded with sqlite3_profsql_noio_init (read-only) */
+**   noio                1 when loaded with sqlite3_profsql_noio_init (read-only)
+** Every setting belongs to this connection (PsConn): another connection, trusted or not, never
+** sees it. In a noio connection (untrusted SQL) a setting can only be lowered: a value above
+** the one in force is "profsql_config: 'x' can only be lowered in this connection (loaded with
+** sqlite3_profsql_noio_init): N is above the current M". The setting is not the only bound on a
+** BLOB's inflation: SQLITE_LIMIT_LENGTH of the connection is too (vtab/loader.c). */
 /* The settable limits, with their ranges (noio is read-only and handled apart). */
 static const struct { const char *zName; sqlite3_int64 lo, hi; } aSetting[] = {
   { "max_inflated_bytes", (sqlite3_int64)1 << 20, (sqlite3_int64)1 << 62 },
@@ -64,7 +69,7 @@ static sqlite3_int64 setting_get(const PsConn *c, int k){
   switch( k ){
     case 0: return (sqlite3_int64)c->maxInflated;
     case 1: return c->nCacheMax;
-    case 2: return ps_json_depth_limit;
+    case 2: return c->maxJsonDepth;
     default: return c->bMmap;
   }
 }
@@ -72,7 +77,7 @@ static void setting_set(PsConn *c, int k, sqlite3_int64 v){
   switch( k ){
     case 0: c->maxInflated = (uint64_t)v; break;
     case 1: c->nCacheMax = (int)v; break;
-    case 2: ps_json_depth_limit = (int)v; break;
+    case 2: c->maxJsonDepth = (int)v; break;
     default: c->bMmap = (int)v; break;
   }
 }
@@ -91,12 +96,16 @@ static void configFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   while( k<nSetting && strcmp(zName, aSetting[k].zName)!=0 ) k++;
   char *m = 0;
   if( k<nSetting ){
-    if( !bSet || (v>=aSetting[k].lo && v<=aSetting[k].hi) ){
+    if( bSet && c->bNoIo && v>setting_get(c, k) ){
+      m = sqlite3_mprintf("profsql_config: '%s' can only be lowered in this connection (loaded with "
+                          "sqlite3_profsql_noio_init): %lld is above the current %lld", zName, v, setting_get(c, k));
+    }else if( !bSet || (v>=aSetting[k].lo && v<=aSetting[k].hi) ){
       if( bSet ) setting_set(c, k, v);
       sqlite3_result_int64(ctx, setting_get(c, k));
       return;
+    }else{
+      m = sqlite3_mprintf("profsql_config: '%s' must be between %lld and %lld", zName, aSetting[k].lo, aSetting[k].hi);
     }
-    m = sqlite3_mprintf("profsql_config: '%s' must be between %lld and %lld", zName, aSetting[k].lo, aSetting[k].hi);
   }else if( strcmp(zName, "noio")==0 ){
     if( !bSet ){ sqlite3_result_int(ctx, c->bNoIo); return; }
     m = sqlite3_mprintf("profsql_config: 'noio' is read-only (load with sqlite3_profsql_noio_init)");

@@ -5,7 +5,8 @@
 ** Loading (ps_vt_acquire): `source` is a file path (TEXT) or the capture's bytes (BLOB); the
 ** optional `format` names the format ('chrome'), NULL/''/'auto' detects it from the content.
 ** Parsed captures are cached per connection:
-**   - a path is reused while (path, size, mtime, inode) are unchanged; a changed file is re-read;
+**   - a path is reused while (path, size, mtime, ctime, device, inode) are unchanged; a changed
+**     file is re-read (ctime catches a rewrite in place that restored the size and mtime);
 **   - a BLOB is reused while an identical BLOB (same size and bytes) is passed again;
 **   - at most PS_CACHE_MAX unused captures are kept (least recently used goes first).
 ** Cursors hold a reference, so a capture evicted or replaced while a query runs stays valid.
@@ -34,6 +35,7 @@ typedef struct PsConn {
   /* limits (profsql_config) */
   uint64_t maxInflated;     /* largest inflated gzip/ZIP capture, bytes (PS_MAX_INFLATED) */
   int nCacheMax;            /* unused captures kept (PS_CACHE_MAX) */
+  int maxJsonDepth;         /* deepest JSON nesting a parse accepts (PS_JSON_MAX_DEPTH) */
   int bNoIo;                /* loaded by sqlite3_profsql_noio_init: BLOB sources only */
   int bMmap;                /* map plain files (1, default) or read them into memory (0) */
   sqlite3 *db;              /* the connection (for noticing sqlite3_interrupt during a parse) */
@@ -45,7 +47,9 @@ struct PsCacheEntry {
   int nRef;                 /* cursors using it + 1 while in the cache */
   char *zPath;              /* file path, or NULL for a BLOB */
   void *pBlob; size_t nBlob;/* BLOB bytes as passed (copy), for comparison */
-  int64_t size, mtimeNs; uint64_t dev, ino;
+  int64_t size, mtimeNs, ctimeNs; uint64_t dev, ino;   /* the file when it was read: a hit needs
+                            ** all five equal (ctime: an in-place rewrite that restores size and
+                            ** mtime still changes it; no program can set it back) */
   const PsFormat *pFmt;     /* format asked for, NULL when detected */
   PsCapture *cap;           /* the parsed capture, owned */
 };
