@@ -91,6 +91,13 @@ static int ch_err(Chrome *p, size_t off, const char *zExpected){
   if( off>=p->n ) return ps_err_at(p->err, (int64_t)off, "unexpected end of input, %s", zExpected);
   return ps_err_at(p->err, (int64_t)off, "%s", zExpected);
 }
+/* The same for the event array, which a file cut short leaves open (ps_capture_load then says
+** "the input ends inside the traceEvents array ..."). */
+static int ch_err_array(Chrome *p, size_t off, const char *zExpected){
+  ch_err(p, off, zExpected);
+  p->err->zIn = "the traceEvents array";
+  return PS_ERROR;
+}
 
 static inline size_t ws(Chrome *p, size_t i){ return ps_json_ws(p->z, p->n, i); }
 
@@ -490,7 +497,7 @@ static int ch_event(Chrome *p, size_t *pi){
         size_t v0 = i;
         rc = ch_time(p, &i, "dur", &e->dur, &e->hasDur);
         if( rc==PS_OK && e->hasDur && e->dur<0 ){
-          rc = ps_err_at(p->err, (int64_t)v0, "'dur' is negative (%lld ns): a duration cannot be", (long long)e->dur);
+          rc = ps_err_at(p->err, (int64_t)v0, "'dur' is negative (%lld ns); a duration cannot be negative", (long long)e->dur);
         }
         break;
       }
@@ -627,7 +634,7 @@ static int ch_event_loop(Chrome *p, size_t i, int bTop, size_t *pi){
   for(;;){
     if( i>=n ){
       if( bTop ){ *pi = i; return PS_OK; }   /* unterminated array (allowed) */
-      return ch_err(p, i, "expected an event or ']' in traceEvents");
+      return ch_err_array(p, i, "expected an event or ']' in traceEvents");
     }
     if( z[i]!='{' ) return ch_err(p, i, "expected '{' (an event object) in traceEvents");
     if( p->stopAt && i >= p->stopAt ){
@@ -647,12 +654,15 @@ static int ch_event_loop(Chrome *p, size_t i, int bTop, size_t *pi){
       if( ps_source_poll(&p->cap->src) ) return ps_interrupted(p->err);
     }
     int rc = ch_event(p, &i);
-    if( rc ) return rc;
+    if( rc ){
+      if( rc==PS_ERROR && p->err->zIn==0 ) p->err->zIn = "an event";   /* for a file cut short */
+      return rc;
+    }
     i = ws(p, i);
     if( i<n && z[i]==',' ){ i = ws(p, i+1); continue; }
     if( i<n && z[i]==']' ){ *pi = i+1; return PS_OK; }
     if( i>=n && bTop ){ *pi = i; return PS_OK; }
-    return ch_err(p, i, "expected ',' or ']' in traceEvents");
+    return ch_err_array(p, i, "expected ',' or ']' in traceEvents");
   }
 }
 

@@ -2,10 +2,12 @@
 ** formats.c — format registry, content-based detection and the load pipeline
 ** (bytes -> parser -> capture). See formats.h.
 */
+#define _GNU_SOURCE            /* memmem */
 #include "formats.h"
 #include "json.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 const PsFormat *const ps_formats[] = {
@@ -34,6 +36,73 @@ const PsFormat *ps_format_detect(const char *z, size_t n){
   return pBest;
 }
 
+/* The format damaged bytes look most like, when no probe claims them: looser signs than the
+** probes' (a first byte, a key, a word), used only to say where such a file breaks. */
+static const PsFormat *format_guess(const char *z, size_t n){
+  size_t lim = n < 65536 ? n : 65536, i = 0;
+  if( n>=2 && (unsigned char)z[0]==0x0a ) return &ps_format_xspace;     /* XSpace field 1 */
+  if( memmem(z, lim < 4096 ? lim : 4096, "newengine.profiler", 18) ) return &ps_format_newengine;
+  if( memmem(z, lim, "Time: ", 6) && memmem(z, lim, "Count: ", 7) ) return &ps_format_timings;
+  if( n>=3 && (unsigned char)z[0]==0xEF && (unsigned char)z[1]==0xBB && (unsigned char)z[2]==0xBF ) i = 3;
+  i = ps_json_ws(z, n, i);
+  if( i<n && (z[i]=='[' || z[i]=='{') ) return &ps_format_chrome;
+  if( n>=2 && z[0]>='0' && z[0]<='2' && z[1]==',' ) return &ps_format_lms;
+  return 0;
+}
+
+/* Line and column (1-based; the column counts UTF-8 characters) of byte off of z. Linear in
+** off; only run for an error. */
+static void line_col(const char *z, size_t off, size_t *pLine, size_t *pCol){
+  size_t line = 1, start = 0;
+  for(const char *c = z; (c = memchr(c, '\n', (size_t)(z + off - c)))!=0; c++){ line++; start = (size_t)(c - z) + 1; }
+  size_t col = 1;
+  for(size_t k=start; k<off; k++) col += ((unsigned char)z[k] & 0xC0)!=0x80;
+  *pLine = line; *pCol = col;
+}
+
+/* Rewrites a parse error of a text format so that it says where: "byte N: x" becomes "byte N
+** (line L, column C): x", and an error the reader hit at the end of the input (a string, value
+** or event left open) says the input ends early, first: "the input ends inside an event at byte
+** 45 (line 2, column 9; cut short?): byte 37 (line 2, column 1): unterminated string". */
+static void err_locate(const PsSource *src, const PsFormat *pFormat, PsErr *err){
+  if( err->rc!=PS_ERROR || err->off<0 || (uint64_t)err->off > src->n ) return;
+  int bText = pFormat!=&ps_format_xspace;
+  int bEnd = err->bEnd || (uint64_t)err->off>=src->n;
+  const char *zIn = err->zIn;
+  char zRest[400], zAt[96] = "", zEnd[512] = "", zMsg[1024];
+  const char *m = err->msg;
+  if( strncmp(m, "byte ", 5)==0 && (m = strstr(m, ": "))!=0 ) m += 2; else m = err->msg;
+  snprintf(zRest, sizeof(zRest), "%s", m);
+  if( strncmp(zRest, "line ", 5)==0 ) bText = 0;   /* a CSV reader's message already has its line */
+  const char *zWhat = zRest;
+  if( bEnd && strncmp(zWhat, "unexpected end of input", 23)==0 ){   /* said first below */
+    zWhat += 23;
+    if( strncmp(zWhat, ", ", 2)==0 ) zWhat += 2;
+    else if( strncmp(zWhat, " inside ", 8)==0 ){ if( zIn==0 ) zIn = zWhat + 8; zWhat = ""; }
+  }
+  size_t line, col;
+  if( bText ){
+    line_col(src->z, (size_t)err->off, &line, &col);
+    snprintf(zAt, sizeof(zAt), "byte %lld (line %zu, column %zu)", (long long)err->off, line, col);
+  }else{
+    snprintf(zAt, sizeof(zAt), "byte %lld", (long long)err->off);
+  }
+  if( bEnd && bText ){
+    line_col(src->z, src->n, &line, &col);
+    snprintf(zEnd, sizeof(zEnd), "the input ends inside %s at byte %zu (line %zu, column %zu; cut short?)",
+             zIn ? zIn : "a value", src->n, line, col);
+  }else if( bEnd ){
+    snprintf(zEnd, sizeof(zEnd), "the input ends inside %s at byte %zu (cut short?)",
+             zIn ? zIn : "a message", src->n);
+  }
+  if( !bEnd ) snprintf(zMsg, sizeof(zMsg), "%s: %s", zAt, zWhat);
+  else if( (uint64_t)err->off>=src->n ) snprintf(zMsg, sizeof(zMsg), "%s%s%s", zEnd, zWhat[0] ? ": " : "", zWhat);
+  else snprintf(zMsg, sizeof(zMsg), "%s: %s: %s", zEnd, zAt, zWhat);
+  size_t k = strlen(zMsg) < sizeof(err->msg)-1 ? strlen(zMsg) : sizeof(err->msg)-1;
+  memcpy(err->msg, zMsg, k); err->msg[k] = 0;
+  err->bEnd = (uint8_t)bEnd;
+}
+
 static char azList[256];
 static void format_list_init(void){
   size_t k = 0;
@@ -54,14 +123,18 @@ const char *ps_format_list(void){
 
 PsCapture *ps_capture_load(PsSource *src, const PsFormat *pFormat, PsErr *err, int *pbUnsupported){
   *pbUnsupported = 0;
-  if( pFormat==0 ) pFormat = ps_format_detect(src->z, src->n);
-  if( pFormat==0 ){
-    if( ps_source_lost_error(src, err)==PS_OK ){      /* not bytes zeroed under the probe */
-      *pbUnsupported = 1;
-      ps_err(err, "not a supported capture (supported: %s)", ps_format_list());
+  const PsFormat *pGuess = 0;
+  if( pFormat==0 && (pFormat = ps_format_detect(src->z, src->n))==0 ){
+    if( ps_source_lost_error(src, err)==PS_OK ) pGuess = format_guess(src->z, src->n);
+    if( pGuess==0 ){
+      if( ps_source_lost(src)==0 ){                  /* not bytes zeroed under the probe */
+        *pbUnsupported = 1;
+        ps_err(err, "not a supported capture (supported: %s)", ps_format_list());
+      }
+      ps_source_close(src);
+      return 0;
     }
-    ps_source_close(src);
-    return 0;
+    pFormat = pGuess;            /* parsed only to say where it breaks */
   }
   PsCapture *cap = ps_capture_new();
   if( cap==0 ){ ps_source_close(src); ps_nomem(err); return 0; }
@@ -82,6 +155,18 @@ PsCapture *ps_capture_load(PsSource *src, const PsFormat *pFormat, PsErr *err, i
   /* a mapped file cut short by another process read as zeros: whatever the parse made of them,
   ** the capture is not the file's */
   if( ps_source_lost(&cap->src) ) rc = ps_source_lost_error(&cap->src, err);
+  else if( rc==PS_ERROR && !cap->src.abortFlag ) err_locate(&cap->src, pFormat, err);
+  if( pGuess && rc!=PS_NOMEM && !cap->src.abortFlag && !ps_source_lost(&cap->src) ){
+    /* no probe claimed the bytes: still unsupported, but say what they looked like and where
+    ** the closest reader stopped (a damaged XSpace, a timings report with a broken line) */
+    char zWhy[400];
+    snprintf(zWhy, sizeof(zWhy), "%s", rc==PS_OK ? "" : err->msg);
+    *pbUnsupported = 1;
+    if( rc==PS_OK ) ps_err(err, "not a supported capture (supported: %s)", ps_format_list());
+    else ps_err(err, "not a supported capture (supported: %s); read as %s it fails: %s",
+                ps_format_list(), pGuess->zName, zWhy);
+    rc = PS_ERROR;
+  }
   if( rc!=PS_OK ){
     if( rc==PS_NOMEM ) ps_nomem(err);
     else if( cap->src.abortFlag ) ps_interrupted(err);

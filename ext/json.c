@@ -91,10 +91,18 @@ static int put_utf8(PsBuf *b, unsigned cp){
   return ps_buf_append(b, t, k);
 }
 
+/* A string that runs to the end of the input (the quote at i0 is never closed): an error that
+** ps_capture_load words as a file cut short. */
+static int unterminated(PsErr *err, size_t i0){
+  ps_err_at(err, (int64_t)i0, "unterminated string");
+  if( err ) err->bEnd = 1;
+  return PS_ERROR;
+}
+
 /* Validates one escape at z[i]=='\\' (decoding into b when b != NULL); returns the offset
 ** after it, or 0 on error (err set). */
 static size_t do_escape(const char *z, size_t n, size_t i, PsBuf *b, PsErr *err, int *pNomem){
-  if( i+1>=n ){ ps_err_at(err, (int64_t)i, "unterminated string"); return 0; }
+  if( i+1>=n ){ unterminated(err, i); return 0; }
   char c = z[i+1], o;
   switch( c ){
     case '"': o = '"'; break;   case '\\': o = '\\'; break;  case '/': o = '/'; break;
@@ -140,7 +148,7 @@ int ps_json_string(const char *z, size_t n, size_t *pi, PsBuf *scratch,
   scratch->n = 0;
   int nomem = 0;
   for(;;){
-    if( j>=n ) return ps_err_at(err, (int64_t)i0, "unterminated string");
+    if( j>=n ) return unterminated(err, i0);
     if( ps_buf_append(scratch, z+i, j-i) ) return ps_nomem(err);
     if( z[j]=='"' ) break;
     if( z[j]=='\\' ){
@@ -161,7 +169,7 @@ static int skip_string(const char *z, size_t n, size_t *pi, PsErr *err){
   size_t i0 = *pi, j = str_scan(z, n, i0+1);
   int nomem = 0;
   for(;;){
-    if( j>=n ) return ps_err_at(err, (int64_t)i0, "unterminated string");
+    if( j>=n ) return unterminated(err, i0);
     if( z[j]=='"' ){ *pi = j+1; return PS_OK; }
     if( z[j]=='\\' ){
       size_t k = do_escape(z, n, j, 0, err, &nomem);

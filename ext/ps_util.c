@@ -17,8 +17,20 @@ int ps_err(PsErr *err, const char *fmt, ...){
     va_end(ap);
     err->off = -1;
     err->rc = PS_ERROR;
+    err->bEnd = 0; err->zIn = 0;
   }
   return PS_ERROR;
+}
+
+const char *ps_path_fit(const char *z, char *buf){
+  size_t n = z ? strlen(z) : 0;
+  if( n<=PS_PATH_FIT ) return z ? z : "";
+  size_t nTail = 130;
+  while( nTail<n && ((unsigned char)z[n-nTail] & 0xC0)==0x80 ) nTail--;   /* whole characters */
+  size_t nHead = 60;
+  while( nHead>0 && ((unsigned char)z[nHead] & 0xC0)==0x80 ) nHead--;
+  snprintf(buf, PS_PATH_FIT+1, "%.*s...%s", (int)nHead, z, z + n - nTail);
+  return buf;
 }
 
 int ps_err_at(PsErr *err, int64_t off, const char *fmt, ...){
@@ -31,6 +43,7 @@ int ps_err_at(PsErr *err, int64_t off, const char *fmt, ...){
     snprintf(err->msg, sizeof(err->msg), "byte %lld: %s", (long long)off, buf);
     err->off = off;
     err->rc = PS_ERROR;
+    err->bEnd = 0; err->zIn = 0;
   }
   return PS_ERROR;
 }

@@ -44,7 +44,17 @@ typedef struct PsErr {
   int rc;             /* PS_ERROR or PS_NOMEM: what set it last */
   int64_t off;        /* byte offset in the (decompressed) input, -1 if none */
   char msg[400];      /* NUL-terminated message */
+  uint8_t bEnd;       /* the reader ran into the end of the input (a string, number or value
+                      ** left open): ps_capture_load words it "the input ends inside ..." */
+  const char *zIn;    /* static text: what was being read then ("an event"), or NULL */
 } PsErr;
+
+/* A path or name for a PsErr message: z itself when it is at most PS_PATH_FIT bytes, else its
+** first 60 and last 130 bytes around "...", written into buf (at least PS_PATH_FIT+1 bytes).
+** Messages put such a name before the reason ("cannot open 'x': No such file or directory");
+** fitting the name keeps the reason inside msg[] whatever the path's length. */
+#define PS_PATH_FIT 200
+const char *ps_path_fit(const char *z, char *buf);
 
 /* Sets err (if not NULL) with a printf-style message; returns PS_ERROR. */
 int ps_err(PsErr *err, const char *fmt, ...)

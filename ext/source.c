@@ -197,22 +197,24 @@ int ps_source_open_file_ex(PsSource *pSrc, const char *zPath, uint64_t maxInflat
                            int (*xInterrupt)(void*), void *pInterruptArg, PsErr *err){
   struct stat st;
   int fd;
+  char zFit[PS_PATH_FIT+1];
+  const char *zP = ps_path_fit(zPath, zFit);     /* in messages: the reason always fits */
   source_reset(pSrc, xInterrupt, pInterruptArg);
   /* O_NONBLOCK: a FIFO (or a device) put at the path must not block the open; it is refused
   ** below. On a regular file the flag changes nothing. */
   fd = open(zPath, O_RDONLY|O_CLOEXEC|O_NONBLOCK|O_NOCTTY);
-  if( fd<0 ) return ps_err(err, "cannot open '%s': %s", zPath, strerror(errno));
+  if( fd<0 ) return ps_err(err, "cannot open '%s': %s", zP, strerror(errno));
   if( fstat(fd, &st)!=0 ){
     int e = errno; close(fd);
-    return ps_err(err, "cannot stat '%s': %s", zPath, strerror(e));
+    return ps_err(err, "cannot stat '%s': %s", zP, strerror(e));
   }
   if( S_ISDIR(st.st_mode) ){
     close(fd);
-    return ps_err(err, "cannot open '%s': Is a directory", zPath);
+    return ps_err(err, "cannot open '%s': Is a directory", zP);
   }
   if( !S_ISREG(st.st_mode) ){
     close(fd);
-    return ps_err(err, "cannot open '%s': it is %s, not a regular file", zPath, ps_file_type(st.st_mode));
+    return ps_err(err, "cannot open '%s': it is %s, not a regular file", zP, ps_file_type(st.st_mode));
   }
   if( st.st_size==0 ){
     close(fd);
@@ -226,7 +228,7 @@ int ps_source_open_file_ex(PsSource *pSrc, const char *zPath, uint64_t maxInflat
     p = mmap(0, n, PROT_READ, MAP_PRIVATE, fd, 0);
     if( p==MAP_FAILED ){
       int e = errno; close(fd);
-      return ps_err(err, "cannot map '%s': %s", zPath, strerror(e));
+      return ps_err(err, "cannot map '%s': %s", zP, strerror(e));
     }
     pLost = ps_mapguard_add(p, n);
     if( pLost==0 ){ munmap(p, n); p = MAP_FAILED; }   /* unguarded: read it instead */
@@ -234,7 +236,7 @@ int ps_source_open_file_ex(PsSource *pSrc, const char *zPath, uint64_t maxInflat
   int bDone, rc;
   if( p==MAP_FAILED ){
     char *zr = 0;
-    rc = read_file(fd, n, zPath, &zr, &n, pSrc, err);
+    rc = read_file(fd, n, zP, &zr, &n, pSrc, err);
     close(fd);
     if( rc ) return rc;
     pSrc->nRaw = n;

@@ -250,10 +250,8 @@ static PsCacheEntry *acquire(PsConn *c, const char *zTable, const char *zPath, c
       *pWhy = LOAD_UNSUPPORTED;
       *pzErr = bEmpty ? (zPath ? sqlite3_mprintf("%s: '%s' is empty (0 bytes)", zTable, zPath)
                                : sqlite3_mprintf("%s: the BLOB is empty (0 bytes)", zTable))
-             : zPath ? sqlite3_mprintf("%s: '%s' is not a supported capture (supported: %s)",
-                                       zTable, zPath, ps_format_list())
-                     : sqlite3_mprintf("%s: the BLOB is not a supported capture (supported: %s)",
-                                       zTable, ps_format_list());
+             : zPath ? sqlite3_mprintf("%s: '%s' is %s", zTable, zPath, err.msg)
+                     : sqlite3_mprintf("%s: the BLOB is %s", zTable, err.msg);
     }else{
       *pzErr = load_error(zTable, zName, bGzip, &err);
     }

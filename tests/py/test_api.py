@@ -40,5 +40,5 @@ try:
     db.execute("SELECT * FROM profile_events('tests/data/truncated.json')").fetchall()
     check(False, "truncated file raised no error")
 except sqlite3.OperationalError as e:
-    check(str(e) == "profile_events: tests/data/truncated.json: byte 85: unterminated string", f"message {e}")
+    check(str(e) == "profile_events: tests/data/truncated.json: the input ends inside an event at byte 88 (line 2, column 34; cut short?): byte 85 (line 2, column 31): unterminated string", f"message {e}")
 done()

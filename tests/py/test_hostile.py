@@ -26,15 +26,15 @@ EV = 'SELECT count(*), sum(dur) FROM profile_events(?)'
 pinned = [
     ("nesting 1,000,000 deep", EV,
      (b'[{"ph":"X","ts":1,"dur":1,"pid":1,"tid":1,"name":"a","args":' + b'[' * 1000000 + b']' * 1000000 + b'}]',),
-     "profile_events: BLOB: byte 10060: JSON nested deeper than 10000 levels"),
+     "profile_events: BLOB: byte 10060 (line 1, column 10061): JSON nested deeper than 10000 levels"),
     ("ts 1e400", EV, (b'[{"ph":"X","ts":1e400,"dur":1,"pid":1,"tid":1,"name":"a"}]',),
-     "profile_events: BLOB: byte 16: 'ts' 1e400 is out of range (more than 2^63 ns)"),
+     "profile_events: BLOB: byte 16 (line 1, column 17): 'ts' 1e400 is out of range (more than 2^63 ns)"),
     ("pid 2^64", EV, (b'[{"ph":"X","ts":1,"dur":1,"pid":18446744073709551616,"tid":1,"name":"a"}]',),
-     "profile_events: BLOB: byte 32: 'pid' 18446744073709551616 is out of range (more than 64 bits)"),
+     "profile_events: BLOB: byte 32 (line 1, column 33): 'pid' 18446744073709551616 is out of range (more than 64 bits)"),
     ("negative dur", EV, (b'[{"ph":"X","ts":1,"dur":-5,"pid":1,"tid":1,"name":"a"}]',),
-     "profile_events: BLOB: byte 24: 'dur' is negative (-5000 ns): a duration cannot be"),
+     "profile_events: BLOB: byte 24 (line 1, column 25): 'dur' is negative (-5000 ns); a duration cannot be negative"),
     ("invalid UTF-8 in a name", EV, (b'[{"ph":"X","ts":1,"dur":1,"pid":1,"tid":1,"name":"a\xff\xfeb"}]',),
-     "profile_events: BLOB: byte 49: invalid UTF-8 in name"),
+     "profile_events: BLOB: byte 49 (line 1, column 50): invalid UTF-8 in name"),
     ("protobuf length 2^63", "SELECT count(*) FROM profile_events(?, 'xspace')",
      (bytes([0x0a] + [0x80] * 9 + [0x01]),),
      "profile_events: BLOB: byte 1: length 9223372036854775808 runs past the end of XSpace (0 bytes left)"),
@@ -43,7 +43,7 @@ pinned = [
      "profile_events: BLOB: byte 1: varint longer than 10 bytes in XSpace"),
     ("an empty BLOB", EV, (b'',), "profile_events: the BLOB is empty (0 bytes)"),
     ("a truncated report", "SELECT count(*) FROM profile_jobs(?)", (b'{"completed_jobs": [{"id": "a"',),
-     "profile_jobs: BLOB: byte 30: unexpected end of input inside an object"),
+     "profile_jobs: BLOB: the input ends inside an object at byte 30 (line 1, column 31; cut short?)"),
     ("a jobs CSV with an open quote", "SELECT count(*) FROM profile_jobs(?)",
      (b'id,status,category,source,lane\na,b,"c,d\n',), "profile_jobs: BLOB: byte 31: line 2: a quoted cell is not closed"),
 ]
@@ -132,7 +132,7 @@ check(loads() - l0 <= 1, f"cache_size 4: cached ({loads() - l0} loads)")
 db.execute("SELECT profsql_config('cache_size', 4)")
 check(db.execute("SELECT profsql_config('max_json_depth', 50)").fetchone()[0] == 50, "max_json_depth 50")
 check(err(EV, b'[{"ph":"X","ts":1,"dur":1,"pid":1,"tid":1,"name":"a","args":' + b'[' * 60 + b']' * 60 + b'}]')
-      == "profile_events: BLOB: byte 110: JSON nested deeper than 50 levels", "max_json_depth applies")
+      == "profile_events: BLOB: byte 110 (line 1, column 111): JSON nested deeper than 50 levels", "max_json_depth applies")
 db.execute("SELECT profsql_config('max_json_depth', 10000)")
 
 # a file truncated or rewritten in place while a query reads it

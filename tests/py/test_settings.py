@@ -45,7 +45,7 @@ check(trusted.execute("SELECT profsql_config('max_json_depth')").fetchone()[0] =
       "the trusted connection's max_json_depth is its own",
       trusted.execute("SELECT profsql_config('max_json_depth')").fetchone()[0])
 check(trusted.execute(EV, (nested,)).fetchone()[0] == 1, "the trusted connection loads 5 levels of args")
-check(err(untrusted, EV, nested) == "profile_events: BLOB: byte 63: JSON nested deeper than 3 levels",
+check(err(untrusted, EV, nested) == "profile_events: BLOB: byte 63 (line 1, column 64): JSON nested deeper than 3 levels",
       "the noio connection's own limit applies to it", err(untrusted, EV, nested))
 
 # untrusted SQL can only lower a limit
