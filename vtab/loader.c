@@ -164,7 +164,12 @@ PsCacheEntry *ps_vt_acquire(PsConn *c, const char *zTable, sqlite3_value *pSourc
 typedef struct Poll { sqlite3 *db; sqlite3_stmt *st; } Poll;
 static int poll_interrupt(void *pArg){
   Poll *p = pArg;
-  if( p->st==0 && sqlite3_prepare_v2(p->db, "SELECT 1", -1, &p->st, 0)!=SQLITE_OK ) return 0;
+  if( p->st==0 ){
+    /* an interrupt that came before the first poll fails the prepare itself (SQLite checks the
+    ** flag there too): that is a stop, not "cannot poll" (a test saw the parse run on) */
+    int rc = sqlite3_prepare_v2(p->db, "SELECT 1", -1, &p->st, 0);
+    if( rc!=SQLITE_OK ) return rc==SQLITE_INTERRUPT;
+  }
   int rc = sqlite3_step(p->st);
   sqlite3_reset(p->st);
   return rc==SQLITE_INTERRUPT;

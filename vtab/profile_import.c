@@ -139,6 +139,10 @@ static void importFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
         const char *c = strchr(m, ':');
         char *m2 = sqlite3_mprintf("profile_import%s", c ? c : "");
         sqlite3_free(m); m = m2;
+      }else if( m ){
+        /* SQLite's own "interrupted" (an interrupt between the statements): ours all the same */
+        char *m2 = sqlite3_mprintf("profile_import: %s", m);
+        sqlite3_free(m); m = m2;
       }
       sqlite3_result_error(ctx, m ? m : "profile_import: out of memory", -1);
       sqlite3_result_error_code(ctx, rc);
