@@ -94,18 +94,10 @@ static int ch_err(Chrome *p, size_t off, const char *zExpected){
 
 static inline size_t ws(Chrome *p, size_t i){ return ps_json_ws(p->z, p->n, i); }
 
-/* Interns a decoded string, validating UTF-8 the first time it is seen. */
-static int ch_intern(Chrome *p, const char *z, size_t n, size_t off, const char *zWhat, uint32_t *pId){
-  int bNew = 0;
-  uint32_t id = ps_pool_intern(&p->cap->pool, z, n, &bNew);
-  if( id==0 ) return ps_nomem(p->err);
-  if( bNew ){
-    size_t bad;
-    if( !ps_utf8_valid((const unsigned char*)z, n, &bad) ){
-      return ps_err_at(p->err, (int64_t)off, "invalid UTF-8 in %s", zWhat);
-    }
-  }
-  *pId = id;
+/* Interns the string z[0..n) that ps_json_string read at iQuote, under the text rule (invalid
+** UTF-8 or a NUL is stored as U+FFFD, with an 'invalid_text' diagnostic). */
+static int ch_intern(Chrome *p, const char *z, size_t n, size_t iQuote, const char *zWhat, uint32_t *pId){
+  if( ps_json_intern(p->cap, p->z, p->n, iQuote, z, n, zWhat, pId) ) return ps_nomem(p->err);
   return PS_OK;
 }
 
@@ -266,7 +258,7 @@ static int ch_char(Chrome *p, size_t *pi, const char *zWhat, uint8_t *pc){
     return ch_err(p, i0, buf);
   }
   if( ps_json_string(p->z, p->n, pi, &p->scratch, &z, &n, p->err) ) return PS_ERROR;
-  if( n!=1 || (unsigned char)z[0]>=0x80 ){
+  if( n!=1 || (unsigned char)z[0]>=0x80 || z[0]==0 ){
     return ps_err_at(p->err, (int64_t)i0, "expected a one-character string for '%s', found \"%.*s\"",
                      zWhat, (int)(n>20?20:n), z);
   }
@@ -1069,11 +1061,11 @@ static int ch_parse(PsCapture *cap, PsErr *err){
     i = ws(&p, i+1);
     if( i<n && z[i]=='}' ){ i++; }
     else for(;;){
-      const char *k; size_t kn;
+      const char *k; size_t kn, i0k = i;
       if( i>=n || z[i]!='"' ){ rc = ch_err(&p, i, "expected a string key in the top-level object"); goto out; }
       if( ps_json_string(z, n, &i, &p.scratch, &k, &kn, err) ){ rc = PS_ERROR; goto out; }
-      char key[128];
-      snprintf(key, sizeof(key), "%.*s", (int)(kn>120?120:kn), k);
+      char key[PS_JSON_KEY_BUF];
+      if( ps_json_key_text(cap, z, n, i0k, k, kn, key) ){ rc = ps_nomem(err); goto out; }
       i = ws(&p, i);
       if( i>=n || z[i]!=':' ){ rc = ch_err(&p, i, "expected ':' after a top-level key"); goto out; }
       i = ws(&p, i+1);
@@ -1087,8 +1079,10 @@ static int ch_parse(PsCapture *cap, PsErr *err){
         if( i<n && z[i]=='"' ){
           const char *s; size_t sn;
           if( ps_json_string(z, n, &i, &p.scratch, &s, &sn, err) ){ rc = PS_ERROR; goto out; }
-          char *c = ps_arena_strdup(&cap->arena, s, sn);
-          if( c==0 || ps_meta_text(cap, "trace", key, c, sn, PS_META_TEXT, (int64_t)v0) ){ rc = ps_nomem(err); goto out; }
+          char *c = ps_arena_strdup(&cap->arena, s, sn), zField[PS_JSON_KEY_BUF+10];
+          snprintf(zField, sizeof(zField), "trace '%s'", key);
+          if( c==0 || ps_json_text_diag(cap, z, n, v0, s, sn, zField)
+           || ps_meta_text(cap, "trace", key, c, sn, PS_META_TEXT, (int64_t)v0) ){ rc = ps_nomem(err); goto out; }
         }else{
           if( ps_json_skip(z, n, &i, err) ){ rc = PS_ERROR; goto out; }
           if( ps_meta_text(cap, "trace", key, z+v0, i-v0, PS_META_JSON, (int64_t)v0) ){ rc = ps_nomem(err); goto out; }

@@ -427,6 +427,10 @@ static int nj_meta(Nj *p, const char *zScope, const char *zKey, size_t v, size_t
     size_t i = v; const char *s; size_t sn;
     if( ps_json_string(z, p->n, &i, &p->scratch, &s, &sn, p->err) ) return PS_ERROR;
     if( s==p->scratch.z ){
+      /* decoded: the text rule's diagnostic here (ps_meta_text gives it for source bytes) */
+      char zField[300];
+      snprintf(zField, sizeof(zField), "%s '%s'", zScope, zKey);
+      if( ps_json_text_diag(p->cap, z, p->n, v, s, sn, zField) ) return ps_nomem(p->err);
       s = ps_arena_strdup(&p->cap->arena, s, sn);
       if( s==0 ) return ps_nomem(p->err);
     }
@@ -447,10 +451,11 @@ static int nj_object_meta(Nj *p, const char *zScope, size_t v){
   size_t i = ps_json_ws(z, n, v+1);
   if( i<n && z[i]=='}' ) return PS_OK;
   for(;;){
-    const char *k; size_t kn;
+    const char *k; size_t kn, q = i;
     if( i>=n || z[i]!='"' ) return ps_err_at(p->err, (int64_t)i, "expected a key in the %s object", zScope);
     if( ps_json_string(z, n, &i, &p->scratch, &k, &kn, p->err) ) return PS_ERROR;
-    char key[128]; snprintf(key, sizeof(key), "%.*s", (int)(kn < 120 ? kn : 120), k);
+    char key[PS_JSON_KEY_BUF];
+    if( ps_json_key_text(p->cap, z, n, q, k, kn, key) ) return ps_nomem(p->err);
     i = ps_json_ws(z, n, i);
     if( i>=n || z[i]!=':' ) return ps_err_at(p->err, (int64_t)i, "expected ':' after a key in the %s object", zScope);
     i = ps_json_ws(z, n, i+1);
@@ -492,12 +497,12 @@ static int nj_diagnostics(Nj *p, size_t v){
   for(;;){
     size_t e = i;
     if( ps_json_skip(z, n, &e, p->err) ) return PS_ERROR;
-    char key[128] = "diagnostic";
+    char key[PS_JSON_KEY_BUF] = "diagnostic";
     size_t kv;
     if( z[i]=='{' && ps_json_find_key(z, n, i, "code", &kv)==1 && z[kv]=='"' ){
       const char *s; size_t sn; size_t k = kv;
       if( ps_json_string(z, n, &k, &p->scratch, &s, &sn, p->err) ) return PS_ERROR;
-      snprintf(key, sizeof(key), "%.*s", (int)(sn < 120 ? sn : 120), s);
+      if( ps_json_key_text(p->cap, z, n, kv, s, sn, key) ) return ps_nomem(p->err);
     }
     if( ps_meta_text(p->cap, "diagnostics", key, z+i, e-i, PS_META_JSON, (int64_t)i) ) return ps_nomem(p->err);
     i = ps_json_ws(z, n, e);
@@ -518,10 +523,11 @@ static int nj_parse_json(PsCapture *cap, PsErr *err){
   if( i>=n || z[i]!='{' ){ rc = ps_err_at(err, (int64_t)i, "expected the report object '{'"); goto out; }
   i = ps_json_ws(z, n, i+1);
   while( i<n && z[i]!='}' ){
-    const char *k; size_t kn;
+    const char *k; size_t kn, q = i;
     if( z[i]!='"' ){ rc = ps_err_at(err, (int64_t)i, "expected a key in the report object"); goto out; }
     if( ps_json_string(z, n, &i, &p.scratch, &k, &kn, err) ){ rc = PS_ERROR; goto out; }
-    char key[64]; snprintf(key, sizeof(key), "%.*s", (int)(kn < 60 ? kn : 60), k);
+    char key[PS_JSON_KEY_BUF];
+    if( ps_json_key_text(cap, z, n, q, k, kn, key) ){ rc = ps_nomem(err); goto out; }
     i = ps_json_ws(z, n, i);
     if( i>=n || z[i]!=':' ){ rc = ps_err_at(err, (int64_t)i, "expected ':' after \"%s\"", key); goto out; }
     i = ps_json_ws(z, n, i+1);

@@ -4,6 +4,7 @@
 ** leniencies (unterminated arrays, empty {} events) are handled by the format parser.
 */
 #include "json.h"
+#include "capture.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -362,3 +363,61 @@ int ps_json_find_key(const char *z, size_t n, size_t i, const char *zKey, size_t
     return -1;
   }
 }
+
+/* ---------------------------------------------------------------- the text rule */
+
+size_t ps_json_string_offset(const char *z, size_t n, size_t iQuote, size_t k){
+  size_t i = iQuote+1, d = 0;
+  while( i<n && z[i]!='"' ){
+    size_t nRaw = 1, nDec = 1;
+    if( z[i]=='\\' && i+1<n ){
+      nRaw = 2;
+      if( z[i+1]=='u' ){
+        unsigned cp, lo;
+        nRaw = 6;
+        if( read_hex4(z, n, i+2, &cp) ) return i;
+        if( cp>=0xD800 && cp<=0xDBFF && i+12<=n && z[i+6]=='\\' && z[i+7]=='u'
+         && read_hex4(z, n, i+8, &lo)==0 && lo>=0xDC00 && lo<=0xDFFF ){
+          nRaw = 12; nDec = 4;
+        }else if( cp>=0xD800 && cp<=0xDFFF ){
+          nDec = 3;                    /* a lone surrogate decodes to U+FFFD */
+        }else{
+          nDec = cp<0x80 ? 1 : cp<0x800 ? 2 : 3;
+        }
+      }
+    }
+    if( k < d + nDec ) return i;
+    d += nDec; i += nRaw;
+  }
+  return i;
+}
+
+int ps_json_intern(PsCapture *cap, const char *zJson, size_t nJson, size_t iQuote,
+                   const char *z, size_t n, const char *zField, uint32_t *pId){
+  uintptr_t a = (uintptr_t)zJson, b = (uintptr_t)z;
+  if( b>=a && b - a < nJson ){
+    /* no escapes: the decoded bytes are the source bytes */
+    return ps_intern(cap, z, n, (int64_t)(b - a), zField, pId);
+  }
+  size_t bad;
+  *pId = ps_pool_intern_text(&cap->pool, z, n, 0, &bad);
+  if( *pId==0 ) return PS_NOMEM;
+  if( bad==PS_TEXT_OK ) return PS_OK;
+  return ps_text_diag(cap, (int64_t)ps_json_string_offset(zJson, nJson, iQuote, bad), zField, z, n, bad);
+}
+
+int ps_json_text_diag(PsCapture *cap, const char *zJson, size_t nJson, size_t iQuote,
+                      const char *z, size_t n, const char *zField){
+  uintptr_t a = (uintptr_t)zJson, b = (uintptr_t)z;
+  size_t bad;
+  if( ps_text_check(z, n, &bad) ) return PS_OK;
+  int64_t off = (b>=a && b - a < nJson) ? (int64_t)(b - a + bad) : (int64_t)ps_json_string_offset(zJson, nJson, iQuote, bad);
+  return ps_text_diag(cap, off, zField, z, n, bad);
+}
+
+int ps_json_key_text(PsCapture *cap, const char *zJson, size_t nJson, size_t iQuote,
+                     const char *k, size_t kn, char *buf){
+  ps_text_cstr(k, kn, PS_JSON_KEY_MAX, buf);
+  return ps_json_text_diag(cap, zJson, nJson, iQuote, k, kn, "an object key");
+}
+

@@ -76,4 +76,28 @@ int ps_dec_int64(const PsDec *d, int64_t *pOut);
 ** -1 on malformed input. For lazy column extraction from already-validated objects. */
 int ps_json_find_key(const char *z, size_t n, size_t i, const char *zKey, size_t *pv);
 
+/* ---- the text rule (ps_util.h) for strings decoded from JSON */
+typedef struct PsCapture PsCapture;
+/* The source offset of byte k of the string whose opening quote is at z[iQuote], as
+** ps_json_string decodes it (the bytes an escape decodes to map to its backslash). */
+size_t ps_json_string_offset(const char *z, size_t n, size_t iQuote, size_t k);
+/* ps_intern (capture.h) for the string z[0..n) that ps_json_string read from zJson at iQuote:
+** the 'invalid_text' diagnostic names the source byte that became the first bad byte.
+** PS_OK or PS_NOMEM. */
+int ps_json_intern(PsCapture *cap, const char *zJson, size_t nJson, size_t iQuote,
+                   const char *z, size_t n, const char *zField, uint32_t *pId);
+/* Only the diagnostic, for a decoded string stored elsewhere: a metadata value (pass
+** ps_meta_text a copy, which it stores repaired without a second diagnostic). PS_OK or
+** PS_NOMEM. */
+int ps_json_text_diag(PsCapture *cap, const char *zJson, size_t nJson, size_t iQuote,
+                      const char *z, size_t n, const char *zField);
+/* An object key k[0..kn) that ps_json_string read at iQuote, as a C string for a metadata key,
+** into buf (PS_JSON_KEY_BUF bytes): its first PS_JSON_KEY_MAX bytes (cut before a character)
+** under the text rule, so a NUL becomes U+FFFD rather than the end of the key; a key that
+** breaks the rule also gets the 'invalid_text' diagnostic. PS_OK or PS_NOMEM. */
+#define PS_JSON_KEY_MAX 120
+#define PS_JSON_KEY_BUF (3*PS_JSON_KEY_MAX + 1)
+int ps_json_key_text(PsCapture *cap, const char *zJson, size_t nJson, size_t iQuote,
+                     const char *k, size_t kn, char *buf);
+
 #endif

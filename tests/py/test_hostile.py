@@ -33,8 +33,6 @@ pinned = [
      "profile_events: BLOB: byte 32: 'pid' 18446744073709551616 is out of range (more than 64 bits)"),
     ("negative dur", EV, (b'[{"ph":"X","ts":1,"dur":-5,"pid":1,"tid":1,"name":"a"}]',),
      "profile_events: BLOB: byte 24: 'dur' is negative (-5000 ns): a duration cannot be"),
-    ("invalid UTF-8 in a name", EV, (b'[{"ph":"X","ts":1,"dur":1,"pid":1,"tid":1,"name":"a\xff\xfeb"}]',),
-     "profile_events: BLOB: byte 49: invalid UTF-8 in name"),
     ("protobuf length 2^63", "SELECT count(*) FROM profile_events(?, 'xspace')",
      (bytes([0x0a] + [0x80] * 9 + [0x01]),),
      "profile_events: BLOB: byte 1: length 9223372036854775808 runs past the end of XSpace (0 bytes left)"),
@@ -50,6 +48,74 @@ pinned = [
 for what, sql, args, want in pinned:
     got = err(sql, *args)
     check(got == want, f"{what}: {got!r} != {want!r}")
+
+# The text rule (docs/security.md, "Text"): every TEXT value is valid UTF-8 without NUL; invalid
+# sequences and NUL become U+FFFD as Python's bytes.decode("utf-8", "replace") makes them (the
+# independent check here), with an 'invalid_text' diagnostic naming the first bad byte where the
+# value is read at load. Before, Chrome refused such a name and the other formats passed the bytes
+# on (Python's sqlite3 then raised "Could not decode to UTF-8 column").
+import json
+import random
+
+
+def py_text(b):
+    return b.decode("utf-8", "replace").replace("\0", "\ufffd")
+
+
+def first_bad(b):
+    try:
+        b.decode("utf-8")
+        bad = len(b)
+    except UnicodeDecodeError as e:
+        bad = e.start
+    return min(bad, b.find(b"\0") if b"\0" in b else len(b))
+
+
+def diags(data, kind="invalid_text"):
+    return db.execute("SELECT value, byte_offset FROM profile_metadata(?) WHERE scope = 'diagnostic' AND key = ?",
+                      (data, kind)).fetchall()
+
+
+b = b'[{"ph":"X","ts":1,"dur":1,"pid":1,"tid":1,"name":"a\xff\xfeb"}]'
+check(db.execute("SELECT name FROM profile_events(?)", (b,)).fetchall() == [("a\ufffd\ufffdb",)], "a Chrome name is repaired")
+check(diags(b) == [("invalid UTF-8 (byte 0xff) in name at byte 51; replaced with U+FFFD", 51)], "... with a diagnostic", diags(b))
+# 400 random labels (bytes chosen to hit every branch of UTF-8) through the lms parser, each
+# compared with Python's decoder; each bad one has a diagnostic at its first bad byte
+rng = random.Random(12)
+pool = [0, 0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xe1, 0xec, 0xed, 0xee,
+        0xef, 0xf0, 0xf1, 0xf3, 0xf4, 0xf5, 0xff]
+labels = [bytes(rng.choice(pool) if rng.random() < 0.7 else rng.randrange(0x20, 0x7f) for _ in range(rng.randrange(1, 12)))
+          for _ in range(400)]
+lms, want_diag = b"", []
+for k, lab in enumerate(labels):
+    head = b"2,%d," % k
+    if first_bad(lab) < len(lab):
+        want_diag.append(len(lms) + len(head) + first_bad(lab))
+    lms += head + lab + b"\n"
+lms += b"".join(b"0,%d,1\n1,%d,1\n" % (k, k) for k in range(len(labels)))
+got = [r[0] for r in db.execute("SELECT name FROM profile_events(?, 'lms') ORDER BY id", (lms,))]
+check(got == [py_text(lab) for lab in labels], "400 random lms labels: repaired as Python decodes them")
+check([r[1] for r in diags(lms)] == want_diag and len(want_diag) > 300,
+      f"... a diagnostic at the first bad byte of each of the {len(want_diag)} bad ones")
+# lazily read columns are repaired as they are read (no diagnostic): Chrome args, a job's name
+# and metadata from a report and from a jobs CSV
+b = b'[{"ph":"X","ts":1,"dur":1,"pid":1,"tid":1,"name":"n","args":{"s":"x\xc3(","t":"\\u0000"}}]'
+args = db.execute("SELECT args FROM profile_events(?)", (b,)).fetchone()[0]
+check(args == '{"s":"x\ufffd(","t":"\\u0000"}' and json.loads(args)["s"] == "x\ufffd(", "Chrome args", args)
+rep = (b'{"completed_jobs":[{"name":"j\xe0\x80","metadata":{"k":"\xff"}}],"run":{"host":"h\xf4\x90"},'
+       b'"schema":"newengine.profiler.report.v3"}')
+check(db.execute("SELECT name, metadata FROM profile_jobs(?)", (rep,)).fetchall() == [("j\ufffd\ufffd", '{"k":"\ufffd"}')],
+      "a job's name and metadata")
+check(db.execute("SELECT value FROM profile_metadata(?) WHERE scope = 'run'", (rep,)).fetchall() == [("h\ufffd\ufffd",)]
+      and diags(rep) == [("invalid UTF-8 (byte 0xf4) in run 'host' at byte %d; replaced with U+FFFD" % rep.index(b"\xf4"),
+                          rep.index(b"\xf4"))],
+      "a report's run.host, read at load: repaired with a diagnostic", diags(rep))
+csv = b"id,status,category,source,name\nj\x00,s,c,x,\"a,\xed\xa0\x80\"\n"
+check(db.execute("SELECT id, name FROM profile_jobs(?)", (csv,)).fetchall() == [("j\ufffd", "a,\ufffd\ufffd\ufffd")],
+      "a jobs CSV's cells")
+# an error message quoting the input obeys the rule too (Python raised UnicodeDecodeError instead)
+check(err(EV, b'[{"ph":"\xff"}]') == 'profile_events: BLOB: byte 7: expected a one-character string for \'ph\', found "\ufffd"',
+      "an error message quoting bad bytes", err(EV, b'[{"ph":"\xff"}]'))
 
 # legal but extreme: a 100 MB name
 big = b'[{"ph":"X","ts":1,"dur":1,"pid":1,"tid":1,"name":"' + b'x' * 100_000_000 + b'"}]'
