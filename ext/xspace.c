@@ -349,6 +349,16 @@ static int xs_plane(Xs *p, const PbMsg *space, const PbField *pf, size_t iPlane)
         }
       }
       if( rcE!=3 ) goto fail;
+      if( durPs<0 ){
+        /* int64 on the wire, but a duration cannot be negative (Chrome's 'dur' is refused alike) */
+        PsStr pn = ps_pool_get(&cap->pool, pl.name), lnm = ps_pool_get(&cap->pool, ln.name);
+        char zLine[160];
+        if( lnm.z ) snprintf(zLine, sizeof(zLine), "line '%.*s'", (int)(lnm.n > 100 ? 100 : lnm.n), lnm.z);
+        else snprintf(zLine, sizeof(zLine), "line id %lld", (long long)ln.id);
+        ps_err_at(p->err, (int64_t)g.off, "XEvent duration_ps is negative (%lld ps) in plane '%.*s' %s",
+                  (long long)durPs, (int)(pn.n > 100 ? 100 : pn.n), pn.z ? pn.z : "", zLine);
+        goto fail;
+      }
       if( cap->ev.n==cap->ev.nAlloc ){
         /* grow to what the rest of the file suggests (rows per byte so far, +5%): one or two
         ** reallocations instead of many, each of which would copy every column */

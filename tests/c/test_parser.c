@@ -816,6 +816,26 @@ static void test_text_rule(void){
   ps_capture_free(c);
 }
 
+/* XSpace: a negative duration_ps (int64 on the wire) is an error like Chrome's negative 'dur'
+** (it was kept as a negative duration); the offset is the XEvent's. */
+static void test_xspace_negative_dur(void){
+  Pb space, plane, line, ev;
+  space.n = plane.n = line.n = ev.n = 0;
+  pb_v(&plane, 1, 1); pb_s(&plane, 2, "/device:GPU:0");
+  pb_v(&line, 1, 2); pb_s(&line, 2, "Stream #1"); pb_v(&line, 3, 100);
+  pb_v(&ev, 1, 1); pb_v(&ev, 2, 0); pb_v(&ev, 3, (uint64_t)-5000); pb_m(&line, 4, &ev);
+  pb_m(&plane, 3, &line);
+  pb_m(&space, 1, &plane);
+  size_t oEv = (size_t)((const unsigned char*)memmem(space.z, space.n, ev.z, ev.n) - space.z);
+  PsErr err;
+  PsCapture *c = load_n((const char*)space.z, space.n, &err);
+  CHECK(c==0);
+  char zWant[160];
+  snprintf(zWant, sizeof(zWant), "byte %zu: XEvent duration_ps is negative (-5000 ps) in plane '/device:GPU:0' line 'Stream #1'", oEv);
+  CHECK_STR(err.msg, zWant);
+  ps_capture_free(c);
+}
+
 /* ---------------------------------------------------------------- two-thread parse */
 
 extern size_t ps_chrome_parallel_min, ps_chrome_splits_merged, ps_chrome_splits_abandoned;
@@ -1116,6 +1136,7 @@ int main(void){
   test_jobs();
   test_text_repair();
   test_text_rule();
+  test_xspace_negative_dur();
   test_interrupt();
   test_split();
   test_shrink();

@@ -117,6 +117,29 @@ check(db.execute("SELECT id, name FROM profile_jobs(?)", (csv,)).fetchall() == [
 check(err(EV, b'[{"ph":"\xff"}]') == 'profile_events: BLOB: byte 7: expected a one-character string for \'ph\', found "\ufffd"',
       "an error message quoting bad bytes", err(EV, b'[{"ph":"\xff"}]'))
 
+# XSpace: a negative duration_ps is an error like Chrome's negative 'dur' (it was kept as a negative
+# duration); the offset is the XEvent's (found with bytes.index)
+def pb_varint(v):
+    v &= (1 << 64) - 1
+    out = b""
+    while v >= 0x80:
+        out += bytes([v & 0x7F | 0x80])
+        v >>= 7
+    return out + bytes([v])
+
+
+def pb(field, v):
+    if isinstance(v, bytes):
+        return pb_varint(field << 3 | 2) + pb_varint(len(v)) + v
+    return pb_varint(field << 3) + pb_varint(v)
+
+
+xev = pb(1, 1) + pb(2, 0) + pb(3, -5000)
+xsp = pb(1, pb(1, 1) + pb(2, b"/device:GPU:0") + pb(3, pb(1, 2) + pb(2, b"Stream #1") + pb(3, 100) + pb(4, xev)))
+check(err("SELECT count(*) FROM profile_events(?, 'xspace')", xsp) == "profile_events: BLOB: byte %d: XEvent duration_ps "
+      "is negative (-5000 ps) in plane '/device:GPU:0' line 'Stream #1'" % xsp.index(xev), "XSpace: a negative duration_ps",
+      err("SELECT count(*) FROM profile_events(?, 'xspace')", xsp))
+
 # legal but extreme: a 100 MB name
 big = b'[{"ph":"X","ts":1,"dur":1,"pid":1,"tid":1,"name":"' + b'x' * 100_000_000 + b'"}]'
 check(db.execute("SELECT count(*), length(name) FROM profile_events(?)", (big,)).fetchall() == [(1, 100_000_000)],
