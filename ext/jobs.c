@@ -14,6 +14,7 @@
 #include "formats.h"
 #include "json.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,16 +96,28 @@ static int json_pointer(const char *z, size_t n, size_t off, const char *zPath, 
 
 static void out_null(PsOut *o){ memset(o, 0, sizeof(*o)); }
 
-/* A number literal at z[i..] as INTEGER when integral and in range, else REAL. */
+/* The decimal literal z[0..n) (JSON number grammar, already checked) as the nearest double:
+** 0, 1 when it is beyond the double range (|v| > 1.8e308, e.g. 1e400: strtod would give an
+** infinity), -1 when out of memory. The whole literal is read, however long. */
+static int job_double(const char *z, size_t n, double *pr){
+  char buf[64], *b = n < sizeof(buf) ? buf : malloc(n+1);
+  if( b==0 ) return -1;
+  memcpy(b, z, n); b[n] = 0;
+  *pr = strtod(b, 0);
+  if( b!=buf ) free(b);
+  return isinf(*pr) ? 1 : 0;
+}
+#define JOB_DOUBLE_RANGE "beyond the double range, +/-1.8e308"
+
+/* A number literal at z[i..] as INTEGER when integral and in range, else REAL; NULL beyond the
+** double range (loading refuses such a file: this is for bytes rewritten since). */
 static void out_number(const char *z, size_t n, size_t i, PsOut *o){
   PsDec d; size_t j = i;
   out_null(o);
   if( ps_json_number(z, n, &j, &d, 0) ) return;
   int64_t v;
   if( d.bInt && ps_dec_int64(&d, &v)==0 ){ o->type = PS_META_INT; o->i = v; return; }
-  char buf[64]; size_t k = j - i < sizeof(buf)-1 ? j - i : sizeof(buf)-1;
-  memcpy(buf, z+i, k); buf[k] = 0;
-  o->type = PS_META_REAL; o->r = strtod(buf, 0);
+  if( job_double(z+i, j-i, &o->r)==0 ) o->type = PS_META_REAL;
 }
 
 /* A string value at z[i] (its quote) as TEXT; escapes decoded into a malloc'ed copy. */
@@ -143,6 +156,24 @@ static int out_scalar(const char *z, size_t n, size_t i, PsOut *o){
 
 /* ------------------------------------------------------------------ CSV records */
 
+/* The cell starting at z[*pi] of a record ending at end: *pi ends at the ',' after it (or end).
+** Returns 1 when it is quoted. */
+static int csv_next_cell(const char *z, size_t *pi, size_t end){
+  size_t i = *pi;
+  int bQuoted = i<end && z[i]=='"';
+  if( bQuoted ){
+    i++;
+    while( i<end ){
+      if( z[i]=='"' ){ if( i+1<end && z[i+1]=='"' ){ i += 2; continue; } break; }
+      i++;
+    }
+    i++;                                          /* closing quote */
+  }
+  while( i<end && z[i]!=',' ) i++;
+  *pi = i;
+  return bQuoted;
+}
+
 /* Cell k of the CSV record [off, off+len): unquoted into a malloc'ed copy when it was quoted.
 ** Returns 1 with the cell, 0 when the record has fewer cells. */
 static int csv_cell(const char *z, size_t off, size_t len, int k, PsOut *o, int *pbNoMem){
@@ -150,18 +181,7 @@ static int csv_cell(const char *z, size_t off, size_t len, int k, PsOut *o, int 
   *pbNoMem = 0;
   for(int c=0; ; c++){
     size_t s = i;
-    int bQuoted = i<end && z[i]=='"';
-    if( bQuoted ){
-      i++;
-      while( i<end ){
-        if( z[i]=='"' ){ if( i+1<end && z[i+1]=='"' ){ i += 2; continue; } break; }
-        i++;
-      }
-      i++;                                        /* closing quote */
-      while( i<end && z[i]!=',' ) i++;
-    }else{
-      while( i<end && z[i]!=',' ) i++;
-    }
+    int bQuoted = csv_next_cell(z, &i, end);
     if( c==k ){
       out_null(o);
       o->type = PS_META_TEXT;
@@ -183,16 +203,23 @@ static int csv_cell(const char *z, size_t off, size_t len, int k, PsOut *o, int 
   }
 }
 
+/* A cell's text as a double when the whole cell is a decimal number (the JSON grammar: not
+** "inf", "NaN" or hex, which strtod would take): 0; 1 beyond the double range; -2 when it is
+** not a number; -1 when out of memory. */
+static int cell_double(const char *z, size_t n, double *pr){
+  PsDec d;
+  if( n==0 || ps_dec_parse(z, n, &d) ) return -2;
+  return job_double(z, n, pr);
+}
+
 /* A cell's text as a number, when the whole cell is one. */
 static int cell_number(const char *z, size_t n, PsOut *o){
   PsDec d;
   if( n==0 || ps_dec_parse(z, n, &d) ) return 0;
   int64_t v;
-  char buf[64];
   if( d.bInt && ps_dec_int64(&d, &v)==0 ){ free(o->zFree); out_null(o); o->type = PS_META_INT; o->i = v; return 1; }
-  if( n >= sizeof(buf) ) return 0;
-  memcpy(buf, z, n); buf[n] = 0;
-  double r = strtod(buf, 0);
+  double r;
+  if( job_double(z, n, &r) ) return 0;
   free(o->zFree); out_null(o);
   /* the writer prints whole millisecond stamps as "1787314756953.000": INTEGER again */
   if( r > -9e15 && r < 9e15 && r==(double)(int64_t)r ){ o->type = PS_META_INT; o->i = (int64_t)r; }
@@ -219,8 +246,9 @@ static int csv_column(const PsCapture *cap, const PsJob *j, int iCol, PsOut *o){
       if( n==0 ){ free(o->zFree); out_null(o); }
       break;
     case K_REAL: case K_PCT: case K_OVER: {
-      double r = 0; int bHave = 0;
-      if( n>0 && n<64 ){ char buf[64]; memcpy(buf, z, n); buf[n] = 0; char *e; r = strtod(buf, &e); bHave = *e==0; }
+      double r = 0;
+      int bHave = cell_double(z, n, &r)==0;
+      if( !bHave ) r = 0;
       free(o->zFree); out_null(o);
       if( c->kind==K_OVER ){ o->type = PS_META_INT; o->i = bHave && r >= 1.0; }
       else if( c->kind==K_PCT ){ o->type = PS_META_REAL; o->r = bHave ? r*100.0 : 0.0; }
@@ -470,6 +498,50 @@ static int nj_object_meta(Nj *p, const char *zScope, size_t v){
   }
 }
 
+/* Checks a job object at load (its '{' at *pi, the bytes already validated; *pi ends past it):
+** the numbers a column reads - members of the job and of its metadata, metadata.event and
+** metadata.metadata objects - must be within the double range (an error naming the byte
+** offset and the key, as Chrome's 'ts: 1e400'). depth 0 is the job; zPath is the key path to
+** the object ("metadata/event/"). */
+static int nj_job_check(Nj *p, size_t *pi, int depth, const char *zPath){
+  const char *z = p->z; size_t n = p->n;
+  size_t i = ps_json_ws(z, n, *pi+1);
+  while( i<n && z[i]=='"' ){
+    size_t q = i;
+    if( ps_json_skip(z, n, &i, p->err) ) return PS_ERROR;
+    const char *k = z+q+1; size_t kn = i-q-2;
+    i = ps_json_ws(z, n, i);
+    if( i>=n || z[i]!=':' ) break;
+    size_t v = ps_json_ws(z, n, i+1);
+    i = v;
+    char c = v<n ? z[v] : 0;
+    int bMeta = kn==8 && memcmp(k, "metadata", 8)==0;
+    if( c=='{' && ((depth==0 && bMeta) || (depth==1 && (bMeta || (kn==5 && memcmp(k, "event", 5)==0)))) ){
+      char zSub[200];
+      snprintf(zSub, sizeof(zSub), "%s%.*s/", zPath, (int)kn, k);
+      int rc = nj_job_check(p, &i, depth+1, zSub);
+      if( rc ) return rc;
+    }else if( c=='-' || (c>='0' && c<='9') ){
+      PsDec d; double r;
+      if( ps_json_number(z, n, &i, &d, p->err) ) return PS_ERROR;
+      int rc = job_double(z+v, i-v, &r);
+      if( rc<0 ) return ps_nomem(p->err);
+      if( rc ){
+        return ps_err_at(p->err, (int64_t)v, "'%s%.*s' %.*s is out of range (%s)", zPath, (int)(kn > 60 ? 60 : kn), k,
+                         (int)(i-v > 40 ? 40 : i-v), z+v, JOB_DOUBLE_RANGE);
+      }
+    }else if( ps_json_skip(z, n, &i, p->err) ){
+      return PS_ERROR;
+    }
+    i = ps_json_ws(z, n, i);
+    if( i<n && z[i]==',' ) i = ps_json_ws(z, n, i+1);
+  }
+  i = ps_json_ws(z, n, i);
+  if( i>=n || z[i]!='}' ) return ps_err_at(p->err, (int64_t)i, "expected ',' or '}'");   /* validated before */
+  *pi = i+1;
+  return PS_OK;
+}
+
 /* The jobs of a completed_jobs / active_jobs array at v. */
 static int nj_jobs(Nj *p, size_t v, int bActive, const char *zName){
   const char *z = p->z; size_t n = p->n;
@@ -478,8 +550,10 @@ static int nj_jobs(Nj *p, size_t v, int bActive, const char *zName){
   if( i<n && z[i]==']' ) return PS_OK;
   for(;;){
     if( i>=n || z[i]!='{' ) return ps_err_at(p->err, (int64_t)i, "%s: expected a job object", zName);
-    size_t e = i;
+    size_t e = i, e2 = i;
     if( ps_json_skip(z, n, &e, p->err) ) return PS_ERROR;
+    int rc = nj_job_check(p, &e2, 0, "");
+    if( rc ) return rc;
     if( job_add(p->cap, i, e - i, bActive, 0) ) return ps_nomem(p->err);
     i = ps_json_ws(z, n, e);
     if( i<n && z[i]==',' ){ i = ps_json_ws(z, n, i+1); continue; }
@@ -603,6 +677,15 @@ static int nj_parse_csv(PsCapture *cap, PsErr *err){
   if( cap->aJobCsvCol[PS_JOB_ID]<0 || cap->aJobCsvCol[PS_JOB_STATUS]<0 ){
     return ps_err_at(err, 0, "line 1: expected the profiler_jobs CSV header (id,status,category,...)");
   }
+  /* the cells read as numbers, by cell index: their column, else -1 */
+  int8_t aNum[128];
+  memset(aNum, -1, sizeof(aNum));
+  for(int k=0; k<PS_JOB_NCSV; k++){
+    int kind = aCol[k].kind;
+    if( cap->aJobCsvCol[k]>=0 && (kind==K_REAL || kind==K_SCALAR || kind==K_PCT || kind==K_OVER) ){
+      aNum[cap->aJobCsvCol[k]] = (int8_t)k;
+    }
+  }
   uint32_t line = 2;
   i = e < n ? e + 1 : n;
   while( i<n ){
@@ -612,6 +695,25 @@ static int nj_parse_csv(PsCapture *cap, PsErr *err){
     uint32_t nl = 1;
     for(size_t k=i; k<e; k++) if( z[k]=='\n' ) nl++;
     if( r>i ){
+      /* a number cell beyond the double range is refused, as in a report JSON */
+      size_t c = i;
+      for(int iC=0; iC<128; iC++){
+        size_t c0 = c;
+        int bQuoted = csv_next_cell(z, &c, r);
+        if( aNum[iC]>=0 ){
+          size_t a0 = c0 + bQuoted, a1 = c;
+          if( bQuoted ){ const char *q = memchr(z+a0, '"', a1-a0); if( q ) a1 = (size_t)(q - z); }
+          double v;
+          int rcD = cell_double(z+a0, a1-a0, &v);
+          if( rcD==-1 ) return ps_nomem(err);
+          if( rcD>0 ){
+            return ps_err_at(err, (int64_t)a0, "line %u: '%s' %.*s is out of range (%s)", line,
+                             ps_job_csv_names[(int)aNum[iC]], (int)(a1-a0 > 40 ? 40 : a1-a0), z+a0, JOB_DOUBLE_RANGE);
+          }
+        }
+        if( c>=r ) break;
+        c++;                                      /* the comma */
+      }
       if( job_add(cap, i, r - i, 0, line) ) return ps_nomem(err);
     }
     line += nl;

@@ -836,6 +836,36 @@ static void test_xspace_negative_dur(void){
   ps_capture_free(c);
 }
 
+/* newengine numbers beyond the double range: an error naming the byte offset and the key (they
+** came out as Inf); a literal longer than 63 characters is read whole (it was cut to 63). */
+static void test_jobs_numbers(void){
+  PsErr err;
+  PsCapture *c = load("{\"completed_jobs\":[{\"elapsed_ms\":1e400}],\"schema\":\"newengine.profiler.report.v3\"}", &err);
+  CHECK(c==0); CHECK_STR(err.msg, "byte 33: 'elapsed_ms' 1e400 is out of range (beyond the double range, +/-1.8e308)");
+  c = load("{\"completed_jobs\":[{\"metadata\":{\"event\":{\"lane\":-2e308}}}],\"schema\":\"newengine.profiler.report.v3\"}", &err);
+  CHECK(c==0); CHECK_STR(err.msg, "byte 48: 'metadata/event/lane' -2e308 is out of range (beyond the double range, +/-1.8e308)");
+  c = load("id,status,category,source,elapsed_ms\nj,s,c,x,1e400\n", &err);
+  CHECK(c==0); CHECK_STR(err.msg, "byte 45: line 2: 'elapsed_ms' 1e400 is out of range (beyond the double range, +/-1.8e308)");
+  char zRep[300];
+  snprintf(zRep, sizeof(zRep), "{\"completed_jobs\":[{\"elapsed_ms\":1%070d.5}],\"schema\":\"newengine.profiler.report.v3\"}", 0);
+  c = load(zRep, &err);
+  CHECK(c!=0);
+  if( c ){
+    PsOut o;
+    CHECK(ps_job_column(c, 0, PS_JOB_ELAPSED_MS, &o)==PS_OK && o.type==PS_META_REAL && o.r==1e70);
+    ps_capture_free(c);
+  }
+  /* a CSV cell "inf" or "NaN" is not a number (strtod took them): NULL */
+  c = load("id,status,category,source,elapsed_ms,load\nj,s,c,x,inf,NaN\n", &err);
+  CHECK(c!=0);
+  if( c ){
+    PsOut o;
+    CHECK(ps_job_column(c, 0, PS_JOB_ELAPSED_MS, &o)==PS_OK && o.type==0);
+    CHECK(ps_job_column(c, 0, PS_JOB_LOAD, &o)==PS_OK && o.type==0);
+    ps_capture_free(c);
+  }
+}
+
 /* ---------------------------------------------------------------- two-thread parse */
 
 extern size_t ps_chrome_parallel_min, ps_chrome_splits_merged, ps_chrome_splits_abandoned;
@@ -1137,6 +1167,7 @@ int main(void){
   test_text_repair();
   test_text_rule();
   test_xspace_negative_dur();
+  test_jobs_numbers();
   test_interrupt();
   test_split();
   test_shrink();

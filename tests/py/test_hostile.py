@@ -140,6 +140,22 @@ check(err("SELECT count(*) FROM profile_events(?, 'xspace')", xsp) == "profile_e
       "is negative (-5000 ps) in plane '/device:GPU:0' line 'Stream #1'" % xsp.index(xev), "XSpace: a negative duration_ps",
       err("SELECT count(*) FROM profile_events(?, 'xspace')", xsp))
 
+# newengine numbers beyond the double range are errors naming the offset and the key (they came out
+# as Inf); as in a jobs CSV
+JB = "SELECT count(*) FROM profile_jobs(?)"
+SCH = b'"schema":"newengine.profiler.report.v3"'
+RNG = "is out of range (beyond the double range, +/-1.8e308)"
+big = b'-1' + b'0' * 400
+for data, lit, want in [
+    (b'{"completed_jobs":[{"elapsed_ms":1e400}],' + SCH + b'}', b"1e400", "'elapsed_ms' 1e400 " + RNG),
+    (b'{"completed_jobs":[{"metadata":{"metadata":{"frame_id":' + big + b'}}}],' + SCH + b'}', big,
+     "'metadata/metadata/frame_id' " + big[:40].decode() + " " + RNG),
+    (b'id,status,category,source,load\nj,s,c,x,0.5\nk,s,c,x,2e308\n', b"2e308", "line 3: 'load' 2e308 " + RNG),
+]:
+    check(err(JB, data) == "profile_jobs: BLOB: byte %d: %s" % (data.index(lit), want), "newengine: " + want, err(JB, data))
+check(db.execute("SELECT elapsed_ms FROM profile_jobs(?)", (b'{"completed_jobs":[{"elapsed_ms":1.7976931348623157e308}],' + SCH + b'}',)).fetchone()[0]
+      == 1.7976931348623157e308, "the largest double is in range")
+
 # legal but extreme: a 100 MB name
 big = b'[{"ph":"X","ts":1,"dur":1,"pid":1,"tid":1,"name":"' + b'x' * 100_000_000 + b'"}]'
 check(db.execute("SELECT count(*), length(name) FROM profile_events(?)", (big,)).fetchall() == [(1, 100_000_000)],
