@@ -407,9 +407,25 @@ int ps_meta_printf(PsCapture *cap, const char *zScope, const char *zKey, int64_t
   return rc;
 }
 
+void ps_meta_drop(PsCapture *cap, size_t m0, size_t m1){
+  uint32_t diag = ps_pool_intern(&cap->pool, "diagnostic", 10, 0);
+  for(size_t k=m0; k<m1 && k<cap->nMeta; k++){
+    if( cap->aMeta[k].scope!=diag ) cap->aMeta[k].type = PS_META_DROPPED;
+  }
+}
+
+void ps_meta_compact(PsCapture *cap){
+  size_t j = 0;
+  for(size_t k=0; k<cap->nMeta; k++){
+    if( cap->aMeta[k].type!=PS_META_DROPPED ) cap->aMeta[j++] = cap->aMeta[k];
+  }
+  cap->nMeta = j;
+}
+
 const char *const ps_diag_names[PS_DIAG_N] = {
   "unmatched_end", "unclosed_begin", "overlap", "missing_ph", "empty_event", "other",
-  "unparsed_line", "missing_parent", "parent_cycle", "duplicate_id", "unknown_id", "invalid_text"
+  "unparsed_line", "missing_parent", "parent_cycle", "duplicate_id", "unknown_id", "invalid_text",
+  "duplicate_key"
 };
 
 int ps_diag(PsCapture *cap, int kind, int64_t off, const char *fmt, ...){

@@ -79,6 +79,7 @@ typedef struct PsTrack {
 #define PS_META_REAL 2
 #define PS_META_TEXT 3
 #define PS_META_JSON 4    /* text that is a JSON value */
+#define PS_META_DROPPED 0xFF  /* while parsing: a row ps_meta_compact removes */
 typedef struct PsMeta {
   uint32_t scope, key;    /* pool ids */
   uint8_t type;
@@ -92,6 +93,7 @@ enum { PS_DIAG_UNMATCHED_END, PS_DIAG_UNCLOSED, PS_DIAG_OVERLAP, PS_DIAG_NO_PH,
        PS_DIAG_EMPTY, PS_DIAG_OTHER, PS_DIAG_UNPARSED, PS_DIAG_MISSING_PARENT, PS_DIAG_CYCLE,
        PS_DIAG_DUPLICATE, PS_DIAG_UNKNOWN_ID,
        PS_DIAG_INVALID_TEXT,      /* text repaired under the text rule (ps_intern, ps_meta_text) */
+       PS_DIAG_DUPLICATE_KEY,     /* a JSON key given twice in one object: the last one is used */
        PS_DIAG_N };
 
 /* ---------------------------------------------------------------- events */
@@ -266,6 +268,11 @@ int ps_text_diag(PsCapture *cap, int64_t off, const char *zField, const char *z,
 int ps_meta_int(PsCapture *cap, const char *zScope, const char *zKey, int64_t v, int64_t off);
 int ps_meta_text(PsCapture *cap, const char *zScope, const char *zKey, const char *z, size_t n,
                  int type, int64_t off);
+/* A JSON member given again (the last one wins): marks the metadata rows [m0, m1) that the
+** earlier member's value produced as dropped, except diagnostics (they stay true of the file);
+** the parser calls ps_meta_compact once it is done. */
+void ps_meta_drop(PsCapture *cap, size_t m0, size_t m1);
+void ps_meta_compact(PsCapture *cap);
 /* Formats a TEXT value into the arena. */
 int ps_meta_printf(PsCapture *cap, const char *zScope, const char *zKey, int64_t off,
                    const char *fmt, ...)

@@ -79,6 +79,9 @@ typedef struct Chrome {
   size_t regionStart, regionEnd;  /* bytes this parser covers (for the row estimate) */
   size_t stopAt;              /* two-thread parse: stop when an event starts exactly here */
   uint32_t aRecent[256];      /* recently interned names/categories: a direct-mapped cache */
+  PsJsonKeys kTop;            /* keys of the top-level object (duplicates: the last one wins) */
+  size_t (*aMember)[2];       /* per top-level member: the metadata rows [m0, m1) its value made */
+  size_t nMember, nMemberAlloc;
 } Chrome;
 
 /* Inputs at least this big are parsed by two threads (see ch_events). Tests lower it to force
@@ -271,12 +274,17 @@ static int ch_id2(Chrome *p, size_t *pi){
   size_t i = *pi;
   if( i>=p->n || p->z[i]!='{' ) return ch_err(p, i, "expected an object for 'id2'");
   i = ws(p, i+1);
+  size_t aAt[2] = {0, 0};      /* where "local" / "global" were seen (a repeat is a duplicate) */
   while( i<p->n && p->z[i]!='}' ){
-    const char *k; size_t kn;
+    const char *k; size_t kn, iKey = i;
     if( p->z[i]!='"' ) return ch_err(p, i, "expected a string key in 'id2'");
     if( ps_json_string(p->z, p->n, &i, &p->scratch, &k, &kn, p->err) ) return PS_ERROR;
     int isLocal = kn==5 && memcmp(k, "local", 5)==0;
     int isGlobal = kn==6 && memcmp(k, "global", 6)==0;
+    if( isLocal || isGlobal ){
+      if( aAt[isGlobal] && ps_json_dup_diag(p->cap, p->z, iKey+1, i-iKey-2, aAt[isGlobal]+1, "'id2'") ) return ps_nomem(p->err);
+      aAt[isGlobal] = iKey;
+    }
     i = ws(p, i);
     if( i>=p->n || p->z[i]!=':' ) return ch_err(p, i, "expected ':' in 'id2'");
     i = ws(p, i+1);
@@ -449,9 +457,12 @@ static int ch_event(Chrome *p, size_t *pi){
     p->nEmpty++;
     return PS_OK;
   }
+  uint32_t mSeen = 0;          /* the keys read so far, by CH_K_* bit: a repeat is a duplicate */
+  size_t aKeyAt[CH_K_SCOPE+1];
   for(;;){
     /* key */
     if( i>=n || z[i]!='"' ) return ch_err(p, i, "expected a string key in an event object");
+    size_t iKey = i;
     int key = i+9<=n ? ch_key_fast(z+i+1, &i) : CH_K_SLOW;
     if( key==CH_K_SLOW ){
       const char *k; size_t kn;
@@ -460,6 +471,13 @@ static int ch_event(Chrome *p, size_t *pi){
       if( j<n && z[j]=='"' ){ k = z+i+1; kn = j-i-1; i = j+1; }
       else if( ps_json_string(z, n, &i, &p->scratch, &k, &kn, p->err) ) return PS_ERROR;
       key = ch_key_code(k, kn);
+    }
+    if( key>CH_K_SLOW ){
+      if( mSeen & (1u<<key) ){
+        /* the last one wins: the value below overwrites the earlier one's */
+        if( ps_json_dup_diag(p->cap, z, iKey+1, i-iKey-2, aKeyAt[key]+1, "an event") ) return ps_nomem(p->err);
+      }
+      mSeen |= 1u<<key; aKeyAt[key] = iKey;
     }
     i = ws(p, i);
     if( i>=n || z[i]!=':' ) return ch_err(p, i, "expected ':' after a key in an event object");
@@ -693,6 +711,19 @@ static size_t ch_find_split(const char *z, size_t n, size_t from){
 }
 
 static int ch_merge(Chrome *pa, Chrome *pb);
+
+/* A second 'traceEvents' in the top-level object: the last one wins, so what the earlier
+** array made goes (its rows, threads, tracks, process names, counts; its metadata rows are
+** dropped by the caller, its diagnostics stay). */
+static void ch_reset_events(Chrome *p){
+  PsCapture *cap = p->cap;
+  cap->ev.n = 0;
+  cap->nThread = 0; cap->nTrack = 0;
+  if( cap->aThreadHash ) memset(cap->aThreadHash, 0, cap->nThreadHash*sizeof(uint32_t));
+  if( p->aKeyTrack ) memset(p->aKeyTrack, 0, p->nKeyTrack*sizeof(uint32_t));
+  p->nProc = 0; p->nEmpty = 0; p->lastThread = -1;
+  memset(p->aPhCount, 0, sizeof(p->aPhCount));
+}
 
 #include <pthread.h>
 
@@ -1058,6 +1089,7 @@ static int ch_parse(PsCapture *cap, PsErr *err){
   }else if( z[i]=='{' ){
     if( ps_meta_text(cap, "capture", "form", "object", 6, PS_META_TEXT, -1) ){ rc = ps_nomem(err); goto out; }
     int bEvents = 0;
+    size_t iEvents = 0, iEventsKey = 0;   /* the member that holds the events, its key's offset */
     i = ws(&p, i+1);
     if( i<n && z[i]=='}' ){ i++; }
     else for(;;){
@@ -1066,14 +1098,26 @@ static int ch_parse(PsCapture *cap, PsErr *err){
       if( ps_json_string(z, n, &i, &p.scratch, &k, &kn, err) ){ rc = PS_ERROR; goto out; }
       char key[PS_JSON_KEY_BUF];
       if( ps_json_key_text(cap, z, n, i0k, k, kn, key) ){ rc = ps_nomem(err); goto out; }
+      int bTrace = strcmp(key, "traceEvents")==0 && kn==11;
+      /* a key given again: the last one wins (the earlier value's rows go) */
+      uint32_t iPrev = 0; size_t prevOff = 0;
+      int dup = ps_json_keys_put(&p.kTop, z, i0k+1, i-i0k-2, (uint32_t)p.nMember, &iPrev, &prevOff);
+      if( dup<0 || ps_grow((void**)&p.aMember, sizeof(p.aMember[0]), &p.nMemberAlloc, p.nMember+1) ){ rc = ps_nomem(err); goto out; }
+      if( bTrace && bEvents && !dup ){ dup = 1; iPrev = (uint32_t)iEvents; prevOff = iEventsKey; }
+      if( dup ){
+        if( ps_json_dup_diag(cap, z, i0k+1, i-i0k-2, prevOff, "the top-level object") ){ rc = ps_nomem(err); goto out; }
+        ps_meta_drop(cap, p.aMember[iPrev][0], p.aMember[iPrev][1]);
+        if( bTrace ) ch_reset_events(&p);
+      }
+      p.aMember[p.nMember][0] = cap->nMeta;
       i = ws(&p, i);
       if( i>=n || z[i]!=':' ){ rc = ch_err(&p, i, "expected ':' after a top-level key"); goto out; }
       i = ws(&p, i+1);
-      if( strcmp(key, "traceEvents")==0 && kn==11 ){
+      if( bTrace ){
         if( i>=n || z[i]!='[' ){ rc = ch_err(&p, i, "expected '[' for traceEvents"); goto out; }
         rc = ch_events(&p, &i, 0);
         if( rc ) goto out;
-        bEvents = 1;
+        bEvents = 1; iEvents = p.nMember; iEventsKey = i0k+1;
       }else{
         size_t v0 = i;
         if( i<n && z[i]=='"' ){
@@ -1088,6 +1132,7 @@ static int ch_parse(PsCapture *cap, PsErr *err){
           if( ps_meta_text(cap, "trace", key, z+v0, i-v0, PS_META_JSON, (int64_t)v0) ){ rc = ps_nomem(err); goto out; }
         }
       }
+      p.aMember[p.nMember++][1] = cap->nMeta;
       i = ws(&p, i);
       if( i<n && z[i]==',' ){ i = ws(&p, i+1); continue; }
       if( i<n && z[i]=='}' ){ i++; break; }
@@ -1106,11 +1151,12 @@ static int ch_parse(PsCapture *cap, PsErr *err){
     rc = ps_err_at(err, (int64_t)i, "unexpected data after the end of the trace (expected end of input)");
     goto out;
   }
+  ps_meta_compact(cap);
   rc = ch_finish(&p);
 out:
   if( rc==PS_NOMEM && err ) ps_nomem(err);
   ps_buf_free(&p.scratch); ps_buf_free(&p.key); ps_buf_free(&p.ev.id); ps_buf_free(&p.ev.scope);
-  free(p.aKeyTrack); free(p.aProc);
+  free(p.aKeyTrack); free(p.aProc); free(p.aMember); ps_json_keys_free(&p.kTop);
   return rc;
 }
 

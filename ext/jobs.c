@@ -440,12 +440,43 @@ static int job_add(PsCapture *cap, uint64_t off, size_t len, int bActive, uint32
   return PS_OK;
 }
 
+/* What one member of an object made: metadata rows [m0, m1) and jobs [j0, j1), dropped when
+** the same key comes again (the last one wins). */
+typedef struct NjMember { size_t m0, m1, j0, j1; } NjMember;
+typedef struct NjMembers { NjMember *a; size_t n, nAlloc; PsJsonKeys keys; } NjMembers;
+
 typedef struct Nj {
   PsCapture *cap;
   const char *z; size_t n;
   PsErr *err;
   PsBuf scratch;
+  NjMembers top, sec;         /* the report object's members, a section's (plugin, run, ...) */
+  PsJsonKeys aJobKeys[3];     /* keys of a job, its metadata, metadata.event/.metadata */
+  int bDropped;               /* some jobs were dropped (a repeated completed_jobs/active_jobs) */
 } Nj;
+
+/* A member with key z[keyOff..keyOff+keyLen) starts (zWhere names the object in the
+** diagnostic): a repeated key drops what the earlier member made. PS_OK or PS_NOMEM. */
+static int nj_member_begin(Nj *p, NjMembers *pm, size_t keyOff, size_t keyLen, const char *zWhere){
+  uint32_t iPrev; size_t prevOff;
+  int dup = ps_json_keys_put(&pm->keys, p->z, keyOff, keyLen, (uint32_t)pm->n, &iPrev, &prevOff);
+  if( dup<0 || ps_grow((void**)&pm->a, sizeof(NjMember), &pm->nAlloc, pm->n+1) ) return PS_NOMEM;
+  if( dup ){
+    NjMember *e = &pm->a[iPrev];
+    if( ps_json_dup_diag(p->cap, p->z, keyOff, keyLen, prevOff, zWhere) ) return PS_NOMEM;
+    ps_meta_drop(p->cap, e->m0, e->m1);
+    for(size_t j=e->j0; j<e->j1; j++){ p->cap->aJob[j].bActive = 2; p->bDropped = 1; }
+  }
+  NjMember *m = &pm->a[pm->n];
+  m->m0 = m->m1 = p->cap->nMeta; m->j0 = m->j1 = p->cap->nJob;
+  return PS_OK;
+}
+
+/* The member begun last has ended. */
+static void nj_member_end(Nj *p, NjMembers *pm){
+  pm->a[pm->n].m1 = p->cap->nMeta; pm->a[pm->n].j1 = p->cap->nJob;
+  pm->n++;
+}
 
 /* A metadata row for the value at [v, e): strings decoded, numbers typed, the rest as JSON. */
 static int nj_meta(Nj *p, const char *zScope, const char *zKey, size_t v, size_t e){
@@ -477,13 +508,16 @@ static int nj_meta(Nj *p, const char *zScope, const char *zKey, size_t v, size_t
 static int nj_object_meta(Nj *p, const char *zScope, size_t v){
   const char *z = p->z; size_t n = p->n;
   size_t i = ps_json_ws(z, n, v+1);
+  char zWhere[PS_JSON_KEY_BUF+20];
+  snprintf(zWhere, sizeof(zWhere), "the %s object", zScope);
+  p->sec.n = 0; ps_json_keys_reset(&p->sec.keys);
   if( i<n && z[i]=='}' ) return PS_OK;
   for(;;){
     const char *k; size_t kn, q = i;
     if( i>=n || z[i]!='"' ) return ps_err_at(p->err, (int64_t)i, "expected a key in the %s object", zScope);
     if( ps_json_string(z, n, &i, &p->scratch, &k, &kn, p->err) ) return PS_ERROR;
     char key[PS_JSON_KEY_BUF];
-    if( ps_json_key_text(p->cap, z, n, q, k, kn, key) ) return ps_nomem(p->err);
+    if( ps_json_key_text(p->cap, z, n, q, k, kn, key) || nj_member_begin(p, &p->sec, q+1, i-q-2, zWhere) ) return ps_nomem(p->err);
     i = ps_json_ws(z, n, i);
     if( i>=n || z[i]!=':' ) return ps_err_at(p->err, (int64_t)i, "expected ':' after a key in the %s object", zScope);
     i = ps_json_ws(z, n, i+1);
@@ -491,6 +525,7 @@ static int nj_object_meta(Nj *p, const char *zScope, size_t v){
     if( ps_json_skip(z, n, &e, p->err) ) return PS_ERROR;
     int rc = nj_meta(p, zScope, key, i, e);
     if( rc ) return rc;
+    nj_member_end(p, &p->sec);
     i = ps_json_ws(z, n, e);
     if( i<n && z[i]==',' ){ i = ps_json_ws(z, n, i+1); continue; }
     if( i<n && z[i]=='}' ) return PS_OK;
@@ -501,15 +536,24 @@ static int nj_object_meta(Nj *p, const char *zScope, size_t v){
 /* Checks a job object at load (its '{' at *pi, the bytes already validated; *pi ends past it):
 ** the numbers a column reads - members of the job and of its metadata, metadata.event and
 ** metadata.metadata objects - must be within the double range (an error naming the byte
-** offset and the key, as Chrome's 'ts: 1e400'). depth 0 is the job; zPath is the key path to
-** the object ("metadata/event/"). */
+** offset and the key, as Chrome's 'ts: 1e400'), and a key given twice in one of these objects
+** adds a 'duplicate_key' diagnostic (the last one is read, as ps_json_find_key reads it).
+** depth 0 is the job; zPath is the key path to the object ("metadata/event/"). */
 static int nj_job_check(Nj *p, size_t *pi, int depth, const char *zPath){
   const char *z = p->z; size_t n = p->n;
+  PsJsonKeys *ks = &p->aJobKeys[depth];
+  char zWhere[200];
+  if( depth==0 ) snprintf(zWhere, sizeof(zWhere), "a job");
+  else snprintf(zWhere, sizeof(zWhere), "a job's '%.*s'", (int)strlen(zPath)-1, zPath);
+  ps_json_keys_reset(ks);
   size_t i = ps_json_ws(z, n, *pi+1);
   while( i<n && z[i]=='"' ){
     size_t q = i;
     if( ps_json_skip(z, n, &i, p->err) ) return PS_ERROR;
     const char *k = z+q+1; size_t kn = i-q-2;
+    uint32_t iPrev; size_t prevOff;
+    int dup = ps_json_keys_put(ks, z, q+1, kn, 0, &iPrev, &prevOff);
+    if( dup<0 || (dup && ps_json_dup_diag(p->cap, z, q+1, kn, prevOff, zWhere)) ) return ps_nomem(p->err);
     i = ps_json_ws(z, n, i);
     if( i>=n || z[i]!=':' ) break;
     size_t v = ps_json_ws(z, n, i+1);
@@ -601,7 +645,9 @@ static int nj_parse_json(PsCapture *cap, PsErr *err){
     if( z[i]!='"' ){ rc = ps_err_at(err, (int64_t)i, "expected a key in the report object"); goto out; }
     if( ps_json_string(z, n, &i, &p.scratch, &k, &kn, err) ){ rc = PS_ERROR; goto out; }
     char key[PS_JSON_KEY_BUF];
-    if( ps_json_key_text(cap, z, n, q, k, kn, key) ){ rc = ps_nomem(err); goto out; }
+    if( ps_json_key_text(cap, z, n, q, k, kn, key) || nj_member_begin(&p, &p.top, q+1, i-q-2, "the report object") ){
+      rc = ps_nomem(err); goto out;
+    }
     i = ps_json_ws(z, n, i);
     if( i>=n || z[i]!=':' ){ rc = ps_err_at(err, (int64_t)i, "expected ':' after \"%s\"", key); goto out; }
     i = ps_json_ws(z, n, i+1);
@@ -623,6 +669,7 @@ static int nj_parse_json(PsCapture *cap, PsErr *err){
       rc = nj_meta(&p, "report", key, v, e);
     }
     if( rc ) goto out;
+    nj_member_end(&p, &p.top);
     i = ps_json_ws(z, n, e);
     if( i<n && z[i]==',' ){ i = ps_json_ws(z, n, i+1); continue; }
     if( i<n && z[i]=='}' ) break;
@@ -633,9 +680,19 @@ static int nj_parse_json(PsCapture *cap, PsErr *err){
   i = ps_json_ws(z, n, i+1);
   if( i<n ){ rc = ps_err_at(err, (int64_t)i, "unexpected bytes after the report object"); goto out; }
   if( !bSchema ){ rc = ps_err(err, "the report has no \"schema\" (expected newengine.profiler.report.v3)"); goto out; }
+  /* what repeated keys made before their last occurrence goes */
+  ps_meta_compact(cap);
+  if( p.bDropped ){
+    size_t j = 0;
+    for(size_t k=0; k<cap->nJob; k++) if( cap->aJob[k].bActive!=2 ) cap->aJob[j++] = cap->aJob[k];
+    cap->nJob = j;
+  }
   rc = ps_meta_int(cap, "capture", "jobs", (int64_t)cap->nJob, -1) ? ps_nomem(err) : PS_OK;
 out:
   ps_buf_free(&p.scratch);
+  free(p.top.a); free(p.sec.a);
+  ps_json_keys_free(&p.top.keys); ps_json_keys_free(&p.sec.keys);
+  for(int k=0; k<3; k++) ps_json_keys_free(&p.aJobKeys[k]);
   return rc;
 }
 
@@ -661,13 +718,16 @@ static int nj_parse_csv(PsCapture *cap, PsErr *err){
   cap->aJobCsvCol = ps_arena_alloc(&cap->arena, PS_JOB_NCSV);
   if( cap->aJobCsvCol==0 ) return ps_nomem(err);
   memset(cap->aJobCsvCol, -1, PS_JOB_NCSV);
-  /* header: the writer's names in any order */
+  /* header: the writer's names in any order (a name given twice: the last one is read) */
   size_t s = i; int iCell = 0;
   while( s <= hEnd ){
     size_t t = s;
     while( t<hEnd && z[t]!=',' ) t++;
     for(int k=0; k<PS_JOB_NCSV; k++){
       if( strlen(ps_job_csv_names[k])==t-s && memcmp(ps_job_csv_names[k], z+s, t-s)==0 && iCell<127 ){
+        if( cap->aJobCsvCol[k]>=0 && ps_diag(cap, PS_DIAG_DUPLICATE_KEY, (int64_t)s,
+                                             "line 1: column '%s' is in the header twice; the last one is read",
+                                             ps_job_csv_names[k]) ) return ps_nomem(err);
         cap->aJobCsvCol[k] = (int8_t)iCell;
       }
     }

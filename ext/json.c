@@ -344,6 +344,7 @@ int ps_json_skip(const char *z, size_t n, size_t *pi, PsErr *err){
 
 int ps_json_find_key(const char *z, size_t n, size_t i, const char *zKey, size_t *pv){
   size_t nKey = strlen(zKey);
+  int bFound = 0;
   if( i>=n || z[i]!='{' ) return -1;
   i = ps_json_ws(z, n, i+1);
   if( i<n && z[i]=='}' ) return 0;
@@ -355,11 +356,12 @@ int ps_json_find_key(const char *z, size_t n, size_t i, const char *zKey, size_t
     i = ps_json_ws(z, n, i);
     if( i>=n || z[i]!=':' ) return -1;
     i = ps_json_ws(z, n, i+1);
-    if( kn==nKey && memcmp(z+k0, zKey, nKey)==0 ){ *pv = i; return 1; }
+    /* a key given twice: the last one counts (JSON.parse, Python's json), so read on */
+    if( kn==nKey && memcmp(z+k0, zKey, nKey)==0 ){ *pv = i; bFound = 1; }
     if( ps_json_skip(z, n, &i, 0) ) return -1;
     i = ps_json_ws(z, n, i);
     if( i<n && z[i]==',' ){ i = ps_json_ws(z, n, i+1); continue; }
-    if( i<n && z[i]=='}' ) return 0;
+    if( i<n && z[i]=='}' ) return bFound;
     return -1;
   }
 }
@@ -421,3 +423,52 @@ int ps_json_key_text(PsCapture *cap, const char *zJson, size_t nJson, size_t iQu
   return ps_json_text_diag(cap, zJson, nJson, iQuote, k, kn, "an object key");
 }
 
+/* ---------------------------------------------------------------- duplicate keys */
+
+void ps_json_keys_free(PsJsonKeys *k){ free(k->a); memset(k, 0, sizeof(*k)); }
+
+void ps_json_keys_reset(PsJsonKeys *k){ k->gen++; k->nUsed = 0; }
+
+/* Puts the entry (key at z[off..off+len), val) into a table of nSlot slots (no growth). */
+static PsJsonKeySlot *keys_slot(PsJsonKeys *k, const char *z, size_t off, size_t len){
+  size_t mask = k->nSlot - 1, h = (size_t)ps_hash(z+off, len) & mask;
+  for(;;){
+    PsJsonKeySlot *e = &k->a[h];
+    if( e->gen!=k->gen || (e->len==len && memcmp(z+e->off, z+off, len)==0) ) return e;
+    h = (h+1) & mask;
+  }
+}
+
+int ps_json_keys_put(PsJsonKeys *k, const char *z, size_t off, size_t len, uint32_t val,
+                     uint32_t *pPrev, size_t *pPrevOff){
+  if( k->gen==0 ) k->gen = 1;
+  if( (k->nUsed+1)*2 > k->nSlot ){
+    /* grow, keeping this object's keys (entries of older objects are dropped) */
+    size_t nOld = k->nSlot;
+    PsJsonKeySlot *aOld = k->a;
+    k->nSlot = nOld ? nOld*2 : 64;
+    k->a = calloc(k->nSlot, sizeof(PsJsonKeySlot));
+    if( k->a==0 ){ k->a = aOld; k->nSlot = nOld; return -1; }
+    for(size_t j=0; j<nOld; j++){
+      if( aOld[j].gen==k->gen ) *keys_slot(k, z, aOld[j].off, aOld[j].len) = aOld[j];
+    }
+    free(aOld);
+  }
+  PsJsonKeySlot *e = keys_slot(k, z, off, len);
+  int bSeen = e->gen==k->gen;
+  if( bSeen ){
+    if( pPrev ) *pPrev = e->val;
+    if( pPrevOff ) *pPrevOff = e->off;
+  }else{
+    k->nUsed++;
+  }
+  e->gen = k->gen; e->off = off; e->len = len; e->val = val;
+  return bSeen;
+}
+
+int ps_json_dup_diag(PsCapture *cap, const char *z, size_t keyOff, size_t keyLen, size_t prevOff,
+                     const char *zWhere){
+  return ps_diag(cap, PS_DIAG_DUPLICATE_KEY, (int64_t)keyOff - 1,
+                 "key \"%.*s\" given again in %s (before at byte %lld); the last one is used",
+                 (int)(keyLen > 80 ? 80 : keyLen), z + keyOff, zWhere, (long long)prevOff - 1);
+}

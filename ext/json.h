@@ -73,7 +73,9 @@ int ps_dec_int64(const PsDec *d, int64_t *pOut);
 
 /* Within the object whose '{' is at z[i], finds key zKey (raw, unescaped comparison of keys
 ** without escapes) and sets *pv to the offset of its value. Returns 1 found, 0 not found,
-** -1 on malformed input. For lazy column extraction from already-validated objects. */
+** -1 on malformed input. A key given more than once: the last one (as JSON.parse and Python's
+** json read it), so the whole object is read. For lazy column extraction from
+** already-validated objects. */
 int ps_json_find_key(const char *z, size_t n, size_t i, const char *zKey, size_t *pv);
 
 /* ---- the text rule (ps_util.h) for strings decoded from JSON */
@@ -99,5 +101,28 @@ int ps_json_text_diag(PsCapture *cap, const char *zJson, size_t nJson, size_t iQ
 #define PS_JSON_KEY_BUF (3*PS_JSON_KEY_MAX + 1)
 int ps_json_key_text(PsCapture *cap, const char *zJson, size_t nJson, size_t iQuote,
                      const char *k, size_t kn, char *buf);
+
+/* ---- duplicate keys: one rule for every JSON format, the last occurrence of a key in an
+** object wins (JSON.parse, Python's json); each later occurrence a parser sees while loading
+** adds a 'duplicate_key' diagnostic. Keys are compared as their raw bytes, as
+** ps_json_find_key compares them. */
+typedef struct PsJsonKeySlot {
+  uint64_t gen;               /* the object it belongs to (PsJsonKeys.gen when current) */
+  size_t off, len;            /* the key's bytes in the source, without quotes */
+  uint32_t val;               /* the caller's value for its last occurrence */
+} PsJsonKeySlot;
+/* The keys of the object being read (zero-initialise; ps_json_keys_reset per object). */
+typedef struct PsJsonKeys { PsJsonKeySlot *a; size_t nSlot, nUsed; uint64_t gen; } PsJsonKeys;
+void ps_json_keys_reset(PsJsonKeys *k);
+void ps_json_keys_free(PsJsonKeys *k);
+/* Notes the key z[off..off+len) with value val. Returns 0 when it is new in the object, 1 when
+** it was seen before (*pPrev, *pPrevOff: the value and offset of its previous occurrence; the
+** entry now holds this one), -1 when out of memory. */
+int ps_json_keys_put(PsJsonKeys *k, const char *z, size_t off, size_t len, uint32_t val,
+                     uint32_t *pPrev, size_t *pPrevOff);
+/* The 'duplicate_key' diagnostic for the key z[keyOff..keyOff+keyLen) (its bytes; the quote is
+** at keyOff-1) seen again in zWhere ("an event") after the one at prevOff. PS_OK or PS_NOMEM. */
+int ps_json_dup_diag(PsCapture *cap, const char *z, size_t keyOff, size_t keyLen, size_t prevOff,
+                     const char *zWhere);
 
 #endif

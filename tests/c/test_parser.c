@@ -836,6 +836,60 @@ static void test_xspace_negative_dur(void){
   ps_capture_free(c);
 }
 
+/* Duplicate JSON keys: the last one wins, each repeat a 'duplicate_key' diagnostic. */
+static void test_duplicate_keys(void){
+  PsErr err; int64_t off = -1; size_t v = 0;
+  /* the lazy lookup returns the last "a" (its value at byte 11); it returned the first (5) */
+  CHECK(ps_json_find_key("{\"a\":1,\"a\":2}", 13, 0, "a", &v)==1); CHECK_INT(v, 11);
+  CHECK(ps_json_find_key("{\"a\":1,\"b\":2}", 13, 0, "a", &v)==1); CHECK_INT(v, 5);
+  /* an event's second "ts" (at byte 18; the first at 11) */
+  PsCapture *c = load("[{\"ph\":\"X\",\"ts\":1,\"ts\":2,\"name\":\"a\",\"dur\":1,\"args\":{\"k\":1},\"args\":{\"k\":2}}]", &err);
+  CHECK(c!=0);
+  if( c ){
+    CHECK_INT(c->ev.aTs[0], 2000);
+    CHECK_STR(meta_nth(c, "diagnostic", "duplicate_key", 0, &off), "key \"ts\" given again in an event (before at byte 11); the last one is used");
+    CHECK_INT(off, 18);
+    PsOut o;
+    CHECK(c->pFormat->xColumn(c, 0, PS_COL_ARGS, &o)==PS_OK && o.n==7 && memcmp(o.z, "{\"k\":2}", 7)==0);
+    free(o.zFree);
+    ps_capture_free(c);
+  }
+  /* a second traceEvents replaces the first, threads and process names included; a repeated
+  ** top-level key keeps its last value only */
+  c = load("{\"traceEvents\":[{\"ph\":\"X\",\"ts\":1,\"dur\":1,\"pid\":1,\"tid\":1,\"name\":\"old\"},"
+           "{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"P\"}}],\"k\":1,"
+           "\"traceEvents\":[{\"ph\":\"X\",\"ts\":5,\"dur\":1,\"pid\":2,\"tid\":2,\"name\":\"new\"}],\"k\":2}", &err);
+  CHECK(c!=0);
+  if( c ){
+    CHECK_INT(c->ev.n, 1); CHECK_STR(name_of(c, 0), "new");
+    CHECK_INT(c->nThread, 1); CHECK_INT(c->aThread[0].pid.i, 2); CHECK_INT(c->aThread[0].processName, 0);
+    CHECK_STR(meta_text(c, "trace", "k"), "2");
+    CHECK_STR(meta_nth(c, "trace", "k", 1, 0), "(absent)");
+    CHECK_STR(meta_text(c, "process:1", "process_name"), "(absent)");
+    CHECK_STR(meta_text(c, "capture", "threads"), "1");
+    CHECK_STR(meta_text(c, "diagnostic", "duplicate_key_count"), "2");
+    ps_capture_free(c);
+  }
+  /* a report: the last completed_jobs and the last run section count */
+  static const char zRep[] = "{\"completed_jobs\":[{\"name\":\"a\"}],\"run\":{\"x\":1},"
+    "\"completed_jobs\":[{\"name\":\"b\",\"name\":\"c\"}],\"run\":{\"y\":2,\"y\":3},"
+    "\"schema\":\"newengine.profiler.report.v3\"}";
+  c = load_n(zRep, sizeof(zRep)-1, &err);
+  CHECK(c!=0);
+  if( c ){
+    PsOut o;
+    CHECK_INT(c->nJob, 1);
+    CHECK(ps_job_column(c, 0, PS_JOB_NAME, &o)==PS_OK && o.n==1 && o.z[0]=='c');
+    free(o.zFree);
+    CHECK_STR(meta_text(c, "run", "x"), "(absent)"); CHECK_STR(meta_text(c, "run", "y"), "3");
+    CHECK_STR(meta_text(c, "capture", "jobs"), "1");
+    CHECK_STR(meta_text(c, "diagnostic", "duplicate_key_count"), "4");
+    CHECK_STR(meta_nth(c, "diagnostic", "duplicate_key", 1, &off), "key \"name\" given again in a job (before at byte 66); the last one is used");
+    CHECK_INT(off, 77);        /* counted: the second completed_jobs' '{' is byte 65 */
+    ps_capture_free(c);
+  }
+}
+
 /* newengine numbers beyond the double range: an error naming the byte offset and the key (they
 ** came out as Inf); a literal longer than 63 characters is read whole (it was cut to 63). */
 static void test_jobs_numbers(void){
@@ -1167,6 +1221,7 @@ int main(void){
   test_text_repair();
   test_text_rule();
   test_xspace_negative_dur();
+  test_duplicate_keys();
   test_jobs_numbers();
   test_interrupt();
   test_split();

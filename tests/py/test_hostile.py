@@ -156,6 +156,26 @@ for data, lit, want in [
 check(db.execute("SELECT elapsed_ms FROM profile_jobs(?)", (b'{"completed_jobs":[{"elapsed_ms":1.7976931348623157e308}],' + SCH + b'}',)).fetchone()[0]
       == 1.7976931348623157e308, "the largest double is in range")
 
+# duplicate JSON keys: the last one wins everywhere (JSON.parse and Python's json agree, checked
+# here), each repeat a 'duplicate_key' diagnostic with its offset
+tr = b'{"traceEvents":[{"ph":"X","ts":1,"dur":1,"pid":1,"tid":1,"name":"a","name":"b","args":{"v":1,"v":2}}],"k":1,"k":[2]}'
+pj = json.loads(tr)
+got = db.execute("SELECT name, args FROM profile_events(?)", (tr,)).fetchall()
+check([(n, json.loads(a)["v"]) for n, a in got] == [(pj["traceEvents"][0]["name"], pj["traceEvents"][0]["args"]["v"])],
+      "Chrome: the last name; args as written (json.loads reads its last v, SQLite's json_extract its first)", got)
+check(db.execute("SELECT value FROM profile_metadata(?) WHERE scope = 'trace'", (tr,)).fetchall() == [(json.dumps(pj["k"]),)],
+      "Chrome: the last top-level 'k', one row")
+check([r[1] for r in diags(tr, "duplicate_key")] == [tr.index(b'"name":"b"'), tr.index(b'"k":[2]')],
+      "Chrome: a diagnostic at each repeated key", diags(tr, "duplicate_key"))
+rep = (b'{"completed_jobs":[{"name":"a"}],"summary":{"n":1},"completed_jobs":[{"name":"b","elapsed_ms":1,"elapsed_ms":2}],'
+       b'"summary":{"n":2,"n":3},' + SCH + b'}')
+pr = json.loads(rep)
+check(db.execute("SELECT name, elapsed_ms FROM profile_jobs(?)", (rep,)).fetchall()
+      == [(j["name"], j["elapsed_ms"]) for j in pr["completed_jobs"]], "newengine: the last completed_jobs, the last elapsed_ms")
+check(db.execute("SELECT key, value FROM profile_metadata(?) WHERE scope = 'summary'", (rep,)).fetchall()
+      == list(pr["summary"].items()), "newengine: the last summary object, its last 'n'")
+check(len(diags(rep, "duplicate_key")) == 4, "newengine: four repeated keys", diags(rep, "duplicate_key"))
+
 # legal but extreme: a 100 MB name
 big = b'[{"ph":"X","ts":1,"dur":1,"pid":1,"tid":1,"name":"' + b'x' * 100_000_000 + b'"}]'
 check(db.execute("SELECT count(*), length(name) FROM profile_events(?)", (big,)).fetchall() == [(1, 100_000_000)],
