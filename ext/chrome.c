@@ -347,7 +347,9 @@ static int64_t ch_keyed_track(Chrome *p, int kind, uint32_t thread){
     memset(a + p->nKeyTrack, 0, (nNew - p->nKeyTrack)*sizeof(uint32_t));
     p->aKeyTrack = a; p->nKeyTrack = nNew;
   }
-  if( p->aKeyTrack[id] ) return (int64_t)p->aKeyTrack[id]-1;
+  /* an entry counts when its track still has this key (a second traceEvents drops the tracks) */
+  uint32_t t0 = p->aKeyTrack[id];
+  if( t0 && t0-1 < p->cap->nTrack && p->cap->aTrack[t0-1].name==id ) return (int64_t)t0-1;
   int64_t t = ps_track_add(p->cap, kind, thread, id);
   if( t<0 ) return -1;
   p->aKeyTrack[id] = (uint32_t)t+1;
@@ -719,8 +721,9 @@ static void ch_reset_events(Chrome *p){
   PsCapture *cap = p->cap;
   cap->ev.n = 0;
   cap->nThread = 0; cap->nTrack = 0;
-  if( cap->aThreadHash ) memset(cap->aThreadHash, 0, cap->nThreadHash*sizeof(uint32_t));
-  if( p->aKeyTrack ) memset(p->aKeyTrack, 0, p->nKeyTrack*sizeof(uint32_t));
+  /* no pass over the old tables (a file of many repeats must stay linear): the thread table
+  ** starts again from nothing, and ch_keyed_track checks aKeyTrack's entries against aTrack */
+  free(cap->aThreadHash); cap->aThreadHash = 0; cap->nThreadHash = 0;
   p->nProc = 0; p->nEmpty = 0; p->lastThread = -1;
   memset(p->aPhCount, 0, sizeof(p->aPhCount));
 }

@@ -870,6 +870,18 @@ static void test_duplicate_keys(void){
     CHECK_STR(meta_text(c, "diagnostic", "duplicate_key_count"), "2");
     ps_capture_free(c);
   }
+  /* the async track of a key the first array used is made again for the second (one thread
+  ** track and one async track in all, numbered as if the first array had not been there) */
+  c = load("{\"traceEvents\":[{\"ph\":\"b\",\"cat\":\"x\",\"id\":1,\"ts\":1,\"pid\":1,\"tid\":1,\"name\":\"a\"},"
+           "{\"ph\":\"C\",\"ts\":1,\"pid\":1,\"name\":\"m\",\"args\":{\"v\":1}}],"
+           "\"traceEvents\":[{\"ph\":\"b\",\"cat\":\"x\",\"id\":1,\"ts\":2,\"pid\":1,\"tid\":1,\"name\":\"a\"},"
+           "{\"ph\":\"e\",\"cat\":\"x\",\"id\":1,\"ts\":5,\"pid\":1,\"tid\":1,\"name\":\"a\"}]}", &err);
+  CHECK(c!=0);
+  if( c ){
+    CHECK_INT(c->ev.n, 1); CHECK_INT(c->ev.aDur[0], 3000);
+    CHECK_INT(c->nTrack, 2); CHECK_INT(c->ev.aTrack[0], 1); CHECK_INT(c->aTrack[1].kind, PS_TRACK_ASYNC);
+    ps_capture_free(c);
+  }
   /* a report: the last completed_jobs and the last run section count */
   static const char zRep[] = "{\"completed_jobs\":[{\"name\":\"a\"}],\"run\":{\"x\":1},"
     "\"completed_jobs\":[{\"name\":\"b\",\"name\":\"c\"}],\"run\":{\"y\":2,\"y\":3},"
