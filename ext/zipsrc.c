@@ -100,7 +100,7 @@ static int read_member(unzFile uf, const MemFile *mf, const char *zName, uint64_
   int rcX = zip64_sizes(aExtra, fi.size_file_extra < 65535 ? fi.size_file_extra : 65535, &usize, &csize);
   free(aExtra);
   if( rcX ) return ps_err(err, "ZIP member '%s': damaged zip64 extra field", zName);
-  if( fi.flag & 1 ) return ps_err(err, "ZIP member '%s': unsupported or damaged (encrypted?)", zName);
+  if( fi.flag & 1 ) return ps_err(err, "ZIP member '%s' is encrypted (not supported)", zName);
   if( fi.compression_method!=0 && fi.compression_method!=Z_DEFLATED ){
     return ps_err(err, "ZIP member '%s': compression method %lu is not supported (only stored and deflate)",
                   zName, (unsigned long)fi.compression_method);
@@ -109,7 +109,10 @@ static int read_member(unzFile uf, const MemFile *mf, const char *zName, uint64_
     return ps_err(err, "ZIP member '%s' inflates to %llu bytes, over the limit of %llu bytes",
                   zName, (unsigned long long)usize, (unsigned long long)maxOut);
   }
-  if( unzOpenCurrentFile(uf)!=UNZ_OK ) return ps_err(err, "ZIP member '%s': unsupported or damaged (encrypted?)", zName);
+  if( unzOpenCurrentFile(uf)!=UNZ_OK ){
+    /* minizip 1.1 cannot follow a zip64 offset either: a member past 4 GiB lands here too */
+    return ps_err(err, "ZIP member '%s': its local header is damaged or lies beyond the archive's first 4 GiB", zName);
+  }
   uint64_t pos = unzGetCurrentFileZStreamPos64(uf);
   unzCloseCurrentFile(uf);
   if( pos > mf->n || csize > mf->n - pos ){

@@ -439,6 +439,18 @@ bad[100] ^= 0x01                                      # a stored byte: only the 
 check(err(EV, bytes(bad)) == "profile_events: BLOB: ZIP member 'trace.json': CRC mismatch (corrupt archive)",
       "a stored zip64 member with a changed byte fails its CRC", err(EV, bytes(bad)))
 
+zb = io.BytesIO()
+with zipfile.ZipFile(zb, "w") as z:
+    z.writestr("t.json", b"[]")
+enc = bytearray(zb.getvalue())
+enc[enc.rfind(b"PK\x01\x02") + 8] |= 1                  # the directory's flag: encrypted
+check(err(EV, bytes(enc)) == "profile_events: BLOB: ZIP member 't.json' is encrypted (not supported)", "an encrypted member",
+      err(EV, bytes(enc)))
+loc = bytearray(zb.getvalue())
+loc[8] = 8                                               # the local header's method disagrees with the directory's
+check(err(EV, bytes(loc)) == "profile_events: BLOB: ZIP member 't.json': its local header is damaged or lies beyond the "
+      "archive's first 4 GiB", "a damaged local header", err(EV, bytes(loc)))
+
 # the noio entry point: BLOBs only, no writers
 n = sqlite3.connect(":memory:")
 n.enable_load_extension(True)
