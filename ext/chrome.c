@@ -442,6 +442,31 @@ static inline int ch_key_fast(const char *k, size_t *pi){
   return code;
 }
 
+/* The 'duplicate_key' diagnostics of the event object at off (already parsed, so well formed),
+** which repeats a key the parser reads: found again off the hot path, which only counts keys. */
+static int ch_dup_keys(Chrome *p, size_t off){
+  const char *z = p->z;
+  size_t aAt[CH_K_SCOPE+1] = {0};
+  size_t i = ps_json_ws(z, p->n, off+1);
+  while( i<p->n && z[i]=='"' ){
+    size_t k0 = i;
+    const char *k; size_t kn;
+    if( ps_json_string(z, p->n, &i, &p->scratch, &k, &kn, 0) ) break;
+    int key = ch_key_code(k, kn);
+    if( key>CH_K_SLOW ){
+      if( aAt[key] && ps_json_dup_diag(p->cap, z, k0+1, i-k0-2, aAt[key]+1, "an event") ) return PS_NOMEM;
+      aAt[key] = k0;
+    }
+    i = ps_json_ws(z, p->n, i);
+    if( i>=p->n || z[i]!=':' ) break;
+    i = ps_json_ws(z, p->n, i+1);
+    if( ps_json_skip(z, p->n, &i, 0) ) break;
+    i = ps_json_ws(z, p->n, i);
+    if( i<p->n && z[i]==',' ) i = ps_json_ws(z, p->n, i+1);
+  }
+  return PS_OK;
+}
+
 /* Parses the object at p->z[i]=='{'; *pi ends past '}'. */
 static int ch_event(Chrome *p, size_t *pi){
   const char *z = p->z;
@@ -459,12 +484,11 @@ static int ch_event(Chrome *p, size_t *pi){
     p->nEmpty++;
     return PS_OK;
   }
-  uint32_t mSeen = 0;          /* the keys read so far, by CH_K_* bit: a repeat is a duplicate */
-  size_t aKeyAt[CH_K_SCOPE+1];
+  uint32_t mSeen = 0, nRead = 0;   /* the keys read, as CH_K_* bits and as a count: they differ
+                                    ** when one came twice (the last one wins; ch_dup_keys) */
   for(;;){
     /* key */
     if( i>=n || z[i]!='"' ) return ch_err(p, i, "expected a string key in an event object");
-    size_t iKey = i;
     int key = i+9<=n ? ch_key_fast(z+i+1, &i) : CH_K_SLOW;
     if( key==CH_K_SLOW ){
       const char *k; size_t kn;
@@ -474,13 +498,8 @@ static int ch_event(Chrome *p, size_t *pi){
       else if( ps_json_string(z, n, &i, &p->scratch, &k, &kn, p->err) ) return PS_ERROR;
       key = ch_key_code(k, kn);
     }
-    if( key>CH_K_SLOW ){
-      if( mSeen & (1u<<key) ){
-        /* the last one wins: the value below overwrites the earlier one's */
-        if( ps_json_dup_diag(p->cap, z, iKey+1, i-iKey-2, aKeyAt[key]+1, "an event") ) return ps_nomem(p->err);
-      }
-      mSeen |= 1u<<key; aKeyAt[key] = iKey;
-    }
+    uint32_t bit = (1u<<key) & ~1u;        /* CH_K_OTHER (0) is not counted */
+    mSeen |= bit; nRead += bit!=0;
     i = ws(p, i);
     if( i>=n || z[i]!=':' ) return ch_err(p, i, "expected ':' after a key in an event object");
     i = ws(p, i+1);
@@ -531,6 +550,7 @@ static int ch_event(Chrome *p, size_t *pi){
     return ch_err(p, i, "expected ',' or '}' in an event object");
   }
   *pi = i;
+  if( (uint32_t)__builtin_popcount(mSeen)!=nRead && ch_dup_keys(p, e->off) ) return ps_nomem(p->err);
 
   /* ---- the row */
   PsCapture *cap = p->cap;
