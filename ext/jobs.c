@@ -109,6 +109,16 @@ static int job_double(const char *z, size_t n, double *pr){
 }
 #define JOB_DOUBLE_RANGE "beyond the double range, +/-1.8e308"
 
+/* The decimal exponent of a number's leading digit (1.5e3: 3; 0.02: -2; 0: INT32_MIN): below 308
+** it is within the double range whatever its digits (the largest double is 1.797...e308), so
+** job_double (strtod) is needed only from 1e308 on. */
+static int64_t job_magnitude(const PsDec *d){
+  if( d->mant==0 ) return INT32_MIN;
+  int64_t e = d->exp10;
+  for(uint64_t m = d->mant; m>=10; m /= 10) e++;
+  return e;
+}
+
 /* A number literal at z[i..] as INTEGER when integral and in range, else REAL; NULL beyond the
 ** double range (loading refuses such a file: this is for bytes rewritten since). */
 static void out_number(const char *z, size_t n, size_t i, PsOut *o){
@@ -452,6 +462,8 @@ typedef struct Nj {
   PsBuf scratch;
   NjMembers top, sec;         /* the report object's members, a section's (plugin, run, ...) */
   PsJsonKeys aJobKeys[3];     /* keys of a job, its metadata, metadata.event/.metadata */
+  const char *azPath[3];      /* the keys nj_job_check went down by, for messages */
+  size_t anPath[3];
   int bDropped;               /* some jobs were dropped (a repeated completed_jobs/active_jobs) */
 } Nj;
 
@@ -533,27 +545,44 @@ static int nj_object_meta(Nj *p, const char *zScope, size_t v){
   }
 }
 
+/* "metadata/event/lane": the first nSeg keys of p->azPath joined by '/', into z[0..n). */
+static const char *nj_path(Nj *p, int nSeg, char *z, size_t n){
+  size_t k = 0;
+  z[0] = 0;
+  for(int j=0; j<nSeg && k+1<n; j++){
+    int w = snprintf(z+k, n-k, "%s%.*s", j ? "/" : "", (int)(p->anPath[j] > 60 ? 60 : p->anPath[j]), p->azPath[j]);
+    if( w<0 ) break;
+    k += (size_t)w;
+  }
+  return z;
+}
+
 /* Checks a job object at load (its '{' at *pi, the bytes already validated; *pi ends past it):
 ** the numbers a column reads - members of the job and of its metadata, metadata.event and
 ** metadata.metadata objects - must be within the double range (an error naming the byte
 ** offset and the key, as Chrome's 'ts: 1e400'), and a key given twice in one of these objects
 ** adds a 'duplicate_key' diagnostic (the last one is read, as ps_json_find_key reads it).
-** depth 0 is the job; zPath is the key path to the object ("metadata/event/"). */
-static int nj_job_check(Nj *p, size_t *pi, int depth, const char *zPath){
+** depth 0 is the job; p->azPath[0..depth) are the keys it went down by. */
+static int nj_job_check(Nj *p, size_t *pi, int depth){
   const char *z = p->z; size_t n = p->n;
   PsJsonKeys *ks = &p->aJobKeys[depth];
-  char zWhere[200];
-  if( depth==0 ) snprintf(zWhere, sizeof(zWhere), "a job");
-  else snprintf(zWhere, sizeof(zWhere), "a job's '%.*s'", (int)strlen(zPath)-1, zPath);
+  char zPath[200];
   ps_json_keys_reset(ks);
   size_t i = ps_json_ws(z, n, *pi+1);
   while( i<n && z[i]=='"' ){
-    size_t q = i;
-    if( ps_json_skip(z, n, &i, p->err) ) return PS_ERROR;
+    size_t q = i, j = i+1;
+    while( j<n && z[j]!='"' && z[j]!='\\' ) j++;          /* a key without escapes: the common case */
+    if( j<n && z[j]=='"' ) i = j+1;
+    else if( ps_json_skip(z, n, &i, p->err) ) return PS_ERROR;
     const char *k = z+q+1; size_t kn = i-q-2;
     uint32_t iPrev; size_t prevOff;
     int dup = ps_json_keys_put(ks, z, q+1, kn, 0, &iPrev, &prevOff);
-    if( dup<0 || (dup && ps_json_dup_diag(p->cap, z, q+1, kn, prevOff, zWhere)) ) return ps_nomem(p->err);
+    if( dup ){
+      char zWhere[300];
+      if( depth==0 ) snprintf(zWhere, sizeof(zWhere), "a job");
+      else snprintf(zWhere, sizeof(zWhere), "a job's '%s'", nj_path(p, depth, zPath, sizeof(zPath)));
+      if( dup<0 || ps_json_dup_diag(p->cap, z, q+1, kn, prevOff, zWhere) ) return ps_nomem(p->err);
+    }
     i = ps_json_ws(z, n, i);
     if( i>=n || z[i]!=':' ) break;
     size_t v = ps_json_ws(z, n, i+1);
@@ -561,17 +590,17 @@ static int nj_job_check(Nj *p, size_t *pi, int depth, const char *zPath){
     char c = v<n ? z[v] : 0;
     int bMeta = kn==8 && memcmp(k, "metadata", 8)==0;
     if( c=='{' && ((depth==0 && bMeta) || (depth==1 && (bMeta || (kn==5 && memcmp(k, "event", 5)==0)))) ){
-      char zSub[200];
-      snprintf(zSub, sizeof(zSub), "%s%.*s/", zPath, (int)kn, k);
-      int rc = nj_job_check(p, &i, depth+1, zSub);
+      p->azPath[depth] = k; p->anPath[depth] = kn;
+      int rc = nj_job_check(p, &i, depth+1);
       if( rc ) return rc;
     }else if( c=='-' || (c>='0' && c<='9') ){
       PsDec d; double r;
       if( ps_json_number(z, n, &i, &d, p->err) ) return PS_ERROR;
-      int rc = job_double(z+v, i-v, &r);
+      int rc = job_magnitude(&d)<308 ? 0 : job_double(z+v, i-v, &r);
       if( rc<0 ) return ps_nomem(p->err);
       if( rc ){
-        return ps_err_at(p->err, (int64_t)v, "'%s%.*s' %.*s is out of range (%s)", zPath, (int)(kn > 60 ? 60 : kn), k,
+        p->azPath[depth] = k; p->anPath[depth] = kn;
+        return ps_err_at(p->err, (int64_t)v, "'%s' %.*s is out of range (%s)", nj_path(p, depth+1, zPath, sizeof(zPath)),
                          (int)(i-v > 40 ? 40 : i-v), z+v, JOB_DOUBLE_RANGE);
       }
     }else if( ps_json_skip(z, n, &i, p->err) ){
@@ -594,9 +623,8 @@ static int nj_jobs(Nj *p, size_t v, int bActive, const char *zName){
   if( i<n && z[i]==']' ) return PS_OK;
   for(;;){
     if( i>=n || z[i]!='{' ) return ps_err_at(p->err, (int64_t)i, "%s: expected a job object", zName);
-    size_t e = i, e2 = i;
-    if( ps_json_skip(z, n, &e, p->err) ) return PS_ERROR;
-    int rc = nj_job_check(p, &e2, 0, "");
+    size_t e = i;                                 /* the array was validated by the caller */
+    int rc = nj_job_check(p, &e, 0);
     if( rc ) return rc;
     if( job_add(p->cap, i, e - i, bActive, 0) ) return ps_nomem(p->err);
     i = ps_json_ws(z, n, e);
