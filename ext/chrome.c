@@ -620,8 +620,8 @@ static int ch_m_event(Chrome *p, int64_t thread){
   if( isProc ) snprintf(scope, sizeof(scope), "process:%s", ps_value_text(cap, &e->pid, b1, sizeof(b1)));
   else snprintf(scope, sizeof(scope), "thread:%s:%s", ps_value_text(cap, &e->pid, b1, sizeof(b1)),
                 ps_value_text(cap, &e->tid, b2, sizeof(b2)));
-  char key[128];
-  snprintf(key, sizeof(key), "%.*s", (int)(nm.n>120?120:nm.n), nm.z ? nm.z : "");
+  char key[3*120+1];                             /* cut before a character, not inside one */
+  ps_text_cstr(nm.z ? nm.z : "", nm.n, 120, key);
   if( e->argsOff==0 ){
     return ps_meta_text(cap, scope, key, 0, 0, 0, (int64_t)e->off) ? ps_nomem(p->err) : PS_OK;
   }

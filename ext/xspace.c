@@ -596,8 +596,8 @@ static int xs_parse(PsCapture *cap, PsErr *err){
   for(size_t k=0; k<cap->nPlane; k++){
     PsPlane *pl = &cap->aPlane[k];
     PsStr nm = ps_pool_get(&cap->pool, pl->name);
-    char scope[200];
-    snprintf(scope, sizeof(scope), "%.*s", (int)(nm.n > 190 ? 190 : nm.n), nm.z ? nm.z : "");
+    char scope[3*190+1];                         /* cut before a character, not inside one */
+    ps_text_cstr(nm.z ? nm.z : "", nm.n, 190, scope);
     PsOut o; memset(&o, 0, sizeof(o));
     int64_t bad = -1;
     if( stats_object(cap, (uint32_t)k, pl->off, pl->len, 6, 0, 0, &o, &bad) ) return ps_nomem(err);

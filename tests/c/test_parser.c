@@ -747,6 +747,18 @@ static void test_text_rule(void){
     CHECK_STR(meta_nth(c, "diagnostic", "invalid_text", 1, &off), "invalid UTF-8 (byte 0xff) in trace 'k\xef\xbf\xbdx' at byte 20; replaced with U+FFFD");
     ps_capture_free(c);
   }
+  /* a metadata event's name cut to 120 bytes for its key is cut before a character:
+  ** "process_", 111 '0' and an 'é' (2 bytes) give "process_" and the 111 '0' alone, not a
+  ** repaired half character (it was "...0\xef\xbf\xbd") */
+  char zM[400], zKey[200];
+  snprintf(zM, sizeof(zM), "[{\"ph\":\"M\",\"pid\":1,\"name\":\"process_%0111d\xc3\xa9\",\"args\":{\"name\":\"n\"}}]", 0);
+  c = load(zM, &err);
+  CHECK(c!=0);
+  if( c ){
+    snprintf(zKey, sizeof(zKey), "process_%0111d", 0);
+    CHECK_STR(meta_text(c, "process:1", zKey), "n");
+    ps_capture_free(c);
+  }
   /* lms: the label starts at byte 4, 0xff is byte 5 */
   static const char zLms[] = "2,0,a\xff" "b\n0,0,5\n1,0,5\n";
   c = load_n(zLms, sizeof(zLms)-1, &err);
