@@ -46,26 +46,62 @@ static int pool_rehash(PsPool *p){
   return 0;
 }
 
-uint32_t ps_pool_intern(PsPool *p, const char *z, size_t n, int *pbNew){
-  if( n > UINT32_MAX ) return 0;
+/* The id of z[0..n) in the pool, or 0 with *pSlot = the free slot where it would go. */
+static uint32_t pool_find(const PsPool *p, const char *z, size_t n, size_t *pSlot){
   size_t mask = p->nHash-1;
   size_t h = (size_t)ps_hash(z, n) & mask;
   uint32_t id;
-  if( pbNew ) *pbNew = 0;
   while( (id = p->aHash[h])!=0 ){
     if( p->a[id].n==n && memcmp(p->a[id].z, z, n)==0 ) return id;
     h = (h+1) & mask;
   }
+  *pSlot = h;
+  return 0;
+}
+
+/* Adds z[0..n) (which obeys the text rule) at hash slot h; its id, or 0 when out of memory. */
+static uint32_t pool_add(PsPool *p, const char *z, size_t n, size_t h){
   if( p->n >= UINT32_MAX-1 ) return 0;
   if( ps_grow((void**)&p->a, sizeof(PsStr), &p->nAlloc, p->n+1) ) return 0;
   char *c = ps_arena_strdup(&p->arena, z, n);
   if( c==0 ) return 0;
-  id = (uint32_t)p->n++;
+  uint32_t id = (uint32_t)p->n++;
   p->a[id].z = c; p->a[id].n = (uint32_t)n;
   p->aHash[h] = id;
   if( p->n*2 > p->nHash && pool_rehash(p) ){ return 0; }
-  if( pbNew ) *pbNew = 1;
   return id;
+}
+
+uint32_t ps_pool_intern_text(PsPool *p, const char *z, size_t n, int *pbNew, size_t *pBad){
+  size_t h, bad;
+  if( pbNew ) *pbNew = 0;
+  if( pBad ) *pBad = PS_TEXT_OK;
+  if( n > UINT32_MAX ) return 0;
+  uint32_t id = pool_find(p, z, n, &h);
+  if( id ) return id;
+  /* a new string: only text that obeys the rule goes in; anything else goes in repaired (a
+  ** string found broken is checked again each time it comes: it is never stored as it was) */
+  if( !ps_text_check(z, n, &bad) ){
+    size_t m = ps_text_repair(z, n, 0);
+    char *zFix = m <= UINT32_MAX ? malloc(m ? m : 1) : 0;
+    if( zFix==0 ) return 0;
+    ps_text_repair(z, n, zFix);
+    id = pool_find(p, zFix, m, &h);
+    if( id==0 ){
+      id = pool_add(p, zFix, m, h);
+      if( id && pbNew ) *pbNew = 1;
+    }
+    free(zFix);
+    if( id && pBad ) *pBad = bad;
+    return id;
+  }
+  id = pool_add(p, z, n, h);
+  if( id && pbNew ) *pbNew = 1;
+  return id;
+}
+
+uint32_t ps_pool_intern(PsPool *p, const char *z, size_t n, int *pbNew){
+  return ps_pool_intern_text(p, z, n, pbNew, 0);
 }
 
 /* ================================================================ capture */
@@ -281,6 +317,32 @@ const char *ps_track_text(const PsCapture *cap, size_t t, char *buf, size_t nBuf
   return buf;
 }
 
+/* ---------------------------------------------------------------- the text rule */
+
+/* Whether z points into the capture's source bytes (then its offset there is z - src.z). */
+static int in_source(const PsCapture *cap, const char *z){
+  uintptr_t a = (uintptr_t)cap->src.z, b = (uintptr_t)z;
+  return cap->src.z && z && b>=a && b - a < cap->src.n;
+}
+
+int ps_text_diag(PsCapture *cap, int64_t off, const char *zField, const char *z, size_t n, size_t bad){
+  if( bad>=n ) return PS_OK;
+  unsigned char c = (unsigned char)z[bad];
+  char zAt[40] = "";
+  if( off>=0 ) snprintf(zAt, sizeof(zAt), " at byte %lld", (long long)off);
+  if( c==0 ) return ps_diag(cap, PS_DIAG_INVALID_TEXT, off, "a NUL byte in %s%s; replaced with U+FFFD", zField, zAt);
+  return ps_diag(cap, PS_DIAG_INVALID_TEXT, off, "invalid UTF-8 (byte 0x%02x) in %s%s; replaced with U+FFFD",
+                 c, zField, zAt);
+}
+
+int ps_intern(PsCapture *cap, const char *z, size_t n, int64_t off, const char *zField, uint32_t *pId){
+  size_t bad;
+  *pId = ps_pool_intern_text(&cap->pool, z, n, 0, &bad);
+  if( *pId==0 ) return PS_NOMEM;
+  if( bad==PS_TEXT_OK ) return PS_OK;
+  return ps_text_diag(cap, off>=0 ? off + (int64_t)bad : -1, zField, z, n, bad);
+}
+
 /* ---------------------------------------------------------------- metadata */
 
 static PsMeta *meta_add(PsCapture *cap, const char *zScope, const char *zKey, int64_t off){
@@ -304,6 +366,22 @@ int ps_meta_int(PsCapture *cap, const char *zScope, const char *zKey, int64_t v,
 
 int ps_meta_text(PsCapture *cap, const char *zScope, const char *zKey, const char *z, size_t n,
                  int type, int64_t off){
+  size_t bad;
+  if( z && (type==PS_META_TEXT || type==PS_META_JSON) && !ps_text_check(z, n, &bad) ){
+    /* the text rule: the value is stored repaired; one read from the source bytes also gets
+    ** a diagnostic naming the bad byte (other values were checked where they were decoded) */
+    if( in_source(cap, z) ){
+      char zField[300];
+      snprintf(zField, sizeof(zField), "%s '%s'", zScope, zKey);
+      if( ps_text_diag(cap, (int64_t)(z - cap->src.z) + (int64_t)bad, zField, z, n, bad) ) return PS_NOMEM;
+    }
+    size_t m = ps_text_repair(z, n, 0);
+    char *zFix = ps_arena_alloc(&cap->arena, m + 1);
+    if( zFix==0 ) return PS_NOMEM;
+    ps_text_repair(z, n, zFix);
+    zFix[m] = 0;
+    z = zFix; n = m;
+  }
   PsMeta *m = meta_add(cap, zScope, zKey, off);
   if( m==0 ) return PS_NOMEM;
   m->type = (uint8_t)type; m->z = z; m->n = n;
@@ -329,9 +407,25 @@ int ps_meta_printf(PsCapture *cap, const char *zScope, const char *zKey, int64_t
   return rc;
 }
 
+void ps_meta_drop(PsCapture *cap, size_t m0, size_t m1){
+  uint32_t diag = ps_pool_intern(&cap->pool, "diagnostic", 10, 0);
+  for(size_t k=m0; k<m1 && k<cap->nMeta; k++){
+    if( cap->aMeta[k].scope!=diag ) cap->aMeta[k].type = PS_META_DROPPED;
+  }
+}
+
+void ps_meta_compact(PsCapture *cap){
+  size_t j = 0;
+  for(size_t k=0; k<cap->nMeta; k++){
+    if( cap->aMeta[k].type!=PS_META_DROPPED ) cap->aMeta[j++] = cap->aMeta[k];
+  }
+  cap->nMeta = j;
+}
+
 const char *const ps_diag_names[PS_DIAG_N] = {
   "unmatched_end", "unclosed_begin", "overlap", "missing_ph", "empty_event", "other",
-  "unparsed_line", "missing_parent", "parent_cycle", "duplicate_id", "unknown_id"
+  "unparsed_line", "missing_parent", "parent_cycle", "duplicate_id", "unknown_id", "invalid_text",
+  "duplicate_key"
 };
 
 int ps_diag(PsCapture *cap, int kind, int64_t off, const char *fmt, ...){

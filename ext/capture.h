@@ -38,8 +38,14 @@ typedef struct PsPool {
 
 int  ps_pool_init(PsPool *p);
 void ps_pool_free(PsPool *p);
-/* Interns z[0..n); returns its id (>=1), or 0 when out of memory. *pbNew = 1 when added. */
+/* Interns z[0..n); returns its id (>=1), or 0 when out of memory. *pbNew = 1 when added.
+** The pool holds only text that obeys the text rule (ps_text_check): a new string that does not
+** is stored as ps_text_repair makes it, and its id is the repaired string's. */
 uint32_t ps_pool_intern(PsPool *p, const char *z, size_t n, int *pbNew);
+/* The same; *pBad (if not NULL) = the offset in z of the first byte the repair replaced, or
+** PS_TEXT_OK when z was stored as it is. */
+#define PS_TEXT_OK ((size_t)-1)
+uint32_t ps_pool_intern_text(PsPool *p, const char *z, size_t n, int *pbNew, size_t *pBad);
 static inline PsStr ps_pool_get(const PsPool *p, uint32_t id){ return p->a[id]; }
 
 /* ---------------------------------------------------------------- values */
@@ -73,6 +79,7 @@ typedef struct PsTrack {
 #define PS_META_REAL 2
 #define PS_META_TEXT 3
 #define PS_META_JSON 4    /* text that is a JSON value */
+#define PS_META_DROPPED 0xFF  /* while parsing: a row ps_meta_compact removes */
 typedef struct PsMeta {
   uint32_t scope, key;    /* pool ids */
   uint8_t type;
@@ -84,7 +91,10 @@ typedef struct PsMeta {
 /* Diagnostic kinds (names in ps_diag_names): each is counted; see ps_diag(). */
 enum { PS_DIAG_UNMATCHED_END, PS_DIAG_UNCLOSED, PS_DIAG_OVERLAP, PS_DIAG_NO_PH,
        PS_DIAG_EMPTY, PS_DIAG_OTHER, PS_DIAG_UNPARSED, PS_DIAG_MISSING_PARENT, PS_DIAG_CYCLE,
-       PS_DIAG_DUPLICATE, PS_DIAG_UNKNOWN_ID, PS_DIAG_N };
+       PS_DIAG_DUPLICATE, PS_DIAG_UNKNOWN_ID,
+       PS_DIAG_INVALID_TEXT,      /* text repaired under the text rule (ps_intern, ps_meta_text) */
+       PS_DIAG_DUPLICATE_KEY,     /* a JSON key given twice in one object: the last one is used */
+       PS_DIAG_N };
 
 /* ---------------------------------------------------------------- events */
 /* aFlags bits */
@@ -244,10 +254,27 @@ int ps_events_want_len(PsCapture *cap);
 int64_t ps_thread_get(PsCapture *cap, const PsValue *pid, const PsValue *tid);
 int64_t ps_track_add(PsCapture *cap, int kind, uint32_t thread, uint32_t name);
 
-/* Metadata rows. zScope/zKey are interned. Return PS_OK or PS_NOMEM. */
+/* ---------------------------------------------------------------- the text rule
+** Every TEXT value a parser stores obeys the text rule (ps_util.h: valid UTF-8, no NUL bytes).
+** ps_intern interns text read for field zField (a phrase for the diagnostic: "name",
+** "XLine.name") whose first byte z[0] is source byte off (-1: not known). A string that breaks
+** the rule is stored repaired and adds an 'invalid_text' diagnostic naming the field and the
+** offset of its first bad byte. PS_OK or PS_NOMEM. */
+int ps_intern(PsCapture *cap, const char *z, size_t n, int64_t off, const char *zField, uint32_t *pId);
+/* The 'invalid_text' diagnostic for z[0..n), whose first bad byte z[bad] is source byte off. */
+int ps_text_diag(PsCapture *cap, int64_t off, const char *zField, const char *z, size_t n, size_t bad);
+
+/* Metadata rows. zScope/zKey are interned. Return PS_OK or PS_NOMEM. A TEXT or JSON value is
+** stored repaired when it breaks the text rule (in the capture arena); a value that points into
+** the source bytes then also gets an 'invalid_text' diagnostic naming its bad byte. */
 int ps_meta_int(PsCapture *cap, const char *zScope, const char *zKey, int64_t v, int64_t off);
 int ps_meta_text(PsCapture *cap, const char *zScope, const char *zKey, const char *z, size_t n,
                  int type, int64_t off);
+/* A JSON member given again (the last one wins): marks the metadata rows [m0, m1) that the
+** earlier member's value produced as dropped, except diagnostics (they stay true of the file);
+** the parser calls ps_meta_compact once it is done. */
+void ps_meta_drop(PsCapture *cap, size_t m0, size_t m1);
+void ps_meta_compact(PsCapture *cap);
 /* Formats a TEXT value into the arena. */
 int ps_meta_printf(PsCapture *cap, const char *zScope, const char *zKey, int64_t off,
                    const char *fmt, ...)

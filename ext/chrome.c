@@ -79,6 +79,9 @@ typedef struct Chrome {
   size_t regionStart, regionEnd;  /* bytes this parser covers (for the row estimate) */
   size_t stopAt;              /* two-thread parse: stop when an event starts exactly here */
   uint32_t aRecent[256];      /* recently interned names/categories: a direct-mapped cache */
+  PsJsonKeys kTop;            /* keys of the top-level object (duplicates: the last one wins) */
+  size_t (*aMember)[2];       /* per top-level member: the metadata rows [m0, m1) its value made */
+  size_t nMember, nMemberAlloc;
 } Chrome;
 
 /* Inputs at least this big are parsed by two threads (see ch_events). Tests lower it to force
@@ -101,18 +104,10 @@ static int ch_err_array(Chrome *p, size_t off, const char *zExpected){
 
 static inline size_t ws(Chrome *p, size_t i){ return ps_json_ws(p->z, p->n, i); }
 
-/* Interns a decoded string, validating UTF-8 the first time it is seen. */
-static int ch_intern(Chrome *p, const char *z, size_t n, size_t off, const char *zWhat, uint32_t *pId){
-  int bNew = 0;
-  uint32_t id = ps_pool_intern(&p->cap->pool, z, n, &bNew);
-  if( id==0 ) return ps_nomem(p->err);
-  if( bNew ){
-    size_t bad;
-    if( !ps_utf8_valid((const unsigned char*)z, n, &bad) ){
-      return ps_err_at(p->err, (int64_t)off, "invalid UTF-8 in %s", zWhat);
-    }
-  }
-  *pId = id;
+/* Interns the string z[0..n) that ps_json_string read at iQuote, under the text rule (invalid
+** UTF-8 or a NUL is stored as U+FFFD, with an 'invalid_text' diagnostic). */
+static int ch_intern(Chrome *p, const char *z, size_t n, size_t iQuote, const char *zWhat, uint32_t *pId){
+  if( ps_json_intern(p->cap, p->z, p->n, iQuote, z, n, zWhat, pId) ) return ps_nomem(p->err);
   return PS_OK;
 }
 
@@ -273,7 +268,7 @@ static int ch_char(Chrome *p, size_t *pi, const char *zWhat, uint8_t *pc){
     return ch_err(p, i0, buf);
   }
   if( ps_json_string(p->z, p->n, pi, &p->scratch, &z, &n, p->err) ) return PS_ERROR;
-  if( n!=1 || (unsigned char)z[0]>=0x80 ){
+  if( n!=1 || (unsigned char)z[0]>=0x80 || z[0]==0 ){
     return ps_err_at(p->err, (int64_t)i0, "expected a one-character string for '%s', found \"%.*s\"",
                      zWhat, (int)(n>20?20:n), z);
   }
@@ -286,12 +281,17 @@ static int ch_id2(Chrome *p, size_t *pi){
   size_t i = *pi;
   if( i>=p->n || p->z[i]!='{' ) return ch_err(p, i, "expected an object for 'id2'");
   i = ws(p, i+1);
+  size_t aAt[2] = {0, 0};      /* where "local" / "global" were seen (a repeat is a duplicate) */
   while( i<p->n && p->z[i]!='}' ){
-    const char *k; size_t kn;
+    const char *k; size_t kn, iKey = i;
     if( p->z[i]!='"' ) return ch_err(p, i, "expected a string key in 'id2'");
     if( ps_json_string(p->z, p->n, &i, &p->scratch, &k, &kn, p->err) ) return PS_ERROR;
     int isLocal = kn==5 && memcmp(k, "local", 5)==0;
     int isGlobal = kn==6 && memcmp(k, "global", 6)==0;
+    if( isLocal || isGlobal ){
+      if( aAt[isGlobal] && ps_json_dup_diag(p->cap, p->z, iKey+1, i-iKey-2, aAt[isGlobal]+1, "'id2'") ) return ps_nomem(p->err);
+      aAt[isGlobal] = iKey;
+    }
     i = ws(p, i);
     if( i>=p->n || p->z[i]!=':' ) return ch_err(p, i, "expected ':' in 'id2'");
     i = ws(p, i+1);
@@ -354,7 +354,9 @@ static int64_t ch_keyed_track(Chrome *p, int kind, uint32_t thread){
     memset(a + p->nKeyTrack, 0, (nNew - p->nKeyTrack)*sizeof(uint32_t));
     p->aKeyTrack = a; p->nKeyTrack = nNew;
   }
-  if( p->aKeyTrack[id] ) return (int64_t)p->aKeyTrack[id]-1;
+  /* an entry counts when its track still has this key (a second traceEvents drops the tracks) */
+  uint32_t t0 = p->aKeyTrack[id];
+  if( t0 && t0-1 < p->cap->nTrack && p->cap->aTrack[t0-1].name==id ) return (int64_t)t0-1;
   int64_t t = ps_track_add(p->cap, kind, thread, id);
   if( t<0 ) return -1;
   p->aKeyTrack[id] = (uint32_t)t+1;
@@ -447,6 +449,31 @@ static inline int ch_key_fast(const char *k, size_t *pi){
   return code;
 }
 
+/* The 'duplicate_key' diagnostics of the event object at off (already parsed, so well formed),
+** which repeats a key the parser reads: found again off the hot path, which only counts keys. */
+static int ch_dup_keys(Chrome *p, size_t off){
+  const char *z = p->z;
+  size_t aAt[CH_K_SCOPE+1] = {0};
+  size_t i = ps_json_ws(z, p->n, off+1);
+  while( i<p->n && z[i]=='"' ){
+    size_t k0 = i;
+    const char *k; size_t kn;
+    if( ps_json_string(z, p->n, &i, &p->scratch, &k, &kn, 0) ) break;
+    int key = ch_key_code(k, kn);
+    if( key>CH_K_SLOW ){
+      if( aAt[key] && ps_json_dup_diag(p->cap, z, k0+1, i-k0-2, aAt[key]+1, "an event") ) return PS_NOMEM;
+      aAt[key] = k0;
+    }
+    i = ps_json_ws(z, p->n, i);
+    if( i>=p->n || z[i]!=':' ) break;
+    i = ps_json_ws(z, p->n, i+1);
+    if( ps_json_skip(z, p->n, &i, 0) ) break;
+    i = ps_json_ws(z, p->n, i);
+    if( i<p->n && z[i]==',' ) i = ps_json_ws(z, p->n, i+1);
+  }
+  return PS_OK;
+}
+
 /* Parses the object at p->z[i]=='{'; *pi ends past '}'. */
 static int ch_event(Chrome *p, size_t *pi){
   const char *z = p->z;
@@ -464,6 +491,8 @@ static int ch_event(Chrome *p, size_t *pi){
     p->nEmpty++;
     return PS_OK;
   }
+  uint32_t mSeen = 0, nRead = 0;   /* the keys read, as CH_K_* bits and as a count: they differ
+                                    ** when one came twice (the last one wins; ch_dup_keys) */
   for(;;){
     /* key */
     if( i>=n || z[i]!='"' ) return ch_err(p, i, "expected a string key in an event object");
@@ -476,6 +505,8 @@ static int ch_event(Chrome *p, size_t *pi){
       else if( ps_json_string(z, n, &i, &p->scratch, &k, &kn, p->err) ) return PS_ERROR;
       key = ch_key_code(k, kn);
     }
+    uint32_t bit = (1u<<key) & ~1u;        /* CH_K_OTHER (0) is not counted */
+    mSeen |= bit; nRead += bit!=0;
     i = ws(p, i);
     if( i>=n || z[i]!=':' ) return ch_err(p, i, "expected ':' after a key in an event object");
     i = ws(p, i+1);
@@ -526,6 +557,7 @@ static int ch_event(Chrome *p, size_t *pi){
     return ch_err(p, i, "expected ',' or '}' in an event object");
   }
   *pi = i;
+  if( (uint32_t)__builtin_popcount(mSeen)!=nRead && ch_dup_keys(p, e->off) ) return ps_nomem(p->err);
 
   /* ---- the row */
   PsCapture *cap = p->cap;
@@ -595,8 +627,8 @@ static int ch_m_event(Chrome *p, int64_t thread){
   if( isProc ) snprintf(scope, sizeof(scope), "process:%s", ps_value_text(cap, &e->pid, b1, sizeof(b1)));
   else snprintf(scope, sizeof(scope), "thread:%s:%s", ps_value_text(cap, &e->pid, b1, sizeof(b1)),
                 ps_value_text(cap, &e->tid, b2, sizeof(b2)));
-  char key[128];
-  snprintf(key, sizeof(key), "%.*s", (int)(nm.n>120?120:nm.n), nm.z ? nm.z : "");
+  char key[3*120+1];                             /* cut before a character, not inside one */
+  ps_text_cstr(nm.z ? nm.z : "", nm.n, 120, key);
   if( e->argsOff==0 ){
     return ps_meta_text(cap, scope, key, 0, 0, 0, (int64_t)e->off) ? ps_nomem(p->err) : PS_OK;
   }
@@ -712,6 +744,20 @@ static size_t ch_find_split(const char *z, size_t n, size_t from){
 }
 
 static int ch_merge(Chrome *pa, Chrome *pb);
+
+/* A second 'traceEvents' in the top-level object: the last one wins, so what the earlier
+** array made goes (its rows, threads, tracks, process names, counts; its metadata rows are
+** dropped by the caller, its diagnostics stay). */
+static void ch_reset_events(Chrome *p){
+  PsCapture *cap = p->cap;
+  cap->ev.n = 0;
+  cap->nThread = 0; cap->nTrack = 0;
+  /* no pass over the old tables (a file of many repeats must stay linear): the thread table
+  ** starts again from nothing, and ch_keyed_track checks aKeyTrack's entries against aTrack */
+  free(cap->aThreadHash); cap->aThreadHash = 0; cap->nThreadHash = 0;
+  p->nProc = 0; p->nEmpty = 0; p->lastThread = -1;
+  memset(p->aPhCount, 0, sizeof(p->aPhCount));
+}
 
 #include <pthread.h>
 
@@ -1112,34 +1158,50 @@ static int ch_parse(PsCapture *cap, PsErr *err){
   }else if( z[i]=='{' ){
     if( ps_meta_text(cap, "capture", "form", "object", 6, PS_META_TEXT, -1) ){ rc = ps_nomem(err); goto out; }
     int bEvents = 0;
+    size_t iEvents = 0, iEventsKey = 0;   /* the member that holds the events, its key's offset */
     i = ws(&p, i+1);
     if( i<n && z[i]=='}' ){ i++; }
     else for(;;){
-      const char *k; size_t kn;
+      const char *k; size_t kn, i0k = i;
       if( i>=n || z[i]!='"' ){ rc = ch_err(&p, i, "expected a string key in the top-level object"); goto out; }
       if( ps_json_string(z, n, &i, &p.scratch, &k, &kn, err) ){ rc = PS_ERROR; goto out; }
-      char key[128];
-      snprintf(key, sizeof(key), "%.*s", (int)(kn>120?120:kn), k);
+      char key[PS_JSON_KEY_BUF];
+      if( ps_json_key_text(cap, z, n, i0k, k, kn, key) ){ rc = ps_nomem(err); goto out; }
+      int bTrace = strcmp(key, "traceEvents")==0 && kn==11;
+      /* a key given again: the last one wins (the earlier value's rows go) */
+      uint32_t iPrev = 0; size_t prevOff = 0;
+      int dup = ps_json_keys_put(&p.kTop, z, i0k+1, i-i0k-2, (uint32_t)p.nMember, &iPrev, &prevOff);
+      if( dup<0 || ps_grow((void**)&p.aMember, sizeof(p.aMember[0]), &p.nMemberAlloc, p.nMember+1) ){ rc = ps_nomem(err); goto out; }
+      if( bTrace && bEvents && !dup ){ dup = 1; iPrev = (uint32_t)iEvents; prevOff = iEventsKey; }
+      if( dup ){
+        if( ps_json_dup_diag(cap, z, i0k+1, i-i0k-2, prevOff, "the top-level object") ){ rc = ps_nomem(err); goto out; }
+        ps_meta_drop(cap, p.aMember[iPrev][0], p.aMember[iPrev][1]);
+        if( bTrace ) ch_reset_events(&p);
+      }
+      p.aMember[p.nMember][0] = cap->nMeta;
       i = ws(&p, i);
       if( i>=n || z[i]!=':' ){ rc = ch_err(&p, i, "expected ':' after a top-level key"); goto out; }
       i = ws(&p, i+1);
-      if( strcmp(key, "traceEvents")==0 && kn==11 ){
+      if( bTrace ){
         if( i>=n || z[i]!='[' ){ rc = ch_err(&p, i, "expected '[' for traceEvents"); goto out; }
         rc = ch_events(&p, &i, 0);
         if( rc ) goto out;
-        bEvents = 1;
+        bEvents = 1; iEvents = p.nMember; iEventsKey = i0k+1;
       }else{
         size_t v0 = i;
         if( i<n && z[i]=='"' ){
           const char *s; size_t sn;
           if( ps_json_string(z, n, &i, &p.scratch, &s, &sn, err) ){ rc = PS_ERROR; goto out; }
-          char *c = ps_arena_strdup(&cap->arena, s, sn);
-          if( c==0 || ps_meta_text(cap, "trace", key, c, sn, PS_META_TEXT, (int64_t)v0) ){ rc = ps_nomem(err); goto out; }
+          char *c = ps_arena_strdup(&cap->arena, s, sn), zField[PS_JSON_KEY_BUF+10];
+          snprintf(zField, sizeof(zField), "trace '%s'", key);
+          if( c==0 || ps_json_text_diag(cap, z, n, v0, s, sn, zField)
+           || ps_meta_text(cap, "trace", key, c, sn, PS_META_TEXT, (int64_t)v0) ){ rc = ps_nomem(err); goto out; }
         }else{
           if( ps_json_skip(z, n, &i, err) ){ rc = PS_ERROR; goto out; }
           if( ps_meta_text(cap, "trace", key, z+v0, i-v0, PS_META_JSON, (int64_t)v0) ){ rc = ps_nomem(err); goto out; }
         }
       }
+      p.aMember[p.nMember++][1] = cap->nMeta;
       i = ws(&p, i);
       if( i<n && z[i]==',' ){ i = ws(&p, i+1); continue; }
       if( i<n && z[i]=='}' ){ i++; break; }
@@ -1158,11 +1220,12 @@ static int ch_parse(PsCapture *cap, PsErr *err){
     rc = ps_err_at(err, (int64_t)i, "unexpected data after the end of the trace (expected end of input)");
     goto out;
   }
+  ps_meta_compact(cap);
   rc = ch_finish(&p);
 out:
   if( rc==PS_NOMEM && err ) ps_nomem(err);
   ps_buf_free(&p.scratch); ps_buf_free(&p.key); ps_buf_free(&p.ev.id); ps_buf_free(&p.ev.scope);
-  free(p.aKeyTrack); free(p.aProc);
+  free(p.aKeyTrack); free(p.aProc); free(p.aMember); ps_json_keys_free(&p.kTop);
   return rc;
 }
 

@@ -14,6 +14,7 @@
 #include "formats.h"
 #include "json.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,16 +96,38 @@ static int json_pointer(const char *z, size_t n, size_t off, const char *zPath, 
 
 static void out_null(PsOut *o){ memset(o, 0, sizeof(*o)); }
 
-/* A number literal at z[i..] as INTEGER when integral and in range, else REAL. */
+/* The decimal literal z[0..n) (JSON number grammar, already checked) as the nearest double:
+** 0, 1 when it is beyond the double range (|v| > 1.8e308, e.g. 1e400: strtod would give an
+** infinity), -1 when out of memory. The whole literal is read, however long. */
+static int job_double(const char *z, size_t n, double *pr){
+  char buf[64], *b = n < sizeof(buf) ? buf : malloc(n+1);
+  if( b==0 ) return -1;
+  memcpy(b, z, n); b[n] = 0;
+  *pr = strtod(b, 0);
+  if( b!=buf ) free(b);
+  return isinf(*pr) ? 1 : 0;
+}
+#define JOB_DOUBLE_RANGE "beyond the double range, +/-1.8e308"
+
+/* The decimal exponent of a number's leading digit (1.5e3: 3; 0.02: -2; 0: INT32_MIN): below 308
+** it is within the double range whatever its digits (the largest double is 1.797...e308), so
+** job_double (strtod) is needed only from 1e308 on. */
+static int64_t job_magnitude(const PsDec *d){
+  if( d->mant==0 ) return INT32_MIN;
+  int64_t e = d->exp10;
+  for(uint64_t m = d->mant; m>=10; m /= 10) e++;
+  return e;
+}
+
+/* A number literal at z[i..] as INTEGER when integral and in range, else REAL; NULL beyond the
+** double range (loading refuses such a file: this is for bytes rewritten since). */
 static void out_number(const char *z, size_t n, size_t i, PsOut *o){
   PsDec d; size_t j = i;
   out_null(o);
   if( ps_json_number(z, n, &j, &d, 0) ) return;
   int64_t v;
   if( d.bInt && ps_dec_int64(&d, &v)==0 ){ o->type = PS_META_INT; o->i = v; return; }
-  char buf[64]; size_t k = j - i < sizeof(buf)-1 ? j - i : sizeof(buf)-1;
-  memcpy(buf, z+i, k); buf[k] = 0;
-  o->type = PS_META_REAL; o->r = strtod(buf, 0);
+  if( job_double(z+i, j-i, &o->r)==0 ) o->type = PS_META_REAL;
 }
 
 /* A string value at z[i] (its quote) as TEXT; escapes decoded into a malloc'ed copy. */
@@ -143,6 +166,24 @@ static int out_scalar(const char *z, size_t n, size_t i, PsOut *o){
 
 /* ------------------------------------------------------------------ CSV records */
 
+/* The cell starting at z[*pi] of a record ending at end: *pi ends at the ',' after it (or end).
+** Returns 1 when it is quoted. */
+static int csv_next_cell(const char *z, size_t *pi, size_t end){
+  size_t i = *pi;
+  int bQuoted = i<end && z[i]=='"';
+  if( bQuoted ){
+    i++;
+    while( i<end ){
+      if( z[i]=='"' ){ if( i+1<end && z[i+1]=='"' ){ i += 2; continue; } break; }
+      i++;
+    }
+    i++;                                          /* closing quote */
+  }
+  while( i<end && z[i]!=',' ) i++;
+  *pi = i;
+  return bQuoted;
+}
+
 /* Cell k of the CSV record [off, off+len): unquoted into a malloc'ed copy when it was quoted.
 ** Returns 1 with the cell, 0 when the record has fewer cells. */
 static int csv_cell(const char *z, size_t off, size_t len, int k, PsOut *o, int *pbNoMem){
@@ -150,18 +191,7 @@ static int csv_cell(const char *z, size_t off, size_t len, int k, PsOut *o, int 
   *pbNoMem = 0;
   for(int c=0; ; c++){
     size_t s = i;
-    int bQuoted = i<end && z[i]=='"';
-    if( bQuoted ){
-      i++;
-      while( i<end ){
-        if( z[i]=='"' ){ if( i+1<end && z[i+1]=='"' ){ i += 2; continue; } break; }
-        i++;
-      }
-      i++;                                        /* closing quote */
-      while( i<end && z[i]!=',' ) i++;
-    }else{
-      while( i<end && z[i]!=',' ) i++;
-    }
+    int bQuoted = csv_next_cell(z, &i, end);
     if( c==k ){
       out_null(o);
       o->type = PS_META_TEXT;
@@ -183,16 +213,23 @@ static int csv_cell(const char *z, size_t off, size_t len, int k, PsOut *o, int 
   }
 }
 
+/* A cell's text as a double when the whole cell is a decimal number (the JSON grammar: not
+** "inf", "NaN" or hex, which strtod would take): 0; 1 beyond the double range; -2 when it is
+** not a number; -1 when out of memory. */
+static int cell_double(const char *z, size_t n, double *pr){
+  PsDec d;
+  if( n==0 || ps_dec_parse(z, n, &d) ) return -2;
+  return job_double(z, n, pr);
+}
+
 /* A cell's text as a number, when the whole cell is one. */
 static int cell_number(const char *z, size_t n, PsOut *o){
   PsDec d;
   if( n==0 || ps_dec_parse(z, n, &d) ) return 0;
   int64_t v;
-  char buf[64];
   if( d.bInt && ps_dec_int64(&d, &v)==0 ){ free(o->zFree); out_null(o); o->type = PS_META_INT; o->i = v; return 1; }
-  if( n >= sizeof(buf) ) return 0;
-  memcpy(buf, z, n); buf[n] = 0;
-  double r = strtod(buf, 0);
+  double r;
+  if( job_double(z, n, &r) ) return 0;
   free(o->zFree); out_null(o);
   /* the writer prints whole millisecond stamps as "1787314756953.000": INTEGER again */
   if( r > -9e15 && r < 9e15 && r==(double)(int64_t)r ){ o->type = PS_META_INT; o->i = (int64_t)r; }
@@ -219,8 +256,9 @@ static int csv_column(const PsCapture *cap, const PsJob *j, int iCol, PsOut *o){
       if( n==0 ){ free(o->zFree); out_null(o); }
       break;
     case K_REAL: case K_PCT: case K_OVER: {
-      double r = 0; int bHave = 0;
-      if( n>0 && n<64 ){ char buf[64]; memcpy(buf, z, n); buf[n] = 0; char *e; r = strtod(buf, &e); bHave = *e==0; }
+      double r = 0;
+      int bHave = cell_double(z, n, &r)==0;
+      if( !bHave ) r = 0;
       free(o->zFree); out_null(o);
       if( c->kind==K_OVER ){ o->type = PS_META_INT; o->i = bHave && r >= 1.0; }
       else if( c->kind==K_PCT ){ o->type = PS_META_REAL; o->r = bHave ? r*100.0 : 0.0; }
@@ -412,12 +450,45 @@ static int job_add(PsCapture *cap, uint64_t off, size_t len, int bActive, uint32
   return PS_OK;
 }
 
+/* What one member of an object made: metadata rows [m0, m1) and jobs [j0, j1), dropped when
+** the same key comes again (the last one wins). */
+typedef struct NjMember { size_t m0, m1, j0, j1; } NjMember;
+typedef struct NjMembers { NjMember *a; size_t n, nAlloc; PsJsonKeys keys; } NjMembers;
+
 typedef struct Nj {
   PsCapture *cap;
   const char *z; size_t n;
   PsErr *err;
   PsBuf scratch;
+  NjMembers top, sec;         /* the report object's members, a section's (plugin, run, ...) */
+  PsJsonKeys aJobKeys[3];     /* keys of a job, its metadata, metadata.event/.metadata */
+  const char *azPath[3];      /* the keys nj_job_check went down by, for messages */
+  size_t anPath[3];
+  int bDropped;               /* some jobs were dropped (a repeated completed_jobs/active_jobs) */
 } Nj;
+
+/* A member with key z[keyOff..keyOff+keyLen) starts (zWhere names the object in the
+** diagnostic): a repeated key drops what the earlier member made. PS_OK or PS_NOMEM. */
+static int nj_member_begin(Nj *p, NjMembers *pm, size_t keyOff, size_t keyLen, const char *zWhere){
+  uint32_t iPrev; size_t prevOff;
+  int dup = ps_json_keys_put(&pm->keys, p->z, keyOff, keyLen, (uint32_t)pm->n, &iPrev, &prevOff);
+  if( dup<0 || ps_grow((void**)&pm->a, sizeof(NjMember), &pm->nAlloc, pm->n+1) ) return PS_NOMEM;
+  if( dup ){
+    NjMember *e = &pm->a[iPrev];
+    if( ps_json_dup_diag(p->cap, p->z, keyOff, keyLen, prevOff, zWhere) ) return PS_NOMEM;
+    ps_meta_drop(p->cap, e->m0, e->m1);
+    for(size_t j=e->j0; j<e->j1; j++){ p->cap->aJob[j].bActive = 2; p->bDropped = 1; }
+  }
+  NjMember *m = &pm->a[pm->n];
+  m->m0 = m->m1 = p->cap->nMeta; m->j0 = m->j1 = p->cap->nJob;
+  return PS_OK;
+}
+
+/* The member begun last has ended. */
+static void nj_member_end(Nj *p, NjMembers *pm){
+  pm->a[pm->n].m1 = p->cap->nMeta; pm->a[pm->n].j1 = p->cap->nJob;
+  pm->n++;
+}
 
 /* A metadata row for the value at [v, e): strings decoded, numbers typed, the rest as JSON. */
 static int nj_meta(Nj *p, const char *zScope, const char *zKey, size_t v, size_t e){
@@ -427,6 +498,10 @@ static int nj_meta(Nj *p, const char *zScope, const char *zKey, size_t v, size_t
     size_t i = v; const char *s; size_t sn;
     if( ps_json_string(z, p->n, &i, &p->scratch, &s, &sn, p->err) ) return PS_ERROR;
     if( s==p->scratch.z ){
+      /* decoded: the text rule's diagnostic here (ps_meta_text gives it for source bytes) */
+      char zField[300];
+      snprintf(zField, sizeof(zField), "%s '%s'", zScope, zKey);
+      if( ps_json_text_diag(p->cap, z, p->n, v, s, sn, zField) ) return ps_nomem(p->err);
       s = ps_arena_strdup(&p->cap->arena, s, sn);
       if( s==0 ) return ps_nomem(p->err);
     }
@@ -445,12 +520,16 @@ static int nj_meta(Nj *p, const char *zScope, const char *zKey, size_t v, size_t
 static int nj_object_meta(Nj *p, const char *zScope, size_t v){
   const char *z = p->z; size_t n = p->n;
   size_t i = ps_json_ws(z, n, v+1);
+  char zWhere[PS_JSON_KEY_BUF+20];
+  snprintf(zWhere, sizeof(zWhere), "the %s object", zScope);
+  p->sec.n = 0; ps_json_keys_reset(&p->sec.keys);
   if( i<n && z[i]=='}' ) return PS_OK;
   for(;;){
-    const char *k; size_t kn;
+    const char *k; size_t kn, q = i;
     if( i>=n || z[i]!='"' ) return ps_err_at(p->err, (int64_t)i, "expected a key in the %s object", zScope);
     if( ps_json_string(z, n, &i, &p->scratch, &k, &kn, p->err) ) return PS_ERROR;
-    char key[128]; snprintf(key, sizeof(key), "%.*s", (int)(kn < 120 ? kn : 120), k);
+    char key[PS_JSON_KEY_BUF];
+    if( ps_json_key_text(p->cap, z, n, q, k, kn, key) || nj_member_begin(p, &p->sec, q+1, i-q-2, zWhere) ) return ps_nomem(p->err);
     i = ps_json_ws(z, n, i);
     if( i>=n || z[i]!=':' ) return ps_err_at(p->err, (int64_t)i, "expected ':' after a key in the %s object", zScope);
     i = ps_json_ws(z, n, i+1);
@@ -458,11 +537,82 @@ static int nj_object_meta(Nj *p, const char *zScope, size_t v){
     if( ps_json_skip(z, n, &e, p->err) ) return PS_ERROR;
     int rc = nj_meta(p, zScope, key, i, e);
     if( rc ) return rc;
+    nj_member_end(p, &p->sec);
     i = ps_json_ws(z, n, e);
     if( i<n && z[i]==',' ){ i = ps_json_ws(z, n, i+1); continue; }
     if( i<n && z[i]=='}' ) return PS_OK;
     return ps_err_at(p->err, (int64_t)i, "expected ',' or '}' in the %s object", zScope);
   }
+}
+
+/* "metadata/event/lane": the first nSeg keys of p->azPath joined by '/', into z[0..n). */
+static const char *nj_path(Nj *p, int nSeg, char *z, size_t n){
+  size_t k = 0;
+  z[0] = 0;
+  for(int j=0; j<nSeg && k+1<n; j++){
+    int w = snprintf(z+k, n-k, "%s%.*s", j ? "/" : "", (int)(p->anPath[j] > 60 ? 60 : p->anPath[j]), p->azPath[j]);
+    if( w<0 ) break;
+    k += (size_t)w;
+  }
+  return z;
+}
+
+/* Checks a job object at load (its '{' at *pi, the bytes already validated; *pi ends past it):
+** the numbers a column reads - members of the job and of its metadata, metadata.event and
+** metadata.metadata objects - must be within the double range (an error naming the byte
+** offset and the key, as Chrome's 'ts: 1e400'), and a key given twice in one of these objects
+** adds a 'duplicate_key' diagnostic (the last one is read, as ps_json_find_key reads it).
+** depth 0 is the job; p->azPath[0..depth) are the keys it went down by. */
+static int nj_job_check(Nj *p, size_t *pi, int depth){
+  const char *z = p->z; size_t n = p->n;
+  PsJsonKeys *ks = &p->aJobKeys[depth];
+  char zPath[200];
+  ps_json_keys_reset(ks);
+  size_t i = ps_json_ws(z, n, *pi+1);
+  while( i<n && z[i]=='"' ){
+    size_t q = i, j = i+1;
+    while( j<n && z[j]!='"' && z[j]!='\\' ) j++;          /* a key without escapes: the common case */
+    if( j<n && z[j]=='"' ) i = j+1;
+    else if( ps_json_skip(z, n, &i, p->err) ) return PS_ERROR;
+    const char *k = z+q+1; size_t kn = i-q-2;
+    uint32_t iPrev; size_t prevOff;
+    int dup = ps_json_keys_put(ks, z, q+1, kn, 0, &iPrev, &prevOff);
+    if( dup ){
+      char zWhere[300];
+      if( depth==0 ) snprintf(zWhere, sizeof(zWhere), "a job");
+      else snprintf(zWhere, sizeof(zWhere), "a job's '%s'", nj_path(p, depth, zPath, sizeof(zPath)));
+      if( dup<0 || ps_json_dup_diag(p->cap, z, q+1, kn, prevOff, zWhere) ) return ps_nomem(p->err);
+    }
+    i = ps_json_ws(z, n, i);
+    if( i>=n || z[i]!=':' ) break;
+    size_t v = ps_json_ws(z, n, i+1);
+    i = v;
+    char c = v<n ? z[v] : 0;
+    int bMeta = kn==8 && memcmp(k, "metadata", 8)==0;
+    if( c=='{' && ((depth==0 && bMeta) || (depth==1 && (bMeta || (kn==5 && memcmp(k, "event", 5)==0)))) ){
+      p->azPath[depth] = k; p->anPath[depth] = kn;
+      int rc = nj_job_check(p, &i, depth+1);
+      if( rc ) return rc;
+    }else if( c=='-' || (c>='0' && c<='9') ){
+      PsDec d; double r;
+      if( ps_json_number(z, n, &i, &d, p->err) ) return PS_ERROR;
+      int rc = job_magnitude(&d)<308 ? 0 : job_double(z+v, i-v, &r);
+      if( rc<0 ) return ps_nomem(p->err);
+      if( rc ){
+        p->azPath[depth] = k; p->anPath[depth] = kn;
+        return ps_err_at(p->err, (int64_t)v, "'%s' %.*s is out of range (%s)", nj_path(p, depth+1, zPath, sizeof(zPath)),
+                         (int)(i-v > 40 ? 40 : i-v), z+v, JOB_DOUBLE_RANGE);
+      }
+    }else if( ps_json_skip(z, n, &i, p->err) ){
+      return PS_ERROR;
+    }
+    i = ps_json_ws(z, n, i);
+    if( i<n && z[i]==',' ) i = ps_json_ws(z, n, i+1);
+  }
+  i = ps_json_ws(z, n, i);
+  if( i>=n || z[i]!='}' ) return ps_err_at(p->err, (int64_t)i, "expected ',' or '}'");   /* validated before */
+  *pi = i+1;
+  return PS_OK;
 }
 
 /* The jobs of a completed_jobs / active_jobs array at v. */
@@ -473,8 +623,9 @@ static int nj_jobs(Nj *p, size_t v, int bActive, const char *zName){
   if( i<n && z[i]==']' ) return PS_OK;
   for(;;){
     if( i>=n || z[i]!='{' ) return ps_err_at(p->err, (int64_t)i, "%s: expected a job object", zName);
-    size_t e = i;
-    if( ps_json_skip(z, n, &e, p->err) ) return PS_ERROR;
+    size_t e = i;                                 /* the array was validated by the caller */
+    int rc = nj_job_check(p, &e, 0);
+    if( rc ) return rc;
     if( job_add(p->cap, i, e - i, bActive, 0) ) return ps_nomem(p->err);
     i = ps_json_ws(z, n, e);
     if( i<n && z[i]==',' ){ i = ps_json_ws(z, n, i+1); continue; }
@@ -492,12 +643,12 @@ static int nj_diagnostics(Nj *p, size_t v){
   for(;;){
     size_t e = i;
     if( ps_json_skip(z, n, &e, p->err) ) return PS_ERROR;
-    char key[128] = "diagnostic";
+    char key[PS_JSON_KEY_BUF] = "diagnostic";
     size_t kv;
     if( z[i]=='{' && ps_json_find_key(z, n, i, "code", &kv)==1 && z[kv]=='"' ){
       const char *s; size_t sn; size_t k = kv;
       if( ps_json_string(z, n, &k, &p->scratch, &s, &sn, p->err) ) return PS_ERROR;
-      snprintf(key, sizeof(key), "%.*s", (int)(sn < 120 ? sn : 120), s);
+      if( ps_json_key_text(p->cap, z, n, kv, s, sn, key) ) return ps_nomem(p->err);
     }
     if( ps_meta_text(p->cap, "diagnostics", key, z+i, e-i, PS_META_JSON, (int64_t)i) ) return ps_nomem(p->err);
     i = ps_json_ws(z, n, e);
@@ -518,10 +669,13 @@ static int nj_parse_json(PsCapture *cap, PsErr *err){
   if( i>=n || z[i]!='{' ){ rc = ps_err_at(err, (int64_t)i, "expected the report object '{'"); goto out; }
   i = ps_json_ws(z, n, i+1);
   while( i<n && z[i]!='}' ){
-    const char *k; size_t kn;
+    const char *k; size_t kn, q = i;
     if( z[i]!='"' ){ rc = ps_err_at(err, (int64_t)i, "expected a key in the report object"); goto out; }
     if( ps_json_string(z, n, &i, &p.scratch, &k, &kn, err) ){ rc = PS_ERROR; goto out; }
-    char key[64]; snprintf(key, sizeof(key), "%.*s", (int)(kn < 60 ? kn : 60), k);
+    char key[PS_JSON_KEY_BUF];
+    if( ps_json_key_text(cap, z, n, q, k, kn, key) || nj_member_begin(&p, &p.top, q+1, i-q-2, "the report object") ){
+      rc = ps_nomem(err); goto out;
+    }
     i = ps_json_ws(z, n, i);
     if( i>=n || z[i]!=':' ){ rc = ps_err_at(err, (int64_t)i, "expected ':' after \"%s\"", key); goto out; }
     i = ps_json_ws(z, n, i+1);
@@ -543,6 +697,7 @@ static int nj_parse_json(PsCapture *cap, PsErr *err){
       rc = nj_meta(&p, "report", key, v, e);
     }
     if( rc ) goto out;
+    nj_member_end(&p, &p.top);
     i = ps_json_ws(z, n, e);
     if( i<n && z[i]==',' ){ i = ps_json_ws(z, n, i+1); continue; }
     if( i<n && z[i]=='}' ) break;
@@ -553,9 +708,19 @@ static int nj_parse_json(PsCapture *cap, PsErr *err){
   i = ps_json_ws(z, n, i+1);
   if( i<n ){ rc = ps_err_at(err, (int64_t)i, "unexpected bytes after the report object"); goto out; }
   if( !bSchema ){ rc = ps_err(err, "the report has no \"schema\" (expected newengine.profiler.report.v3)"); goto out; }
+  /* what repeated keys made before their last occurrence goes */
+  ps_meta_compact(cap);
+  if( p.bDropped ){
+    size_t j = 0;
+    for(size_t k=0; k<cap->nJob; k++) if( cap->aJob[k].bActive!=2 ) cap->aJob[j++] = cap->aJob[k];
+    cap->nJob = j;
+  }
   rc = ps_meta_int(cap, "capture", "jobs", (int64_t)cap->nJob, -1) ? ps_nomem(err) : PS_OK;
 out:
   ps_buf_free(&p.scratch);
+  free(p.top.a); free(p.sec.a);
+  ps_json_keys_free(&p.top.keys); ps_json_keys_free(&p.sec.keys);
+  for(int k=0; k<3; k++) ps_json_keys_free(&p.aJobKeys[k]);
   return rc;
 }
 
@@ -581,13 +746,16 @@ static int nj_parse_csv(PsCapture *cap, PsErr *err){
   cap->aJobCsvCol = ps_arena_alloc(&cap->arena, PS_JOB_NCSV);
   if( cap->aJobCsvCol==0 ) return ps_nomem(err);
   memset(cap->aJobCsvCol, -1, PS_JOB_NCSV);
-  /* header: the writer's names in any order */
+  /* header: the writer's names in any order (a name given twice: the last one is read) */
   size_t s = i; int iCell = 0;
   while( s <= hEnd ){
     size_t t = s;
     while( t<hEnd && z[t]!=',' ) t++;
     for(int k=0; k<PS_JOB_NCSV; k++){
       if( strlen(ps_job_csv_names[k])==t-s && memcmp(ps_job_csv_names[k], z+s, t-s)==0 && iCell<127 ){
+        if( cap->aJobCsvCol[k]>=0 && ps_diag(cap, PS_DIAG_DUPLICATE_KEY, (int64_t)s,
+                                             "line 1: column '%s' is in the header twice; the last one is read",
+                                             ps_job_csv_names[k]) ) return ps_nomem(err);
         cap->aJobCsvCol[k] = (int8_t)iCell;
       }
     }
@@ -596,6 +764,15 @@ static int nj_parse_csv(PsCapture *cap, PsErr *err){
   }
   if( cap->aJobCsvCol[PS_JOB_ID]<0 || cap->aJobCsvCol[PS_JOB_STATUS]<0 ){
     return ps_err_at(err, 0, "line 1: expected the profiler_jobs CSV header (id,status,category,...)");
+  }
+  /* the cells read as numbers, by cell index: their column, else -1 */
+  int8_t aNum[128];
+  memset(aNum, -1, sizeof(aNum));
+  for(int k=0; k<PS_JOB_NCSV; k++){
+    int kind = aCol[k].kind;
+    if( cap->aJobCsvCol[k]>=0 && (kind==K_REAL || kind==K_SCALAR || kind==K_PCT || kind==K_OVER) ){
+      aNum[cap->aJobCsvCol[k]] = (int8_t)k;
+    }
   }
   uint32_t line = 2;
   i = e < n ? e + 1 : n;
@@ -606,6 +783,25 @@ static int nj_parse_csv(PsCapture *cap, PsErr *err){
     uint32_t nl = 1;
     for(size_t k=i; k<e; k++) if( z[k]=='\n' ) nl++;
     if( r>i ){
+      /* a number cell beyond the double range is refused, as in a report JSON */
+      size_t c = i;
+      for(int iC=0; iC<128; iC++){
+        size_t c0 = c;
+        int bQuoted = csv_next_cell(z, &c, r);
+        if( aNum[iC]>=0 ){
+          size_t a0 = c0 + bQuoted, a1 = c;
+          if( bQuoted ){ const char *q = memchr(z+a0, '"', a1-a0); if( q ) a1 = (size_t)(q - z); }
+          double v;
+          int rcD = cell_double(z+a0, a1-a0, &v);
+          if( rcD==-1 ) return ps_nomem(err);
+          if( rcD>0 ){
+            return ps_err_at(err, (int64_t)a0, "line %u: '%s' %.*s is out of range (%s)", line,
+                             ps_job_csv_names[(int)aNum[iC]], (int)(a1-a0 > 40 ? 40 : a1-a0), z+a0, JOB_DOUBLE_RANGE);
+          }
+        }
+        if( c>=r ) break;
+        c++;                                      /* the comma */
+      }
       if( job_add(cap, i, r - i, 0, line) ) return ps_nomem(err);
     }
     line += nl;

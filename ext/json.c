@@ -4,6 +4,7 @@
 ** leniencies (unterminated arrays, empty {} events) are handled by the format parser.
 */
 #include "json.h"
+#include "capture.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -351,6 +352,7 @@ int ps_json_skip(const char *z, size_t n, size_t *pi, PsErr *err){
 
 int ps_json_find_key(const char *z, size_t n, size_t i, const char *zKey, size_t *pv){
   size_t nKey = strlen(zKey);
+  int bFound = 0;
   if( i>=n || z[i]!='{' ) return -1;
   i = ps_json_ws(z, n, i+1);
   if( i<n && z[i]=='}' ) return 0;
@@ -362,11 +364,127 @@ int ps_json_find_key(const char *z, size_t n, size_t i, const char *zKey, size_t
     i = ps_json_ws(z, n, i);
     if( i>=n || z[i]!=':' ) return -1;
     i = ps_json_ws(z, n, i+1);
-    if( kn==nKey && memcmp(z+k0, zKey, nKey)==0 ){ *pv = i; return 1; }
+    /* a key given twice: the last one counts (JSON.parse, Python's json), so read on */
+    if( kn==nKey && memcmp(z+k0, zKey, nKey)==0 ){ *pv = i; bFound = 1; }
     if( ps_json_skip(z, n, &i, 0) ) return -1;
     i = ps_json_ws(z, n, i);
     if( i<n && z[i]==',' ){ i = ps_json_ws(z, n, i+1); continue; }
-    if( i<n && z[i]=='}' ) return 0;
+    if( i<n && z[i]=='}' ) return bFound;
     return -1;
   }
+}
+
+/* ---------------------------------------------------------------- the text rule */
+
+size_t ps_json_string_offset(const char *z, size_t n, size_t iQuote, size_t k){
+  size_t i = iQuote+1, d = 0;
+  while( i<n && z[i]!='"' ){
+    size_t nRaw = 1, nDec = 1;
+    if( z[i]=='\\' && i+1<n ){
+      nRaw = 2;
+      if( z[i+1]=='u' ){
+        unsigned cp, lo;
+        nRaw = 6;
+        if( read_hex4(z, n, i+2, &cp) ) return i;
+        if( cp>=0xD800 && cp<=0xDBFF && i+12<=n && z[i+6]=='\\' && z[i+7]=='u'
+         && read_hex4(z, n, i+8, &lo)==0 && lo>=0xDC00 && lo<=0xDFFF ){
+          nRaw = 12; nDec = 4;
+        }else if( cp>=0xD800 && cp<=0xDFFF ){
+          nDec = 3;                    /* a lone surrogate decodes to U+FFFD */
+        }else{
+          nDec = cp<0x80 ? 1 : cp<0x800 ? 2 : 3;
+        }
+      }
+    }
+    if( k < d + nDec ) return i;
+    d += nDec; i += nRaw;
+  }
+  return i;
+}
+
+int ps_json_intern(PsCapture *cap, const char *zJson, size_t nJson, size_t iQuote,
+                   const char *z, size_t n, const char *zField, uint32_t *pId){
+  uintptr_t a = (uintptr_t)zJson, b = (uintptr_t)z;
+  if( b>=a && b - a < nJson ){
+    /* no escapes: the decoded bytes are the source bytes */
+    return ps_intern(cap, z, n, (int64_t)(b - a), zField, pId);
+  }
+  size_t bad;
+  *pId = ps_pool_intern_text(&cap->pool, z, n, 0, &bad);
+  if( *pId==0 ) return PS_NOMEM;
+  if( bad==PS_TEXT_OK ) return PS_OK;
+  return ps_text_diag(cap, (int64_t)ps_json_string_offset(zJson, nJson, iQuote, bad), zField, z, n, bad);
+}
+
+int ps_json_text_diag(PsCapture *cap, const char *zJson, size_t nJson, size_t iQuote,
+                      const char *z, size_t n, const char *zField){
+  uintptr_t a = (uintptr_t)zJson, b = (uintptr_t)z;
+  size_t bad;
+  if( ps_text_check(z, n, &bad) ) return PS_OK;
+  int64_t off = (b>=a && b - a < nJson) ? (int64_t)(b - a + bad) : (int64_t)ps_json_string_offset(zJson, nJson, iQuote, bad);
+  return ps_text_diag(cap, off, zField, z, n, bad);
+}
+
+int ps_json_key_text(PsCapture *cap, const char *zJson, size_t nJson, size_t iQuote,
+                     const char *k, size_t kn, char *buf){
+  ps_text_cstr(k, kn, PS_JSON_KEY_MAX, buf);
+  return ps_json_text_diag(cap, zJson, nJson, iQuote, k, kn, "an object key");
+}
+
+/* ---------------------------------------------------------------- duplicate keys */
+
+void ps_json_keys_free(PsJsonKeys *k){ free(k->a); memset(k, 0, sizeof(*k)); }
+
+void ps_json_keys_reset(PsJsonKeys *k){ k->gen++; k->nUsed = 0; }
+
+/* A quick hash of a key (keys are short: one multiply per 8 bytes). */
+static inline size_t keys_hash(const char *z, size_t n){
+  uint64_t h = (uint64_t)n * 0x9E3779B97F4A7C15ull;
+  while( n>=8 ){ uint64_t w; memcpy(&w, z, 8); h = (h ^ w) * 0xff51afd7ed558ccdull; z += 8; n -= 8; }
+  if( n ){ uint64_t w = 0; memcpy(&w, z, n); h = (h ^ w) * 0xc4ceb9fe1a85ec53ull; }
+  return (size_t)(h ^ (h >> 31));
+}
+
+/* The slot of the key at z[off..off+len) in the table: its entry, or a free one. */
+static PsJsonKeySlot *keys_slot(PsJsonKeys *k, const char *z, size_t off, size_t len){
+  size_t mask = k->nSlot - 1, h = keys_hash(z+off, len) & mask;
+  for(;;){
+    PsJsonKeySlot *e = &k->a[h];
+    if( e->gen!=k->gen || (e->len==len && memcmp(z+e->off, z+off, len)==0) ) return e;
+    h = (h+1) & mask;
+  }
+}
+
+int ps_json_keys_put(PsJsonKeys *k, const char *z, size_t off, size_t len, uint32_t val,
+                     uint32_t *pPrev, size_t *pPrevOff){
+  if( k->gen==0 ) k->gen = 1;
+  if( (k->nUsed+1)*2 > k->nSlot ){
+    /* grow, keeping this object's keys (entries of older objects are dropped) */
+    size_t nOld = k->nSlot;
+    PsJsonKeySlot *aOld = k->a;
+    k->nSlot = nOld ? nOld*2 : 64;
+    k->a = calloc(k->nSlot, sizeof(PsJsonKeySlot));
+    if( k->a==0 ){ k->a = aOld; k->nSlot = nOld; return -1; }
+    for(size_t j=0; j<nOld; j++){
+      if( aOld[j].gen==k->gen ) *keys_slot(k, z, aOld[j].off, aOld[j].len) = aOld[j];
+    }
+    free(aOld);
+  }
+  PsJsonKeySlot *e = keys_slot(k, z, off, len);
+  int bSeen = e->gen==k->gen;
+  if( bSeen ){
+    if( pPrev ) *pPrev = e->val;
+    if( pPrevOff ) *pPrevOff = e->off;
+  }else{
+    k->nUsed++;
+  }
+  e->gen = k->gen; e->off = off; e->len = len; e->val = val;
+  return bSeen;
+}
+
+int ps_json_dup_diag(PsCapture *cap, const char *z, size_t keyOff, size_t keyLen, size_t prevOff,
+                     const char *zWhere){
+  return ps_diag(cap, PS_DIAG_DUPLICATE_KEY, (int64_t)keyOff - 1,
+                 "key \"%.*s\" given again in %s (before at byte %lld); the last one is used",
+                 (int)(keyLen > 80 ? 80 : keyLen), z + keyOff, zWhere, (long long)prevOff - 1);
 }

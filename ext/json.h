@@ -76,7 +76,56 @@ int ps_dec_int64(const PsDec *d, int64_t *pOut);
 
 /* Within the object whose '{' is at z[i], finds key zKey (raw, unescaped comparison of keys
 ** without escapes) and sets *pv to the offset of its value. Returns 1 found, 0 not found,
-** -1 on malformed input. For lazy column extraction from already-validated objects. */
+** -1 on malformed input. A key given more than once: the last one (as JSON.parse and Python's
+** json read it), so the whole object is read. For lazy column extraction from
+** already-validated objects. */
 int ps_json_find_key(const char *z, size_t n, size_t i, const char *zKey, size_t *pv);
+
+/* ---- the text rule (ps_util.h) for strings decoded from JSON */
+typedef struct PsCapture PsCapture;
+/* The source offset of byte k of the string whose opening quote is at z[iQuote], as
+** ps_json_string decodes it (the bytes an escape decodes to map to its backslash). */
+size_t ps_json_string_offset(const char *z, size_t n, size_t iQuote, size_t k);
+/* ps_intern (capture.h) for the string z[0..n) that ps_json_string read from zJson at iQuote:
+** the 'invalid_text' diagnostic names the source byte that became the first bad byte.
+** PS_OK or PS_NOMEM. */
+int ps_json_intern(PsCapture *cap, const char *zJson, size_t nJson, size_t iQuote,
+                   const char *z, size_t n, const char *zField, uint32_t *pId);
+/* Only the diagnostic, for a decoded string stored elsewhere: a metadata value (pass
+** ps_meta_text a copy, which it stores repaired without a second diagnostic). PS_OK or
+** PS_NOMEM. */
+int ps_json_text_diag(PsCapture *cap, const char *zJson, size_t nJson, size_t iQuote,
+                      const char *z, size_t n, const char *zField);
+/* An object key k[0..kn) that ps_json_string read at iQuote, as a C string for a metadata key,
+** into buf (PS_JSON_KEY_BUF bytes): its first PS_JSON_KEY_MAX bytes (cut before a character)
+** under the text rule, so a NUL becomes U+FFFD rather than the end of the key; a key that
+** breaks the rule also gets the 'invalid_text' diagnostic. PS_OK or PS_NOMEM. */
+#define PS_JSON_KEY_MAX 120
+#define PS_JSON_KEY_BUF (3*PS_JSON_KEY_MAX + 1)
+int ps_json_key_text(PsCapture *cap, const char *zJson, size_t nJson, size_t iQuote,
+                     const char *k, size_t kn, char *buf);
+
+/* ---- duplicate keys: one rule for every JSON format, the last occurrence of a key in an
+** object wins (JSON.parse, Python's json); each later occurrence a parser sees while loading
+** adds a 'duplicate_key' diagnostic. Keys are compared as their raw bytes, as
+** ps_json_find_key compares them. */
+typedef struct PsJsonKeySlot {
+  uint64_t gen;               /* the object it belongs to (PsJsonKeys.gen when current) */
+  size_t off, len;            /* the key's bytes in the source, without quotes */
+  uint32_t val;               /* the caller's value for its last occurrence */
+} PsJsonKeySlot;
+/* The keys of the object being read (zero-initialise; ps_json_keys_reset per object). */
+typedef struct PsJsonKeys { PsJsonKeySlot *a; size_t nSlot, nUsed; uint64_t gen; } PsJsonKeys;
+void ps_json_keys_reset(PsJsonKeys *k);
+void ps_json_keys_free(PsJsonKeys *k);
+/* Notes the key z[off..off+len) with value val. Returns 0 when it is new in the object, 1 when
+** it was seen before (*pPrev, *pPrevOff: the value and offset of its previous occurrence; the
+** entry now holds this one), -1 when out of memory. */
+int ps_json_keys_put(PsJsonKeys *k, const char *z, size_t off, size_t len, uint32_t val,
+                     uint32_t *pPrev, size_t *pPrevOff);
+/* The 'duplicate_key' diagnostic for the key z[keyOff..keyOff+keyLen) (its bytes; the quote is
+** at keyOff-1) seen again in zWhere ("an event") after the one at prevOff. PS_OK or PS_NOMEM. */
+int ps_json_dup_diag(PsCapture *cap, const char *z, size_t keyOff, size_t keyLen, size_t prevOff,
+                     const char *zWhere);
 
 #endif

@@ -139,8 +139,9 @@ static int lms_parse(PsCapture *cap, PsErr *err){
       continue;
     }
     if( !bOld && type==2 ){
-      uint32_t id = ps_pool_intern(&cap->pool, zLabel, nLabel, 0);
-      if( id==0 || lms_slot((void**)&L.aLabel, &L.nLabel, (size_t)v2, sizeof(uint32_t)) ){ rc = PS_NOMEM; break; }
+      uint32_t id;
+      if( ps_intern(cap, zLabel, nLabel, (int64_t)(zLabel - z), "a label", &id)
+       || lms_slot((void**)&L.aLabel, &L.nLabel, (size_t)v2, sizeof(uint32_t)) ){ rc = PS_NOMEM; break; }
       L.aLabel[v2] = id;
       continue;
     }
@@ -148,8 +149,7 @@ static int lms_parse(PsCapture *cap, PsErr *err){
     /* the marker's key: the id (new variant) or the label's pool id (old variant) */
     size_t key; uint32_t name;
     if( bOld ){
-      name = ps_pool_intern(&cap->pool, zLabel, nLabel, 0);
-      if( name==0 ){ rc = PS_NOMEM; break; }
+      if( ps_intern(cap, zLabel, nLabel, (int64_t)(zLabel - z), "a label", &name) ){ rc = PS_NOMEM; break; }
       key = name;
     }else{
       key = (size_t)v2;
@@ -194,7 +194,7 @@ static int lms_parse(PsCapture *cap, PsErr *err){
   }
   if( rc==PS_OK && nMarkers==0 ) rc = ps_err(err, "no BEGIN/END marker lines found");
   if( rc==PS_OK ) rc = ps_meta_text(cap, "capture", "variant", bOld ? "type,diff_us,label" : "type,id,diff_us",
-                                    bOld ? 18 : 16, PS_META_TEXT, -1);
+                                    bOld ? 18 : 15, PS_META_TEXT, -1);
   if( rc==PS_OK ) rc = ps_meta_int(cap, "capture", "markers", (int64_t)nMarkers, -1);
   if( rc==PS_OK ) rc = ps_meta_int(cap, "capture", "events", (int64_t)cap->ev.n, -1);
   if( rc==PS_OK ) rc = ps_meta_int(cap, "capture", "duration_ns", tUs*1000, -1);

@@ -1,6 +1,6 @@
 /*
 ** ps_util.c — errors, arena allocator, hashing and UTF-8 validation shared by the
-** parsers and the capture model (see ps_util.h).
+** parsers and the capture model (see ps_util.h), and the text rule (ps_text_check/repair).
 */
 #include "ps_util.h"
 
@@ -9,12 +9,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Messages quote input (names, keys, cells): they obey the text rule too (ps_text_repair),
+** cut before a character when the repair makes them longer than the buffer. */
+static void err_text(char *zMsg, size_t nMsg){
+  size_t n = strlen(zMsg), bad;
+  if( ps_text_check(zMsg, n, &bad) ) return;
+  char tmp[3*sizeof(((PsErr*)0)->msg)];
+  size_t m = ps_text_repair(zMsg, n < nMsg ? n : nMsg-1, tmp);
+  if( m >= nMsg ){
+    m = nMsg-1;
+    while( m>0 && ((unsigned char)tmp[m] & 0xC0)==0x80 ) m--;
+  }
+  memcpy(zMsg, tmp, m);
+  zMsg[m] = 0;
+}
+
 int ps_err(PsErr *err, const char *fmt, ...){
   if( err ){
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
     va_end(ap);
+    err_text(err->msg, sizeof(err->msg));
     err->off = -1;
     err->rc = PS_ERROR;
     err->bEnd = 0; err->zIn = 0;
@@ -41,6 +57,7 @@ int ps_err_at(PsErr *err, int64_t off, const char *fmt, ...){
     vsnprintf(buf, sizeof(buf), fmt, ap);
     va_end(ap);
     snprintf(err->msg, sizeof(err->msg), "byte %lld: %s", (long long)off, buf);
+    err_text(err->msg, sizeof(err->msg));
     err->off = off;
     err->rc = PS_ERROR;
     err->bEnd = 0; err->zIn = 0;
@@ -138,30 +155,82 @@ uint64_t ps_hash(const void *pv, size_t n){
   return h;
 }
 
-/* ---------------------------------------------------------------- UTF-8 */
+/* ---------------------------------------------------------------- the text rule */
 
-int ps_utf8_valid(const unsigned char *z, size_t n, size_t *pBad){
-  size_t i = 0;
+/* Length of the well-formed UTF-8 sequence at z[i] (Unicode Table 3-7), or 0 when z[i] starts
+** none; then *pSub is the length of its maximal subpart (the bytes that one U+FFFD replaces:
+** the lead byte and the continuation bytes that could still have completed it). */
+static size_t text_seq(const unsigned char *z, size_t n, size_t i, size_t *pSub){
+  unsigned c = z[i];
+  size_t len; unsigned lo = 0x80, hi = 0xBF;
+  if( c>=0xC2 && c<=0xDF ) len = 2;
+  else if( c>=0xE0 && c<=0xEF ){ len = 3; if( c==0xE0 ) lo = 0xA0; else if( c==0xED ) hi = 0x9F; }
+  else if( c>=0xF0 && c<=0xF4 ){ len = 4; if( c==0xF0 ) lo = 0x90; else if( c==0xF4 ) hi = 0x8F; }
+  else { *pSub = 1; return 0; }         /* 0x80-0xC1, 0xF5-0xFF never start a character */
+  size_t k = 1;
+  for(; k<len && i+k<n; k++){
+    unsigned d = z[i+k];
+    if( d<lo || d>hi ) break;
+    lo = 0x80; hi = 0xBF;                /* only the second byte has a narrower range */
+  }
+  if( k==len ) return len;
+  *pSub = k;
+  return 0;
+}
+
+#define TEXT_ONES  0x0101010101010101ull
+#define TEXT_HIGHS 0x8080808080808080ull
+
+int ps_text_check(const char *zText, size_t n, size_t *pBad){
+  const unsigned char *z = (const unsigned char*)zText;
+  size_t i = 0, sub;
   while( i<n ){
-    unsigned c = z[i];
-    if( c<0x80 ){ i++; continue; }
-    size_t len; unsigned min, cp;
-    if( (c&0xE0)==0xC0 ){ len = 2; cp = c&0x1F; min = 0x80; }
-    else if( (c&0xF0)==0xE0 ){ len = 3; cp = c&0x0F; min = 0x800; }
-    else if( (c&0xF8)==0xF0 ){ len = 4; cp = c&0x07; min = 0x10000; }
-    else goto bad;
-    if( i+len>n ) goto bad;
-    for(size_t k=1; k<len; k++){
-      if( (z[i+k]&0xC0)!=0x80 ) goto bad;
-      cp = (cp<<6) | (z[i+k]&0x3F);
+    /* ASCII without NUL, eight bytes at a time */
+    while( i+8<=n ){
+      uint64_t w; memcpy(&w, z+i, 8);
+      if( (w & TEXT_HIGHS) || ((w - TEXT_ONES) & ~w & TEXT_HIGHS) ) break;
+      i += 8;
     }
-    if( cp<min || cp>0x10FFFF || (cp>=0xD800 && cp<=0xDFFF) ) goto bad;
+    if( i>=n ) break;
+    unsigned c = z[i];
+    if( c==0 ) goto bad;
+    if( c<0x80 ){ i++; continue; }
+    size_t len = text_seq(z, n, i, &sub);
+    if( len==0 ) goto bad;
     i += len;
   }
   return 1;
 bad:
   if( pBad ) *pBad = i;
   return 0;
+}
+
+size_t ps_text_repair(const char *zText, size_t n, char *zOut){
+  const unsigned char *z = (const unsigned char*)zText;
+  size_t i = 0, k = 0, sub;
+  while( i<n ){
+    unsigned c = z[i];
+    size_t len = (c && c<0x80) ? 1 : c ? text_seq(z, n, i, &sub) : 0;
+    if( len ){
+      if( zOut ) memcpy(zOut+k, z+i, len);
+      k += len; i += len;
+      continue;
+    }
+    if( c==0 ) sub = 1;
+    if( zOut ){ zOut[k] = (char)0xEF; zOut[k+1] = (char)0xBF; zOut[k+2] = (char)0xBD; }
+    k += 3; i += sub;
+  }
+  return k;
+}
+
+char *ps_text_cstr(const char *z, size_t n, size_t nMax, char *buf){
+  size_t m = n;
+  if( m > nMax ){
+    m = nMax;
+    for(int j=0; j<3 && m>0 && ((unsigned char)z[m] & 0xC0)==0x80; j++) m--;   /* not inside a character */
+  }
+  buf[ps_text_repair(z, m, buf)] = 0;
+  return buf;
 }
 
 int ps_grow(void **pa, size_t sz, size_t *pnAlloc, size_t need){

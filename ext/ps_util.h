@@ -7,7 +7,7 @@
 **   PsErr    a parse/load error: a message and, when known, the byte offset it refers to.
 **   PsArena  a bump allocator for strings owned by a capture (freed all at once).
 **   ps_hash  64-bit hash of a byte string (for interning and cache keys).
-**   ps_utf8_valid  strict UTF-8 check (RFC 3629: no overlongs, no surrogates, <= U+10FFFF).
+**   ps_text_*  the text rule: every TEXT value is valid UTF-8 (RFC 3629) without NUL bytes.
 */
 #ifndef PS_UTIL_H
 #define PS_UTIL_H
@@ -90,8 +90,20 @@ char *ps_arena_strdup(PsArena *a, const char *z, size_t n);
 
 uint64_t ps_hash(const void *p, size_t n);
 
-/* 1 when z[0..n) is valid UTF-8, else 0 and *pBad (if not NULL) = offset of the bad byte. */
-int ps_utf8_valid(const unsigned char *z, size_t n, size_t *pBad);
+/* The text rule (docs/security.md, "Text"): every TEXT value libprofsql returns is valid UTF-8
+** (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF) without NUL bytes.
+** ps_text_check returns 1 when z[0..n) obeys it; else 0 and *pBad (if not NULL) = the offset of
+** the first byte that breaks it. Costs one pass (ASCII eight bytes at a time), copies nothing. */
+int ps_text_check(const char *z, size_t n, size_t *pBad);
+/* Writes the repaired z[0..n) to zOut and returns its length; zOut NULL: only returns the length
+** (at most 3n). Each maximal invalid subsequence (Unicode's "maximal subpart" practice, as the
+** WHATWG decoder and Python's bytes.decode('utf-8', 'replace') do) and each NUL byte becomes
+** U+FFFD (EF BF BD); everything valid is copied as it is. */
+size_t ps_text_repair(const char *z, size_t n, char *zOut);
+/* z[0..n) as a C string for a key or label: its first nMax bytes (cut before a character, not
+** inside one) repaired as above, so a NUL becomes U+FFFD rather than the end of the string, into
+** buf (3*nMax+1 bytes). Returns buf. */
+char *ps_text_cstr(const char *z, size_t n, size_t nMax, char *buf);
 
 /* Grows a malloc'ed array *pa of element size sz so that it can hold at least need elements.
 ** *pnAlloc is the current capacity, updated. Returns 0, or -1 when out of memory. */

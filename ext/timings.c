@@ -47,7 +47,7 @@ typedef struct Tm {
   uint32_t category;          /* current category (pool id), 0 before the first */
   int64_t threadId;           /* " ThreadId: N" of the current category, or PS_NULL64 */
   int bTree;                  /* some record has a RecordId */
-  char buf[512];
+  char buf[3*200+1];           /* a '# Key' as a C string (ps_text_cstr) */
 } Tm;
 
 /* ---------------------------------------------------------------- small scanners */
@@ -147,8 +147,7 @@ static int tm_category(Tm *p, const char *z, size_t n){
     int64_t id;
     if( tm_digits(z, n, &j, &id)==0 && j==n ){ p->threadId = id; n = (size_t)t; }
   }
-  p->category = ps_pool_intern(&p->cap->pool, z, n, 0);
-  return p->category ? PS_OK : PS_NOMEM;
+  return ps_intern(p->cap, z, n, n ? (int64_t)(z - p->z) : -1, "a category line", &p->category);
 }
 
 static int tm_is_minecraft_group(PsStr s){
@@ -179,8 +178,7 @@ static int tm_record(Tm *p, const char *z, size_t n, size_t off, uint32_t line){
   PsRecord *r = &cap->aRec[cap->nRec];
   memset(r, 0, sizeof(*r));
   const char *zName = z+a; size_t nName = (size_t)at - a;
-  r->name = ps_pool_intern(&cap->pool, zName, nName, 0);
-  if( r->name==0 ) return PS_NOMEM;
+  if( ps_intern(cap, zName, nName, (int64_t)(off + a), "a record name", &r->name) ) return PS_NOMEM;
   if( f.recordId!=PS_NULL64 ) p->bTree = 1;
   r->recordId = f.recordId!=PS_NULL64 ? f.recordId : (int64_t)cap->nRec + 1;
   r->parentId = f.parentId; r->timerId = f.timerId; r->threadId = p->threadId;
@@ -223,7 +221,9 @@ static int tm_meta_line(Tm *p, const char *z, size_t n, size_t off){
   size_t k1 = i;
   while( i<n && z[i]==' ' ) i++;
   if( k1==k0 ) return PS_OK;
-  snprintf(p->buf, sizeof(p->buf), "%.*s", (int)(k1-k0 > 200 ? 200 : k1-k0), z+k0);
+  size_t bad;
+  ps_text_cstr(z+k0, k1-k0, 200, p->buf);
+  if( !ps_text_check(z+k0, k1-k0, &bad) && ps_text_diag(p->cap, (int64_t)(off+k0+bad), "a '# Key'", z+k0, k1-k0, bad) ) return PS_NOMEM;
   if( strcmp(p->buf, "FormatVersion")==0 || strcmp(p->buf, "Entities")==0 || strcmp(p->buf, "LivingEntities")==0 ){
     size_t j = i; int64_t v;
     if( tm_digits(z, n, &j, &v)==0 && j==n ) return ps_meta_int(p->cap, "report", p->buf, v, (int64_t)off);

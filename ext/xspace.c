@@ -143,10 +143,10 @@ typedef struct Xs {
   size_t nStats;
 } Xs;
 
-static int xs_string(Xs *p, const PbField *f, uint32_t *pId){
-  int bNew = 0;
-  *pId = ps_pool_intern(&p->cap->pool, (const char*)p->z + f->off, f->len, &bNew);
-  return *pId ? PS_OK : ps_nomem(p->err);
+/* Interns the string field f (zField names it in an 'invalid_text' diagnostic). */
+static int xs_string(Xs *p, const PbField *f, const char *zField, uint32_t *pId){
+  if( ps_intern(p->cap, (const char*)p->z + f->off, f->len, (int64_t)f->off, zField, pId) ) return ps_nomem(p->err);
+  return PS_OK;
 }
 
 /* Walks a XStat message, checking its structure (lazy columns decode it again). */
@@ -257,7 +257,7 @@ static int xs_plane(Xs *p, const PbMsg *space, const PbField *pf, size_t iPlane)
   while( (rc = pb_next(&m, &f, p->err))==PS_OK ){
     switch( f.num ){
       case 1: if( pb_want(&f, WT_VARINT, "id", "XPlane", p->err) ) goto fail; pl.id = (int64_t)f.v; break;
-      case 2: if( pb_want(&f, WT_LEN, "name", "XPlane", p->err) || xs_string(p, &f, &pl.name) ) goto fail; break;
+      case 2: if( pb_want(&f, WT_LEN, "name", "XPlane", p->err) || xs_string(p, &f, "XPlane.name", &pl.name) ) goto fail; break;
       case 3: if( pb_want(&f, WT_LEN, "lines", "XPlane", p->err) ) goto fail; break;
       case 4: case 5: {
         int64_t key; PbField val;
@@ -268,8 +268,11 @@ static int xs_plane(Xs *p, const PbMsg *space, const PbField *pf, size_t iPlane)
         PbMsg vm = { m.z, val.off, val.off + val.len, f.num==4 ? "XEventMetadata" : "XStatMetadata" };
         PbField g;
         while( (rc = pb_next(&vm, &g, p->err))==PS_OK ){
-          if( g.num==2 ){ if( pb_want(&g, WT_LEN, "name", vm.zMsg, p->err) || xs_string(p, &g, &x.name) ) goto fail; }
-          else if( f.num==4 && g.num==4 ){ if( pb_want(&g, WT_LEN, "display_name", vm.zMsg, p->err) || xs_string(p, &g, &x.displayName) ) goto fail; }
+          if( g.num==2 ){
+            if( pb_want(&g, WT_LEN, "name", vm.zMsg, p->err)
+             || xs_string(p, &g, f.num==4 ? "XEventMetadata.name" : "XStatMetadata.name", &x.name) ) goto fail;
+          }
+          else if( f.num==4 && g.num==4 ){ if( pb_want(&g, WT_LEN, "display_name", vm.zMsg, p->err) || xs_string(p, &g, "XEventMetadata.display_name", &x.displayName) ) goto fail; }
           else if( f.num==4 && g.num==5 ){ if( pb_want(&g, WT_LEN, "stats", vm.zMsg, p->err) || xs_check_stat(p, &vm, &g) ) goto fail; }
         }
         if( rc!=3 ) goto fail;
@@ -315,8 +318,8 @@ static int xs_plane(Xs *p, const PbMsg *space, const PbField *pf, size_t iPlane)
       switch( g.num ){
         case 1: if( pb_want(&g, WT_VARINT, "id", "XLine", p->err) ) goto fail; ln.id = (int64_t)g.v; bHaveId = 1; continue;
         case 10: if( pb_want(&g, WT_VARINT, "display_id", "XLine", p->err) ) goto fail; ln.displayId = (int64_t)g.v; continue;
-        case 2: if( pb_want(&g, WT_LEN, "name", "XLine", p->err) || xs_string(p, &g, &ln.name) ) goto fail; continue;
-        case 11: if( pb_want(&g, WT_LEN, "display_name", "XLine", p->err) || xs_string(p, &g, &ln.displayName) ) goto fail; continue;
+        case 2: if( pb_want(&g, WT_LEN, "name", "XLine", p->err) || xs_string(p, &g, "XLine.name", &ln.name) ) goto fail; continue;
+        case 11: if( pb_want(&g, WT_LEN, "display_name", "XLine", p->err) || xs_string(p, &g, "XLine.display_name", &ln.displayName) ) goto fail; continue;
         case 3: if( pb_want(&g, WT_VARINT, "timestamp_ns", "XLine", p->err) ) goto fail; ln.timestampNs = (int64_t)g.v; continue;
         case 9: if( pb_want(&g, WT_VARINT, "duration_ps", "XLine", p->err) ) goto fail; ln.durationPs = (int64_t)g.v; continue;
         case 4: if( pb_want(&g, WT_LEN, "events", "XLine", p->err) ) goto fail; break;
@@ -346,6 +349,16 @@ static int xs_plane(Xs *p, const PbMsg *space, const PbField *pf, size_t iPlane)
         }
       }
       if( rcE!=3 ) goto fail;
+      if( durPs<0 ){
+        /* int64 on the wire, but a duration cannot be negative (Chrome's 'dur' is refused alike) */
+        PsStr pn = ps_pool_get(&cap->pool, pl.name), lnm = ps_pool_get(&cap->pool, ln.name);
+        char zLine[160];
+        if( lnm.z ) snprintf(zLine, sizeof(zLine), "line '%.*s'", (int)(lnm.n > 100 ? 100 : lnm.n), lnm.z);
+        else snprintf(zLine, sizeof(zLine), "line id %lld", (long long)ln.id);
+        ps_err_at(p->err, (int64_t)g.off, "XEvent duration_ps is negative (%lld ps) in plane '%.*s' %s",
+                  (long long)durPs, (int)(pn.n > 100 ? 100 : pn.n), pn.z ? pn.z : "", zLine);
+        goto fail;
+      }
       if( cap->ev.n==cap->ev.nAlloc ){
         /* grow to what the rest of the file suggests (rows per byte so far, +5%): one or two
         ** reallocations instead of many, each of which would copy every column */
@@ -439,7 +452,7 @@ static const XMeta *plane_stat_meta(const PsPlane *pl, int64_t id){
 /* Appends the stats of message [off, off+len) (fields numbered statField) to b as JSON members;
 ** names already in the object (earlier = the event's own) are skipped. */
 static int stats_json(const PsCapture *cap, const PsPlane *pl, size_t off, size_t len, uint32_t statField,
-                      PsBuf *b, int *pnMembers, uint32_t *aSeen, size_t *pnSeen){
+                      PsBuf *b, int *pnMembers, uint32_t *aSeen, size_t *pnSeen, int64_t *pBadOff){
   PbMsg m = { (const uint8_t*)cap->src.z, off, off+len, "XEvent" };
   PbField f; PsErr err;
   char tmp[64];
@@ -489,14 +502,26 @@ static int stats_json(const PsCapture *cap, const PsPlane *pl, size_t off, size_
           PsStr r = ps_pool_get(&cap->pool, rx ? rx->name : 0);
           s = r.z ? r.z : ""; sn = r.n;
         }else{ s = cap->src.z + val.off; sn = val.len; }
-        if( ps_buf_append(b, "\"", 1) ) return PS_NOMEM;
-        for(size_t k=0; k<sn; k++){
-          unsigned char c = (unsigned char)s[k];
-          if( c=='"' || c=='\\' ){ if( ps_buf_append(b, "\\", 1) || ps_buf_append(b, (const char*)&c, 1) ) return PS_NOMEM; }
-          else if( c<0x20 ){ snprintf(tmp, sizeof(tmp), "\\u%04x", c); if( ps_buf_append(b, tmp, 6) ) return PS_NOMEM; }
-          else if( ps_buf_append(b, (const char*)&c, 1) ) return PS_NOMEM;
+        /* the text rule applies to the string before it is written as JSON: invalid UTF-8 and
+        ** NUL become U+FFFD; the first such byte is reported to the caller */
+        char *zFix = 0; size_t bad;
+        if( !ps_text_check(s, sn, &bad) ){
+          if( pBadOff && *pBadOff<0 ) *pBadOff = (int64_t)(val.off + bad);
+          size_t m = ps_text_repair(s, sn, 0);
+          zFix = malloc(m ? m : 1);
+          if( zFix==0 ) return PS_NOMEM;
+          ps_text_repair(s, sn, zFix);
+          s = zFix; sn = m;
         }
-        if( ps_buf_append(b, "\"", 1) ) return PS_NOMEM;
+        int rc = ps_buf_append(b, "\"", 1);
+        for(size_t k=0; k<sn && rc==0; k++){
+          unsigned char c = (unsigned char)s[k];
+          if( c=='"' || c=='\\' ){ rc = ps_buf_append(b, "\\", 1) || ps_buf_append(b, (const char*)&c, 1); }
+          else if( c<0x20 ){ snprintf(tmp, sizeof(tmp), "\\u%04x", c); rc = ps_buf_append(b, tmp, 6); }
+          else rc = ps_buf_append(b, (const char*)&c, 1);
+        }
+        free(zFix);
+        if( rc || ps_buf_append(b, "\"", 1) ) return PS_NOMEM;
         break;
       }
       case 6: {
@@ -515,20 +540,27 @@ static int stats_json(const PsCapture *cap, const PsPlane *pl, size_t off, size_
   return PS_OK;
 }
 
-/* The JSON object of a stats list: an event's stats plus its metadata's (event first). */
-int ps_xspace_stats_json(const PsCapture *cap, uint32_t iPlane, size_t off, size_t len, uint32_t statField,
-                         size_t metaOff, size_t metaLen, PsOut *o){
+/* The JSON object of a stats list: an event's stats plus its metadata's (event first).
+** *pBadOff (if not NULL, set to -1 first by the caller) = the source offset of the first byte of
+** a string value that the text rule replaced. */
+static int stats_object(const PsCapture *cap, uint32_t iPlane, size_t off, size_t len, uint32_t statField,
+                        size_t metaOff, size_t metaLen, PsOut *o, int64_t *pBadOff){
   PsBuf b = {0,0,0};
   uint32_t aSeen[256]; size_t nSeen = 0;
   int nMembers = 0;
   const PsPlane *pl = &cap->aPlane[iPlane];
   if( ps_buf_append(&b, "{", 1) ) return PS_NOMEM;
-  if( stats_json(cap, pl, off, len, statField, &b, &nMembers, aSeen, &nSeen) ){ ps_buf_free(&b); return PS_NOMEM; }
-  if( metaLen && stats_json(cap, pl, metaOff, metaLen, 5, &b, &nMembers, aSeen, &nSeen) ){ ps_buf_free(&b); return PS_NOMEM; }
+  if( stats_json(cap, pl, off, len, statField, &b, &nMembers, aSeen, &nSeen, pBadOff) ){ ps_buf_free(&b); return PS_NOMEM; }
+  if( metaLen && stats_json(cap, pl, metaOff, metaLen, 5, &b, &nMembers, aSeen, &nSeen, pBadOff) ){ ps_buf_free(&b); return PS_NOMEM; }
   if( ps_buf_append(&b, "}", 1) ){ ps_buf_free(&b); return PS_NOMEM; }
   if( nMembers==0 ){ ps_buf_free(&b); return PS_OK; }
   o->type = PS_META_JSON; o->z = b.z; o->n = b.n; o->zFree = b.z;
   return PS_OK;
+}
+
+int ps_xspace_stats_json(const PsCapture *cap, uint32_t iPlane, size_t off, size_t len, uint32_t statField,
+                         size_t metaOff, size_t metaLen, PsOut *o){
+  return stats_object(cap, iPlane, off, len, statField, metaOff, metaLen, o, 0);
 }
 
 /* ------------------------------------------------------------------ entry points */
@@ -552,7 +584,8 @@ static int xs_parse(PsCapture *cap, PsErr *err){
       if( pb_want(&f, WT_LEN, az[f.num], "XSpace", err) ) return PS_ERROR;
       if( ps_meta_text(cap, "xspace", az[f.num], (const char*)p.z + f.off, f.len, PS_META_TEXT, (int64_t)f.off) ) return ps_nomem(err);
       if( f.num==4 && cap->zHost==0 ){
-        cap->zHost = ps_arena_strdup(&cap->arena, (const char*)p.z + f.off, f.len);
+        const PsMeta *mh = &cap->aMeta[cap->nMeta-1];    /* the value as stored: the text rule applied */
+        cap->zHost = ps_arena_strdup(&cap->arena, mh->z, mh->n);
         if( cap->zHost==0 ) return ps_nomem(err);
       }
     }
@@ -563,10 +596,12 @@ static int xs_parse(PsCapture *cap, PsErr *err){
   for(size_t k=0; k<cap->nPlane; k++){
     PsPlane *pl = &cap->aPlane[k];
     PsStr nm = ps_pool_get(&cap->pool, pl->name);
-    char scope[200];
-    snprintf(scope, sizeof(scope), "%.*s", (int)(nm.n > 190 ? 190 : nm.n), nm.z ? nm.z : "");
+    char scope[3*190+1];                         /* cut before a character, not inside one */
+    ps_text_cstr(nm.z ? nm.z : "", nm.n, 190, scope);
     PsOut o; memset(&o, 0, sizeof(o));
-    if( ps_xspace_stats_json(cap, (uint32_t)k, pl->off, pl->len, 6, 0, 0, &o) ) return ps_nomem(err);
+    int64_t bad = -1;
+    if( stats_object(cap, (uint32_t)k, pl->off, pl->len, 6, 0, 0, &o, &bad) ) return ps_nomem(err);
+    if( bad>=0 && ps_text_diag(cap, bad, "XStat.str_value", cap->src.z + bad, 1, 0) ){ free(o.zFree); return ps_nomem(err); }
     if( o.zFree ){
       char *z = ps_arena_strdup(&cap->arena, o.z, o.n);
       free(o.zFree);

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include <minizip/unzip.h>
+#include <zlib.h>
 
 int ps_is_zip(const void *p, size_t n){
   const unsigned char *z = p;
@@ -38,46 +39,145 @@ static uLong mem_write(voidpf opaque, voidpf stream, const void *buf, uLong size
   (void)opaque; (void)stream; (void)buf; (void)size; return 0;
 }
 static ZPOS64_T mem_tell(voidpf opaque, voidpf stream){ (void)opaque; return ((MemFile*)stream)->pos; }
+/* A relative seek backwards comes as an unsigned offset that wraps (minizip seeks back over an
+** extra field it has just read), so the new position is computed modulo 2^64. */
 static long mem_seek(voidpf opaque, voidpf stream, ZPOS64_T off, int origin){
   MemFile *m = stream; (void)opaque;
   uint64_t base = origin==ZLIB_FILEFUNC_SEEK_SET ? 0 : origin==ZLIB_FILEFUNC_SEEK_CUR ? m->pos : m->n;
-  if( off > m->n || base + off > m->n ) return -1;
-  m->pos = base + off;
+  uint64_t pos = base + (uint64_t)off;
+  if( origin==ZLIB_FILEFUNC_SEEK_SET ? off > m->n : pos > m->n ) return -1;
+  m->pos = pos;
   return 0;
 }
 static int mem_close(voidpf opaque, voidpf stream){ (void)opaque; (void)stream; return 0; }
 static int mem_error(voidpf opaque, voidpf stream){ (void)opaque; (void)stream; return 0; }
 
-/* Inflates the current member into a new buffer (NUL-terminated). */
-static int read_member(unzFile uf, const char *zName, uint64_t maxOut, char **pz, size_t *pn,
-                       PsSource *pPoll, PsErr *err){
-  unz_file_info64 fi;
-  if( unzGetCurrentFileInfo64(uf, &fi, 0, 0, 0, 0, 0, 0)!=UNZ_OK ) return ps_err(err, "ZIP member '%s': damaged entry", zName);
-  if( fi.uncompressed_size > maxOut ){
-    return ps_err(err, "ZIP member '%s' inflates to %llu bytes, over the limit of %llu bytes",
-                  zName, (unsigned long long)fi.uncompressed_size, (unsigned long long)maxOut);
+/* ------------------------------------------------------------------ reading a member
+** minizip walks the directory, checks the local header and says where the member's data starts
+** (unzGetCurrentFileZStreamPos64); the data is then read here, from memory. minizip 1.1 as
+** Debian ships it never reads the zip64 extra field (it compares the 32-bit size with
+** (unsigned long)-1), so a member over 4 GiB - or one whose writer used zip64 from 2 GiB on, as
+** Python's zipfile does - came out with the sizes 0xFFFFFFFF and failed with "zlib error -1".
+** The sizes are taken from the zip64 extra field here, and the inflate loop is our own. */
+
+/* The 64-bit sizes from the central directory's zip64 extra field (id 0x0001), whose 8-byte
+** values come in this order for the fields that are 0xFFFFFFFF in the fixed record:
+** uncompressed size, compressed size (APPNOTE 4.5.3). Returns 0, or -1 when damaged. */
+static int zip64_sizes(const unsigned char *x, size_t nx, uint64_t *pUsize, uint64_t *pCsize){
+  size_t i = 0;
+  while( i+4<=nx ){
+    unsigned id = x[i] | x[i+1]<<8, len = x[i+2] | x[i+3]<<8;
+    if( i+4+len > nx ) return -1;
+    if( id==0x0001 ){
+      const unsigned char *p = x+i+4;
+      size_t k = 0;
+      uint64_t *apWant[2] = { pUsize, pCsize };
+      for(int f=0; f<2; f++){
+        if( *apWant[f]!=0xFFFFFFFFu ) continue;
+        if( k+8 > len ) return -1;
+        uint64_t v = 0;
+        for(int b=7; b>=0; b--) v = v<<8 | p[k+b];
+        *apWant[f] = v; k += 8;
+      }
+      return 0;
+    }
+    i += 4 + len;
   }
-  if( unzOpenCurrentFile(uf)!=UNZ_OK ) return ps_err(err, "ZIP member '%s': unsupported or damaged (encrypted?)", zName);
-  size_t cap = (size_t)fi.uncompressed_size + 1, n = 0;
+  return 0;
+}
+
+/* Inflates (or copies) the current member into a new buffer (NUL-terminated), at most maxOut
+** bytes, checking its CRC. mf: the archive's bytes. */
+static int read_member(unzFile uf, const MemFile *mf, const char *zName, uint64_t maxOut, char **pz,
+                       size_t *pn, PsSource *pPoll, PsErr *err){
+  unz_file_info64 fi;
+  unsigned char *aExtra = malloc(65536);
+  if( aExtra==0 ) return ps_nomem(err);
+  if( unzGetCurrentFileInfo64(uf, &fi, 0, 0, aExtra, 65535, 0, 0)!=UNZ_OK ){
+    free(aExtra); return ps_err(err, "ZIP member '%s': damaged entry", zName);
+  }
+  uint64_t usize = fi.uncompressed_size, csize = fi.compressed_size;
+  int rcX = zip64_sizes(aExtra, fi.size_file_extra < 65535 ? fi.size_file_extra : 65535, &usize, &csize);
+  free(aExtra);
+  if( rcX ) return ps_err(err, "ZIP member '%s': damaged zip64 extra field", zName);
+  if( fi.flag & 1 ) return ps_err(err, "ZIP member '%s' is encrypted (not supported)", zName);
+  if( fi.compression_method!=0 && fi.compression_method!=Z_DEFLATED ){
+    return ps_err(err, "ZIP member '%s': compression method %lu is not supported (only stored and deflate)",
+                  zName, (unsigned long)fi.compression_method);
+  }
+  if( usize > maxOut ){
+    return ps_err(err, "ZIP member '%s' inflates to %llu bytes, over the limit of %llu bytes",
+                  zName, (unsigned long long)usize, (unsigned long long)maxOut);
+  }
+  if( unzOpenCurrentFile(uf)!=UNZ_OK ){
+    /* minizip 1.1 cannot follow a zip64 offset either: a member past 4 GiB lands here too */
+    return ps_err(err, "ZIP member '%s': its local header is damaged or lies beyond the archive's first 4 GiB", zName);
+  }
+  uint64_t pos = unzGetCurrentFileZStreamPos64(uf);
+  unzCloseCurrentFile(uf);
+  if( pos > mf->n || csize > mf->n - pos ){
+    return ps_err(err, "ZIP member '%s': its %llu bytes of data run past the end of the archive (truncated?)",
+                  zName, (unsigned long long)csize);
+  }
+  const unsigned char *zIn = mf->p + pos;
+  /* room for what the header says, but never more than the data can make (deflate inflates at
+  ** most 1032 to 1) nor than the limit: a lying header costs no memory; the data decides */
+  uint64_t want = usize, most = fi.compression_method==0 ? csize : csize*1032 + 1024;
+  if( want > most ) want = most;
+  if( want > maxOut ) want = maxOut;
+  size_t cap = (size_t)want + 1, n = 0;
   char *z = malloc(cap);
-  if( z==0 ){ unzCloseCurrentFile(uf); return ps_nomem(err); }
+  if( z==0 ) return ps_nomem(err);
+  z_stream zs;
+  memset(&zs, 0, sizeof(zs));
+  int bDeflate = fi.compression_method==Z_DEFLATED, zrc = Z_OK;
+  if( bDeflate && inflateInit2(&zs, -MAX_WBITS)!=Z_OK ){ free(z); return ps_nomem(err); }
+  uint64_t inLeft = csize;
+  const unsigned char *pIn = zIn;
+  int rc = PS_OK;
   for(;;){
     if( n + 1 >= cap ){
-      /* the directory's size was wrong: the data decides, within the limit */
-      if( cap > maxOut ){ free(z); unzCloseCurrentFile(uf); return ps_err(err, "ZIP member '%s' inflates past the limit of %llu bytes", zName, (unsigned long long)maxOut); }
+      if( cap > maxOut ){
+        rc = ps_err(err, "ZIP member '%s' inflates past the limit of %llu bytes", zName, (unsigned long long)maxOut);
+        break;
+      }
       char *z2 = realloc(z, cap*2);
-      if( z2==0 ){ free(z); unzCloseCurrentFile(uf); return ps_nomem(err); }
+      if( z2==0 ){ rc = ps_nomem(err); break; }
       z = z2; cap *= 2;
     }
-    if( pPoll && ps_source_poll(pPoll) ){ free(z); unzCloseCurrentFile(uf); return ps_interrupted(err); }
-    size_t want = cap - 1 - n;
-    if( want > (16u<<20) ) want = 16u<<20;   /* an interrupt poll every 16 MiB */
-    int k = unzReadCurrentFile(uf, z + n, (unsigned)want);
-    if( k<0 ){ free(z); unzCloseCurrentFile(uf); return ps_err(err, "ZIP member '%s': corrupt data (zlib error %d)", zName, k); }
-    if( k==0 ) break;
-    n += (size_t)k;
+    if( pPoll && ps_source_poll(pPoll) ){ rc = ps_interrupted(err); break; }
+    size_t chunk = cap - 1 - n;
+    if( chunk > (16u<<20) ) chunk = 16u<<20;   /* an interrupt poll every 16 MiB */
+    if( !bDeflate ){
+      if( inLeft==0 ) break;
+      if( chunk > inLeft ) chunk = (size_t)inLeft;
+      memcpy(z + n, pIn, chunk);
+      pIn += chunk; inLeft -= chunk; n += chunk;
+      continue;
+    }
+    if( zs.avail_in==0 ){
+      uInt k = inLeft > (1u<<30) ? (1u<<30) : (uInt)inLeft;
+      zs.next_in = (Bytef*)pIn; zs.avail_in = k;
+      pIn += k; inLeft -= k;
+    }
+    zs.next_out = (Bytef*)z + n; zs.avail_out = (uInt)chunk;
+    zrc = inflate(&zs, Z_NO_FLUSH);
+    n += chunk - zs.avail_out;
+    if( zrc==Z_STREAM_END ) break;
+    if( zrc==Z_BUF_ERROR && zs.avail_in==0 && inLeft==0 ){
+      rc = ps_err(err, "ZIP member '%s': the deflate data ends early (truncated archive?)", zName);
+      break;
+    }
+    if( zrc!=Z_OK && zrc!=Z_BUF_ERROR ){
+      rc = zrc==Z_MEM_ERROR ? ps_nomem(err) : ps_err(err, "ZIP member '%s': corrupt data (zlib error %d)", zName, zrc);
+      break;
+    }
   }
-  if( unzCloseCurrentFile(uf)==UNZ_CRCERROR ){ free(z); return ps_err(err, "ZIP member '%s': CRC mismatch (corrupt archive)", zName); }
+  if( bDeflate ) inflateEnd(&zs);
+  if( rc==PS_OK && crc32_z(crc32(0, 0, 0), (const Bytef*)z, n)!=fi.crc ){
+    rc = ps_err(err, "ZIP member '%s': CRC mismatch (corrupt archive)", zName);
+  }
+  if( rc ){ free(z); return rc; }
   z[n] = 0;
   *pz = z; *pn = n;
   return PS_OK;
@@ -135,7 +235,7 @@ int ps_unzip_capture(const void *p, size_t n, uint64_t maxOut, char **pz, size_t
   }
   if( unzLocateFile(uf, "manifest.json", 1)==UNZ_OK ){
     char *zm; size_t nm;
-    rc = read_member(uf, "manifest.json", 1u<<24, &zm, &nm, pPoll, err);
+    rc = read_member(uf, &mf, "manifest.json", 1u<<24, &zm, &nm, pPoll, err);
     if( rc ) goto out;
     size_t v, w;
     const char *zKey = 0;
@@ -160,7 +260,7 @@ int ps_unzip_capture(const void *p, size_t n, uint64_t maxOut, char **pz, size_t
     unzGoToFirstFile(uf);
     if( (rc = member_name(uf, zWant, sizeof(zWant), err))!=PS_OK ) goto out;
   }
-  rc = read_member(uf, zWant, maxOut, pz, pn, pPoll, err);
+  rc = read_member(uf, &mf, zWant, maxOut, pz, pn, pPoll, err);
   if( rc==PS_OK && zMember ) snprintf(zMember, nMember, "%s", zWant);
 out:
   unzClose(uf);

@@ -313,6 +313,16 @@ void ps_vt_result(sqlite3_context *ctx, PsOut *o){
     case PS_META_REAL: sqlite3_result_double(ctx, o->r); break;
     case PS_META_TEXT:
     case PS_META_JSON:
+      if( o->z && !ps_text_check(o->z, o->n, 0) ){
+        /* the text rule for values read lazily (args, ids, job columns): repaired as they are
+        ** read; no diagnostic is possible here (docs/security.md, "Text") */
+        size_t m = ps_text_repair(o->z, o->n, 0);
+        char *zFix = malloc(m ? m : 1);
+        if( zFix==0 ){ if( o->zFree ){ free(o->zFree); o->zFree = 0; } sqlite3_result_error_nomem(ctx); return; }
+        ps_text_repair(o->z, o->n, zFix);
+        free(o->zFree);
+        o->z = zFix; o->n = m; o->zFree = zFix;
+      }
       if( o->zFree ){
         sqlite3_result_text64(ctx, o->z, o->n, free, SQLITE_UTF8);
         o->zFree = 0;

@@ -33,8 +33,6 @@ pinned = [
      "profile_events: BLOB: byte 32 (line 1, column 33): 'pid' 18446744073709551616 is out of range (more than 64 bits)"),
     ("negative dur", EV, (b'[{"ph":"X","ts":1,"dur":-5,"pid":1,"tid":1,"name":"a"}]',),
      "profile_events: BLOB: byte 24 (line 1, column 25): 'dur' is negative (-5000 ns); a duration cannot be negative"),
-    ("invalid UTF-8 in a name", EV, (b'[{"ph":"X","ts":1,"dur":1,"pid":1,"tid":1,"name":"a\xff\xfeb"}]',),
-     "profile_events: BLOB: byte 49 (line 1, column 50): invalid UTF-8 in name"),
     ("protobuf length 2^63", "SELECT count(*) FROM profile_events(?, 'xspace')",
      (bytes([0x0a] + [0x80] * 9 + [0x01]),),
      "profile_events: BLOB: byte 1: length 9223372036854775808 runs past the end of XSpace (0 bytes left)"),
@@ -50,6 +48,135 @@ pinned = [
 for what, sql, args, want in pinned:
     got = err(sql, *args)
     check(got == want, f"{what}: {got!r} != {want!r}")
+
+# The text rule (docs/security.md, "Text"): every TEXT value is valid UTF-8 without NUL; invalid
+# sequences and NUL become U+FFFD as Python's bytes.decode("utf-8", "replace") makes them (the
+# independent check here), with an 'invalid_text' diagnostic naming the first bad byte where the
+# value is read at load. Before, Chrome refused such a name and the other formats passed the bytes
+# on (Python's sqlite3 then raised "Could not decode to UTF-8 column").
+import json
+import random
+
+
+def py_text(b):
+    return b.decode("utf-8", "replace").replace("\0", "\ufffd")
+
+
+def first_bad(b):
+    try:
+        b.decode("utf-8")
+        bad = len(b)
+    except UnicodeDecodeError as e:
+        bad = e.start
+    return min(bad, b.find(b"\0") if b"\0" in b else len(b))
+
+
+def diags(data, kind="invalid_text"):
+    return db.execute("SELECT value, byte_offset FROM profile_metadata(?) WHERE scope = 'diagnostic' AND key = ?",
+                      (data, kind)).fetchall()
+
+
+b = b'[{"ph":"X","ts":1,"dur":1,"pid":1,"tid":1,"name":"a\xff\xfeb"}]'
+check(db.execute("SELECT name FROM profile_events(?)", (b,)).fetchall() == [("a\ufffd\ufffdb",)], "a Chrome name is repaired")
+check(diags(b) == [("invalid UTF-8 (byte 0xff) in name at byte 51; replaced with U+FFFD", 51)], "... with a diagnostic", diags(b))
+# 400 random labels (bytes chosen to hit every branch of UTF-8) through the lms parser, each
+# compared with Python's decoder; each bad one has a diagnostic at its first bad byte
+rng = random.Random(12)
+pool = [0, 0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xe1, 0xec, 0xed, 0xee,
+        0xef, 0xf0, 0xf1, 0xf3, 0xf4, 0xf5, 0xff]
+labels = [bytes(rng.choice(pool) if rng.random() < 0.7 else rng.randrange(0x20, 0x7f) for _ in range(rng.randrange(1, 12)))
+          for _ in range(400)]
+lms, want_diag = b"", []
+for k, lab in enumerate(labels):
+    head = b"2,%d," % k
+    if first_bad(lab) < len(lab):
+        want_diag.append(len(lms) + len(head) + first_bad(lab))
+    lms += head + lab + b"\n"
+lms += b"".join(b"0,%d,1\n1,%d,1\n" % (k, k) for k in range(len(labels)))
+got = [r[0] for r in db.execute("SELECT name FROM profile_events(?, 'lms') ORDER BY id", (lms,))]
+check(got == [py_text(lab) for lab in labels], "400 random lms labels: repaired as Python decodes them")
+check([r[1] for r in diags(lms)] == want_diag and len(want_diag) > 300,
+      f"... a diagnostic at the first bad byte of each of the {len(want_diag)} bad ones")
+# lazily read columns are repaired as they are read (no diagnostic): Chrome args, a job's name
+# and metadata from a report and from a jobs CSV
+b = b'[{"ph":"X","ts":1,"dur":1,"pid":1,"tid":1,"name":"n","args":{"s":"x\xc3(","t":"\\u0000"}}]'
+args = db.execute("SELECT args FROM profile_events(?)", (b,)).fetchone()[0]
+check(args == '{"s":"x\ufffd(","t":"\\u0000"}' and json.loads(args)["s"] == "x\ufffd(", "Chrome args", args)
+rep = (b'{"completed_jobs":[{"name":"j\xe0\x80","metadata":{"k":"\xff"}}],"run":{"host":"h\xf4\x90"},'
+       b'"schema":"newengine.profiler.report.v3"}')
+check(db.execute("SELECT name, metadata FROM profile_jobs(?)", (rep,)).fetchall() == [("j\ufffd\ufffd", '{"k":"\ufffd"}')],
+      "a job's name and metadata")
+check(db.execute("SELECT value FROM profile_metadata(?) WHERE scope = 'run'", (rep,)).fetchall() == [("h\ufffd\ufffd",)]
+      and diags(rep) == [("invalid UTF-8 (byte 0xf4) in run 'host' at byte %d; replaced with U+FFFD" % rep.index(b"\xf4"),
+                          rep.index(b"\xf4"))],
+      "a report's run.host, read at load: repaired with a diagnostic", diags(rep))
+csv = b"id,status,category,source,name\nj\x00,s,c,x,\"a,\xed\xa0\x80\"\n"
+check(db.execute("SELECT id, name FROM profile_jobs(?)", (csv,)).fetchall() == [("j\ufffd", "a,\ufffd\ufffd\ufffd")],
+      "a jobs CSV's cells")
+# an error message quoting the input obeys the rule too (Python raised UnicodeDecodeError instead)
+check(err(EV, b'[{"ph":"\xff"}]') == 'profile_events: BLOB: byte 7 (line 1, column 8): expected a one-character string for \'ph\', found "\ufffd"',
+      "an error message quoting bad bytes", err(EV, b'[{"ph":"\xff"}]'))
+
+# XSpace: a negative duration_ps is an error like Chrome's negative 'dur' (it was kept as a negative
+# duration); the offset is the XEvent's (found with bytes.index)
+def pb_varint(v):
+    v &= (1 << 64) - 1
+    out = b""
+    while v >= 0x80:
+        out += bytes([v & 0x7F | 0x80])
+        v >>= 7
+    return out + bytes([v])
+
+
+def pb(field, v):
+    if isinstance(v, bytes):
+        return pb_varint(field << 3 | 2) + pb_varint(len(v)) + v
+    return pb_varint(field << 3) + pb_varint(v)
+
+
+xev = pb(1, 1) + pb(2, 0) + pb(3, -5000)
+xsp = pb(1, pb(1, 1) + pb(2, b"/device:GPU:0") + pb(3, pb(1, 2) + pb(2, b"Stream #1") + pb(3, 100) + pb(4, xev)))
+check(err("SELECT count(*) FROM profile_events(?, 'xspace')", xsp) == "profile_events: BLOB: byte %d: XEvent duration_ps "
+      "is negative (-5000 ps) in plane '/device:GPU:0' line 'Stream #1'" % xsp.index(xev), "XSpace: a negative duration_ps",
+      err("SELECT count(*) FROM profile_events(?, 'xspace')", xsp))
+
+# newengine numbers beyond the double range are errors naming the offset and the key (they came out
+# as Inf); as in a jobs CSV
+JB = "SELECT count(*) FROM profile_jobs(?)"
+SCH = b'"schema":"newengine.profiler.report.v3"'
+RNG = "is out of range (beyond the double range, +/-1.8e308)"
+big = b'-1' + b'0' * 400
+for data, lit, want in [
+    (b'{"completed_jobs":[{"elapsed_ms":1e400}],' + SCH + b'}', b"1e400", "'elapsed_ms' 1e400 " + RNG),
+    (b'{"completed_jobs":[{"metadata":{"metadata":{"frame_id":' + big + b'}}}],' + SCH + b'}', big,
+     "'metadata/metadata/frame_id' " + big[:40].decode() + " " + RNG),
+    (b'id,status,category,source,load\nj,s,c,x,0.5\nk,s,c,x,2e308\n', b"2e308", "line 3: 'load' 2e308 " + RNG),
+]:
+    o = data.index(lit)  # JSON errors say the line and column (characters) too; a CSV error says its line
+    at = "byte %d" % o if data.startswith(b"id,") else "byte %d (line 1, column %d)" % (o, o + 1)
+    check(err(JB, data) == "profile_jobs: BLOB: %s: %s" % (at, want), "newengine: " + want, err(JB, data))
+check(db.execute("SELECT elapsed_ms FROM profile_jobs(?)", (b'{"completed_jobs":[{"elapsed_ms":1.7976931348623157e308}],' + SCH + b'}',)).fetchone()[0]
+      == 1.7976931348623157e308, "the largest double is in range")
+
+# duplicate JSON keys: the last one wins everywhere (JSON.parse and Python's json agree, checked
+# here), each repeat a 'duplicate_key' diagnostic with its offset
+tr = b'{"traceEvents":[{"ph":"X","ts":1,"dur":1,"pid":1,"tid":1,"name":"a","name":"b","args":{"v":1,"v":2}}],"k":1,"k":[2]}'
+pj = json.loads(tr)
+got = db.execute("SELECT name, args FROM profile_events(?)", (tr,)).fetchall()
+check([(n, json.loads(a)["v"]) for n, a in got] == [(pj["traceEvents"][0]["name"], pj["traceEvents"][0]["args"]["v"])],
+      "Chrome: the last name; args as written (json.loads reads its last v, SQLite's json_extract its first)", got)
+check(db.execute("SELECT value FROM profile_metadata(?) WHERE scope = 'trace'", (tr,)).fetchall() == [(json.dumps(pj["k"]),)],
+      "Chrome: the last top-level 'k', one row")
+check([r[1] for r in diags(tr, "duplicate_key")] == [tr.index(b'"name":"b"'), tr.index(b'"k":[2]')],
+      "Chrome: a diagnostic at each repeated key", diags(tr, "duplicate_key"))
+rep = (b'{"completed_jobs":[{"name":"a"}],"summary":{"n":1},"completed_jobs":[{"name":"b","elapsed_ms":1,"elapsed_ms":2}],'
+       b'"summary":{"n":2,"n":3},' + SCH + b'}')
+pr = json.loads(rep)
+check(db.execute("SELECT name, elapsed_ms FROM profile_jobs(?)", (rep,)).fetchall()
+      == [(j["name"], j["elapsed_ms"]) for j in pr["completed_jobs"]], "newengine: the last completed_jobs, the last elapsed_ms")
+check(db.execute("SELECT key, value FROM profile_metadata(?) WHERE scope = 'summary'", (rep,)).fetchall()
+      == list(pr["summary"].items()), "newengine: the last summary object, its last 'n'")
+check(len(diags(rep, "duplicate_key")) == 4, "newengine: four repeated keys", diags(rep, "duplicate_key"))
 
 # legal but extreme: a 100 MB name
 big = b'[{"ph":"X","ts":1,"dur":1,"pid":1,"tid":1,"name":"' + b'x' * 100_000_000 + b'"}]'
@@ -272,6 +399,59 @@ for what, arg in (("BLOB", gz), (gzpath, gzpath), (zpath, zpath)):
     check(db.execute("SELECT 1").fetchone()[0] == 1, "the connection answers after the interrupt")
 check(err("SELECT count(*) FROM profile_events(?)", gzpath).endswith("is not a supported capture (supported: chrome, timings, lms, xspace, newengine)"),
       "uninterrupted, the same file inflates to the end")
+
+# ZIP members whose directory entry says 0xFFFFFFFF and carries the sizes in a zip64 extra field
+# (Python's zipfile writes this from 2 GiB on; every member over 4 GiB has it). minizip 1.1 never
+# read that field, so such a member failed with "corrupt data (zlib error -1)". Built here at small
+# scale, byte by byte (APPNOTE 4.3.7, 4.3.12, 4.5.3); Python's zipfile reads them back first.
+import struct
+
+
+def zip64_archive(data, method=8, usize=None):
+    comp = data
+    if method == 8:
+        co = zlib.compressobj(6, zlib.DEFLATED, -15)
+        comp = co.compress(data) + co.flush()
+    x64 = struct.pack("<HHQQ", 1, 16, len(data) if usize is None else usize, len(comp))
+    crc, name = zlib.crc32(data), b"trace.json"
+    local = struct.pack("<4s5H3L2H", b"PK\x03\x04", 45, 0, method, 0, 0x21, crc, 0xFFFFFFFF, 0xFFFFFFFF,
+                        len(name), len(x64)) + name + x64
+    cd = struct.pack("<4s6H3L5H2L", b"PK\x01\x02", 45, 45, 0, method, 0, 0x21, crc, 0xFFFFFFFF, 0xFFFFFFFF,
+                     len(name), len(x64), 0, 0, 0, 0, 0) + name + x64
+    return local + comp + cd + struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, 1, 1, len(cd), len(local) + len(comp), 0)
+
+
+trace = ("[" + ",".join('{"ph":"X","ts":%d,"dur":1,"pid":1,"tid":1,"name":"e%d"}' % (i, i) for i in range(3000)) + "]").encode()
+for method in (8, 0):
+    z64 = zip64_archive(trace, method)
+    check(zipfile.ZipFile(io.BytesIO(z64)).read("trace.json") == trace, f"zip64 archive (method {method}) is valid")
+    got = err("SELECT count(*) FROM profile_events(?)", z64) or db.execute(
+        "SELECT count(*), sum(dur), max(name) FROM profile_events(?)", (z64,)).fetchone()
+    check(got == (3000, 3000 * 1000, "e999"), f"a zip64 member (method {method}) reads whole", got)
+db.execute("SELECT profsql_config('max_inflated_bytes', 1048576)")
+check(err(EV, zip64_archive(trace, 8, 5 << 30)) == "profile_events: BLOB: ZIP member 'trace.json' inflates to "
+      "5368709120 bytes, over the limit of 1048576 bytes", "the limit applies to the zip64 size", err(EV, zip64_archive(trace, 8, 5 << 30)))
+db.execute("SELECT profsql_config('max_inflated_bytes', 17179869184)")
+bad = bytearray(zip64_archive(trace, 8))
+bad[200] ^= 0xFF                                      # a byte of the deflate data: an invalid code
+check(err(EV, bytes(bad)) == "profile_events: BLOB: ZIP member 'trace.json': corrupt data (zlib error -3)",
+      "damaged zip64 data is an error", err(EV, bytes(bad)))
+bad = bytearray(zip64_archive(trace, 0))
+bad[100] ^= 0x01                                      # a stored byte: only the CRC can tell
+check(err(EV, bytes(bad)) == "profile_events: BLOB: ZIP member 'trace.json': CRC mismatch (corrupt archive)",
+      "a stored zip64 member with a changed byte fails its CRC", err(EV, bytes(bad)))
+
+zb = io.BytesIO()
+with zipfile.ZipFile(zb, "w") as z:
+    z.writestr("t.json", b"[]")
+enc = bytearray(zb.getvalue())
+enc[enc.rfind(b"PK\x01\x02") + 8] |= 1                  # the directory's flag: encrypted
+check(err(EV, bytes(enc)) == "profile_events: BLOB: ZIP member 't.json' is encrypted (not supported)", "an encrypted member",
+      err(EV, bytes(enc)))
+loc = bytearray(zb.getvalue())
+loc[8] = 8                                               # the local header's method disagrees with the directory's
+check(err(EV, bytes(loc)) == "profile_events: BLOB: ZIP member 't.json': its local header is damaged or lies beyond the "
+      "archive's first 4 GiB", "a damaged local header", err(EV, bytes(loc)))
 
 # the noio entry point: BLOBs only, no writers
 n = sqlite3.connect(":memory:")
