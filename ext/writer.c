@@ -1,16 +1,29 @@
 /*
 ** writer.c — output files for the report writers (see writer.h): text buffers, CSV and
-** Markdown cells, JSON re-indentation, atomic file writes and ZIP archives through minizip
-** (Debian's libminizip, zlib's contrib/minizip).
+** Markdown cells, JSON re-indentation, atomic file writes, report sets committed as a set, and
+** ZIP archives through minizip (Debian's libminizip, zlib's contrib/minizip).
+**
+** How a file reaches its path (every writer): the target is looked at first (nothing there, or
+** a regular file; a device, FIFO, socket, directory or symbolic link is refused by name); the
+** bytes go to "<dir>/.<name>.tmp.<hex>" created with O_EXCL and mode 0666 (so the umask
+** applies), which takes the replaced file's permission bits (and owner, where the process may
+** set it); the temporary file is flock()ed for its whole life, fsync()ed and renamed over the
+** target. A run killed mid-write leaves its temporary file unlocked: the next write to the same
+** target removes those older than two seconds (a live writer's is locked and kept).
 */
 #include "writer.h"
 
+#include "source.h"          /* ps_file_type, ps_interrupted */
+
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -121,85 +134,248 @@ int ps_safe_name(const char *zName){
   return strchr(zName, '/')==0 && strchr(zName, '\\')==0;
 }
 
-/* A temporary file next to zPath: "<dir>/.<base>.tmp.XXXXXX". */
-static int temp_open(const char *zPath, char **pzTmp, PsErr *err){
+/* ------------------------------------------------------------------ targets */
+
+/* Looks at what zPath names before a writer replaces it. PS_OK with *pbExists 0 (nothing there)
+** or 1 (a regular file, *pSt its stat: the replacement keeps its permission bits and owner);
+** anything else at the path is an error naming it. */
+static int target_check(const char *zPath, int *pbExists, struct stat *pSt, PsErr *err){
+  char zFit[PS_PATH_FIT+1];
+  const char *zP = ps_path_fit(zPath, zFit);
+  *pbExists = 0;
+  if( lstat(zPath, pSt)!=0 ){
+    if( errno==ENOENT ) return PS_OK;
+    return ps_err(err, "cannot write '%s': %s", zP, strerror(errno));
+  }
+  if( !S_ISREG(pSt->st_mode) ){
+    return ps_err(err, "cannot write '%s': it is %s, and writers replace regular files only",
+                  zP, ps_file_type(pSt->st_mode));
+  }
+  *pbExists = 1;
+  return PS_OK;
+}
+
+/* Gives the new file fd the permission bits and owner of the file it replaces (pOld). The owner
+** is kept only where the process may set it (root); failing that the writer owns it. */
+static void keep_mode(int fd, int bExists, const struct stat *pOld){
+  if( !bExists ) return;
+  if( (pOld->st_uid!=geteuid() || pOld->st_gid!=getegid()) && fchown(fd, pOld->st_uid, pOld->st_gid) ){}
+  fchmod(fd, pOld->st_mode & 0777);
+}
+
+/* The directory part of zPath ("." when it has none) into buf; the base name's offset. */
+static size_t split_dir(const char *zPath, char *buf, size_t nBuf){
   const char *slash = strrchr(zPath, '/');
   size_t nDir = slash ? (size_t)(slash - zPath) + 1 : 0;
+  if( nDir==0 ) snprintf(buf, nBuf, ".");
+  else snprintf(buf, nBuf, "%.*s", (int)(nDir > 1 ? nDir-1 : 1), zPath);
+  return nDir;
+}
+
+/* Removes the regular files in the directory fd (one level; what a staging directory holds). */
+static void remove_dir_files(int fd){
+  int fd2 = dup(fd);
+  if( fd2<0 ) return;
+  DIR *d = fdopendir(fd2);
+  if( d==0 ){ close(fd2); return; }
+  struct dirent *e;
+  while( (e = readdir(d))!=0 ){
+    struct stat st;
+    if( fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW)==0 && S_ISREG(st.st_mode) ){
+      unlinkat(fd, e->d_name, 0);
+    }
+  }
+  closedir(d);
+}
+
+/* Removes what killed writers left in zDir: regular files and (staging) directories whose name
+** starts with zPrefix, that no live writer holds locked and that were last modified more than
+** PS_STALE_SECONDS ago (a writer takes its lock right after creating the entry: the age covers
+** that instant). Best effort: whatever cannot be removed stays. */
+#define PS_STALE_SECONDS 2
+static void clean_stale(const char *zDir, const char *zPrefix){
+  DIR *d = opendir(zDir);
+  if( d==0 ) return;
+  int dfd = dirfd(d);
+  size_t nPre = strlen(zPrefix);
+  time_t now = time(0);
+  struct dirent *e;
+  while( (e = readdir(d))!=0 ){
+    if( strncmp(e->d_name, zPrefix, nPre)!=0 ) continue;
+    int fd = openat(dfd, e->d_name, O_RDONLY|O_NOFOLLOW|O_NONBLOCK|O_CLOEXEC|O_NOCTTY);
+    if( fd<0 ) continue;
+    struct stat st;
+    if( fstat(fd, &st)==0 && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
+     && st.st_mtime < now - PS_STALE_SECONDS && flock(fd, LOCK_EX|LOCK_NB)==0 ){
+      if( S_ISDIR(st.st_mode) ){
+        remove_dir_files(fd);
+        unlinkat(dfd, e->d_name, AT_REMOVEDIR);
+      }else{
+        unlinkat(dfd, e->d_name, 0);
+      }
+    }
+    close(fd);
+  }
+  closedir(d);
+}
+
+/* A name no other writer uses: pid, a process-wide counter, the clock. */
+static unsigned long long unique_tag(int nTry){
+  static unsigned nCounter = 0;
+  unsigned k = __atomic_fetch_add(&nCounter, 1, __ATOMIC_RELAXED);
+  struct timespec ts; clock_gettime(CLOCK_REALTIME, &ts);
+  unsigned long long x = ((unsigned long long)getpid() << 40) ^ ((unsigned long long)k << 20)
+                       ^ (unsigned long long)ts.tv_nsec ^ ((unsigned long long)nTry * 0x9E3779B97F4A7C15ull);
+  return x & 0xffffffffffffull;
+}
+
+/* Creates and locks the temporary file "<dir>/.<base>.tmp.<hex>" next to zPath (mode 0666 less
+** the umask), after removing stale ones of the same target. Returns the fd, *pzTmp (malloc'ed);
+** -1 with err set. */
+static int temp_open(const char *zPath, char **pzTmp, PsErr *err){
+  char zFit[PS_PATH_FIT+1];
+  const char *zP = ps_path_fit(zPath, zFit);
+  char zDir[4096];
+  size_t nDir = split_dir(zPath, zDir, sizeof(zDir));
   const char *zBase = zPath + nDir;
-  if( zBase[0]==0 ){ ps_err(err, "'%s' names a directory, not a file", zPath); return -1; }
-  size_t n = strlen(zPath) + 16;
+  if( zBase[0]==0 ){ ps_err(err, "'%s' names a directory, not a file", zP); return -1; }
+  size_t n = strlen(zPath) + 32;
   char *zTmp = malloc(n);
   if( zTmp==0 ){ ps_nomem(err); return -1; }
-  snprintf(zTmp, n, "%.*s.%s.tmp.XXXXXX", (int)nDir, zPath, zBase);
-  int fd = mkstemp(zTmp);
+  snprintf(zTmp, n, ".%s.tmp.", zBase);
+  clean_stale(zDir, zTmp);
+  int fd = -1, e = 0;
+  for(int nTry=0; nTry<100 && fd<0; nTry++){
+    snprintf(zTmp, n, "%.*s.%s.tmp.%012llx", (int)nDir, zPath, zBase, unique_tag(nTry));
+    fd = open(zTmp, O_RDWR|O_CREAT|O_EXCL|O_CLOEXEC|O_NOFOLLOW, 0666);
+    e = errno;
+    if( fd<0 && e!=EEXIST ) break;
+  }
   if( fd<0 ){
-    int e = errno;
     free(zTmp);
-    if( nDir ){
-      char zDir[4096];
-      snprintf(zDir, sizeof(zDir), "%.*s", (int)(nDir > 1 ? nDir-1 : 1), zPath);
-      struct stat st;
-      if( stat(zDir, &st)!=0 ){ ps_err(err, "cannot write '%s': directory '%s' does not exist", zPath, zDir); return -1; }
+    struct stat st;
+    if( nDir && stat(zDir, &st)!=0 ){
+      char zDirFit[PS_PATH_FIT+1];
+      ps_err(err, "cannot write '%s': directory '%s' does not exist", zP, ps_path_fit(zDir, zDirFit));
+      return -1;
     }
-    ps_err(err, "cannot write '%s': %s", zPath, strerror(e));
+    ps_err(err, "cannot write '%s': %s", zP, strerror(e));
     return -1;
   }
-  fchmod(fd, 0644);
+  flock(fd, LOCK_EX);                     /* new and ours: never waits */
   *pzTmp = zTmp;
   return fd;
 }
 
-int ps_write_file(const char *zPath, const void *p, size_t n, PsErr *err){
-  char *zTmp = 0;
-  int fd = temp_open(zPath, &zTmp, err);
-  if( fd<0 ) return err->rc==PS_NOMEM ? PS_NOMEM : PS_ERROR;
+/* The last step of every write: the target is looked at again (something may have been put
+** there meanwhile), then zTmp replaces it. Frees zTmp, closes fd (the lock goes with it). */
+static int temp_commit(int fd, char *zTmp, const char *zPath, int bCommit, PsErr *err){
+  char zFit[PS_PATH_FIT+1];
+  int rc = PS_OK, bExists;
+  struct stat st;
+  if( bCommit && (fsync(fd)!=0) ){
+    rc = ps_err(err, "cannot write '%s': %s", ps_path_fit(zPath, zFit), strerror(errno));
+    bCommit = 0;
+  }
+  if( bCommit && target_check(zPath, &bExists, &st, err) ){ rc = PS_ERROR; bCommit = 0; }
+  if( bCommit && rename(zTmp, zPath)!=0 ){
+    rc = ps_err(err, "cannot write '%s': %s", ps_path_fit(zPath, zFit), strerror(errno));
+    bCommit = 0;
+  }
+  if( !bCommit ) unlink(zTmp);
+  close(fd);
+  free(zTmp);
+  return rc;
+}
+
+static int write_all(int fd, const void *p, size_t n){
   const char *c = p;
   size_t done = 0;
   while( done<n ){
-    ssize_t w = write(fd, c+done, n-done);
+    ssize_t w = write(fd, c+done, n-done > (1u<<30) ? (1u<<30) : n-done);
     if( w<0 && errno==EINTR ) continue;
-    if( w<=0 ){
-      int e = w<0 ? errno : ENOSPC;
-      close(fd); unlink(zTmp); free(zTmp);
-      return ps_err(err, "cannot write '%s': %s", zPath, strerror(e));
-    }
+    if( w<=0 ) return w<0 ? errno : ENOSPC;
     done += (size_t)w;
   }
-  if( fsync(fd)!=0 || close(fd)!=0 ){
-    int e = errno;
-    unlink(zTmp); free(zTmp);
-    return ps_err(err, "cannot write '%s': %s", zPath, strerror(e));
-  }
-  if( rename(zTmp, zPath)!=0 ){
-    int e = errno;
-    unlink(zTmp); free(zTmp);
-    return ps_err(err, "cannot write '%s': %s", zPath, strerror(e));
-  }
-  free(zTmp);
-  return PS_OK;
+  return 0;
 }
+
+int ps_write_file(const char *zPath, const void *p, size_t n, PsErr *err){
+  int bExists;
+  struct stat st;
+  if( target_check(zPath, &bExists, &st, err) ) return PS_ERROR;
+  char *zTmp = 0;
+  int fd = temp_open(zPath, &zTmp, err);
+  if( fd<0 ) return err->rc==PS_NOMEM ? PS_NOMEM : PS_ERROR;
+  keep_mode(fd, bExists, &st);
+  int e = write_all(fd, p, n);
+  if( e ){
+    char zFit[PS_PATH_FIT+1];
+    temp_commit(fd, zTmp, zPath, 0, err);
+    return ps_err(err, "cannot write '%s': %s", ps_path_fit(zPath, zFit), strerror(e));
+  }
+  return temp_commit(fd, zTmp, zPath, 1, err);
+}
+
+/* ------------------------------------------------------------------ ZIP archives */
 
 struct PsZip {
   zipFile zf;
-  char *zPath, *zTmp;
+  int fd;               /* the locked temporary file; minizip writes through a dup of it */
+  char *zPath, *zTmp;   /* where it goes, and its temporary name beside it */
+  char *zShow;          /* the path messages name (a staged archive: its final path) */
 };
 
-PsZip *ps_zip_open(const char *zPath, PsErr *err){
-  char *zTmp = 0;
-  int fd = temp_open(zPath, &zTmp, err);
+/* minizip's open, on the temporary file already created (and locked) by temp_open: no second
+** open by name, so nothing can be swapped in between. */
+static voidpf ZCALLBACK zip_fd_open(voidpf opaque, const void *zName, int mode){
+  (void)zName; (void)mode;
+  int fd = dup(*(int*)opaque);
   if( fd<0 ) return 0;
-  close(fd);
+  FILE *f = fdopen(fd, "w+b");
+  if( f==0 ) close(fd);
+  return f;
+}
+
+/* ps_zip_open, with zShow (NULL: zPath) the path its messages name. */
+static PsZip *zip_open(const char *zPath, const char *zShow, PsErr *err){
+  int bExists;
+  struct stat st;
+  if( target_check(zPath, &bExists, &st, err) ) return 0;
   PsZip *z = calloc(1, sizeof(*z));
-  char *zP = strdup(zPath);
-  if( z==0 || zP==0 ){ free(z); free(zP); unlink(zTmp); free(zTmp); ps_nomem(err); return 0; }
-  z->zf = zipOpen64(zTmp, APPEND_STATUS_CREATE);
+  char *zP = strdup(zPath), *zS = strdup(zShow ? zShow : zPath);
+  if( z==0 || zP==0 || zS==0 ){ free(z); free(zP); free(zS); ps_nomem(err); return 0; }
+  z->fd = temp_open(zPath, &z->zTmp, err);
+  if( z->fd<0 ){ free(z); free(zP); free(zS); return 0; }
+  keep_mode(z->fd, bExists, &st);
+  z->zPath = zP; z->zShow = zS;
+  zlib_filefunc64_def ff;
+  fill_fopen64_filefunc(&ff);
+  ff.zopen64_file = zip_fd_open;
+  ff.opaque = &z->fd;
+  z->zf = zipOpen2_64(z->zTmp, APPEND_STATUS_CREATE, 0, &ff);
   if( z->zf==0 ){
-    ps_err(err, "cannot write '%s': cannot create the archive", zPath);
-    unlink(zTmp); free(zTmp); free(zP); free(z);
+    char zFit[PS_PATH_FIT+1];
+    ps_err(err, "cannot write '%s': cannot create the archive", ps_path_fit(zS, zFit));
+    temp_commit(z->fd, z->zTmp, zPath, 0, 0);
+    free(z->zPath); free(z->zShow); free(z);
     return 0;
   }
-  z->zPath = zP; z->zTmp = zTmp;
   return z;
+}
+
+PsZip *ps_zip_open(const char *zPath, PsErr *err){ return zip_open(zPath, 0, err); }
+
+/* Opens member zName (deflated, dated now; zip64 when it may reach 4 GiB). */
+static int zip_member_open(PsZip *z, const char *zName, uint64_t n){
+  zip_fileinfo zi; memset(&zi, 0, sizeof(zi));
+  time_t now = time(0);
+  struct tm tm; gmtime_r(&now, &tm);
+  zi.tmz_date.tm_sec = (unsigned)tm.tm_sec; zi.tmz_date.tm_min = (unsigned)tm.tm_min;
+  zi.tmz_date.tm_hour = (unsigned)tm.tm_hour; zi.tmz_date.tm_mday = (unsigned)tm.tm_mday;
+  zi.tmz_date.tm_mon = (unsigned)tm.tm_mon; zi.tmz_date.tm_year = (unsigned)tm.tm_year + 1900;
+  return zipOpenNewFileInZip64(z->zf, zName, &zi, 0, 0, 0, 0, 0, Z_DEFLATED, Z_DEFAULT_COMPRESSION,
+                               n >= 0xffffffffu)==ZIP_OK ? 0 : -1;
 }
 
 static int zip_write_all(zipFile zf, const void *p, size_t n){
@@ -212,34 +388,225 @@ static int zip_write_all(zipFile zf, const void *p, size_t n){
   return 0;
 }
 
+/* minizip reports only that a write failed: errno, read right after, says why. */
+static int zip_add_failed(PsZip *z, const char *zName, PsErr *err){
+  int e = errno;
+  char zFit[PS_PATH_FIT+1];
+  return ps_err(err, "cannot write '%s': adding member '%s' failed: %s",
+                ps_path_fit(z->zShow, zFit), zName, e ? strerror(e) : "disk full?");
+}
+
 int ps_zip_add(PsZip *z, const char *zName, const void *p, size_t n, PsErr *err){
   if( !ps_safe_name(zName) ) return ps_err(err, "'%s' is not a safe archive member name", zName);
-  zip_fileinfo zi; memset(&zi, 0, sizeof(zi));
-  time_t now = time(0);
-  struct tm tm; gmtime_r(&now, &tm);
-  zi.tmz_date.tm_sec = (unsigned)tm.tm_sec; zi.tmz_date.tm_min = (unsigned)tm.tm_min;
-  zi.tmz_date.tm_hour = (unsigned)tm.tm_hour; zi.tmz_date.tm_mday = (unsigned)tm.tm_mday;
-  zi.tmz_date.tm_mon = (unsigned)tm.tm_mon; zi.tmz_date.tm_year = (unsigned)tm.tm_year + 1900;
-  if( zipOpenNewFileInZip64(z->zf, zName, &zi, 0, 0, 0, 0, 0, Z_DEFLATED, Z_DEFAULT_COMPRESSION, n >= 0xffffffffu)!=ZIP_OK
-   || zip_write_all(z->zf, p, n)
-   || zipCloseFileInZip(z->zf)!=ZIP_OK ){
-    return ps_err(err, "cannot write '%s': adding member '%s' failed (disk full?)", z->zPath, zName);
+  errno = 0;
+  if( zip_member_open(z, zName, n) || zip_write_all(z->zf, p, n) || zipCloseFileInZip(z->zf)!=ZIP_OK ){
+    return zip_add_failed(z, zName, err);
   }
   return PS_OK;
+}
+
+int ps_zip_add_file(PsZip *z, const char *zName, const char *zSrc, uint64_t maxBytes,
+                    int (*xInterrupt)(void*), void *pArg, PsErr *err){
+  char zFit[PS_PATH_FIT+1];
+  const char *zS = ps_path_fit(zSrc, zFit);
+  if( !ps_safe_name(zName) ) return ps_err(err, "'%s' is not a safe archive member name", zName);
+  /* O_NONBLOCK: a FIFO or device at the path must not block the open; it is refused below */
+  int fd = open(zSrc, O_RDONLY|O_CLOEXEC|O_NONBLOCK|O_NOCTTY);
+  if( fd<0 ) return ps_err(err, "cannot read '%s': %s", zS, strerror(errno));
+  struct stat st;
+  if( fstat(fd, &st)!=0 ){
+    int e = errno; close(fd);
+    return ps_err(err, "cannot read '%s': %s", zS, strerror(e));
+  }
+  if( !S_ISREG(st.st_mode) ){
+    close(fd);
+    return ps_err(err, "cannot read '%s': it is %s, not a regular file", zS, ps_file_type(st.st_mode));
+  }
+  uint64_t n = (uint64_t)st.st_size;
+  if( maxBytes && n > maxBytes ){
+    close(fd);
+    return ps_err(err, "cannot read '%s': its %llu bytes are over the limit of %llu "
+                  "(profsql_config('max_inflated_bytes'))", zS, (unsigned long long)n,
+                  (unsigned long long)maxBytes);
+  }
+  size_t nBuf = 1u << 20;
+  char *buf = malloc(nBuf);
+  if( buf==0 ){ close(fd); return ps_nomem(err); }
+  int rc = PS_OK;
+  errno = 0;
+  if( zip_member_open(z, zName, n) ) rc = zip_add_failed(z, zName, err);
+  /* the size at the open is the member's size: a file that grows meanwhile is cut there, one
+  ** that shrinks ends the member early */
+  uint64_t k = 0, nSincePoll = 0;
+  while( rc==PS_OK && k<n ){
+    if( xInterrupt && nSincePoll >= PS_WRITE_POLL_STEP ){
+      nSincePoll = 0;
+      if( xInterrupt(pArg) ){ rc = ps_interrupted(err); break; }
+    }
+    ssize_t r = read(fd, buf, n-k > nBuf ? nBuf : (size_t)(n-k));
+    if( r<0 && errno==EINTR ) continue;
+    if( r<0 ){ rc = ps_err(err, "cannot read '%s': %s", zS, strerror(errno)); break; }
+    if( r==0 ) break;
+    if( zipWriteInFileInZip(z->zf, buf, (unsigned)r)!=ZIP_OK ){ rc = zip_add_failed(z, zName, err); break; }
+    k += (uint64_t)r; nSincePoll += (uint64_t)r;
+  }
+  if( zipCloseFileInZip(z->zf)!=ZIP_OK && rc==PS_OK ) rc = zip_add_failed(z, zName, err);
+  free(buf);
+  close(fd);
+  return rc;
 }
 
 int ps_zip_close(PsZip *z, int bCommit, PsErr *err){
   int rc = PS_OK;
   if( z==0 ) return PS_OK;
+  errno = 0;
   if( zipClose(z->zf, 0)!=ZIP_OK && bCommit ){
-    rc = ps_err(err, "cannot write '%s': closing the archive failed (disk full?)", z->zPath);
+    int e = errno;
+    char zFit[PS_PATH_FIT+1];
+    rc = ps_err(err, "cannot write '%s': closing the archive failed: %s", ps_path_fit(z->zShow, zFit),
+                e ? strerror(e) : "disk full?");
     bCommit = 0;
   }
-  if( bCommit && rename(z->zTmp, z->zPath)!=0 ){
-    rc = ps_err(err, "cannot write '%s': %s", z->zPath, strerror(errno));
-    bCommit = 0;
-  }
-  if( !bCommit ) unlink(z->zTmp);
-  free(z->zTmp); free(z->zPath); free(z);
+  if( temp_commit(z->fd, z->zTmp, z->zPath, bCommit, err) ) rc = PS_ERROR;
+  free(z->zPath); free(z->zShow); free(z);
   return rc;
+}
+
+/* ------------------------------------------------------------------ report sets */
+
+struct PsStage {
+  char *zDir;           /* the target directory */
+  char *zStage;         /* "<dir>/.profsql-stage.<hex>": the set is written here first */
+  int fdStage;          /* the staging directory, locked while the set is being written */
+  int nName, nAlloc;
+  char **azName;        /* the files staged, in the order they move into place */
+};
+
+PsStage *ps_stage_open(const char *zDir, PsErr *err){
+  char zFit[PS_PATH_FIT+1];
+  const char *zD = ps_path_fit(zDir, zFit);
+  clean_stale(zDir, PS_STAGE_PREFIX);
+  PsStage *s = calloc(1, sizeof(*s));
+  size_t n = strlen(zDir) + sizeof(PS_STAGE_PREFIX) + 32;
+  char *zStage = malloc(n);
+  char *zD2 = strdup(zDir);
+  if( s==0 || zStage==0 || zD2==0 ){ free(s); free(zStage); free(zD2); ps_nomem(err); return 0; }
+  int e = 0, bMade = 0;
+  for(int nTry=0; nTry<100 && !bMade; nTry++){
+    snprintf(zStage, n, "%s/" PS_STAGE_PREFIX "%012llx", zDir, unique_tag(nTry));
+    bMade = mkdir(zStage, 0700)==0;
+    e = errno;
+    if( !bMade && e!=EEXIST ) break;
+  }
+  if( !bMade ){
+    ps_err(err, "cannot write into '%s': %s", zD, strerror(e));
+    free(s); free(zStage); free(zD2);
+    return 0;
+  }
+  s->fdStage = open(zStage, O_RDONLY|O_DIRECTORY|O_CLOEXEC|O_NOFOLLOW);
+  if( s->fdStage<0 ){
+    ps_err(err, "cannot write into '%s': %s", zD, strerror(errno));
+    rmdir(zStage);
+    free(s); free(zStage); free(zD2);
+    return 0;
+  }
+  flock(s->fdStage, LOCK_EX);             /* new and ours: never waits */
+  s->zDir = zD2; s->zStage = zStage;
+  return s;
+}
+
+PsZip *ps_stage_zip_open(PsStage *s, const char *zName, PsErr *err){
+  if( !ps_safe_name(zName) ){ ps_err(err, "'%s' is not a safe file name", zName); return 0; }
+  size_t n = strlen(s->zStage) + strlen(s->zDir) + strlen(zName) + 2;
+  char *zPath = malloc(n), *zShow = malloc(n);
+  PsZip *z = 0;
+  if( zPath && zShow ){
+    snprintf(zPath, n, "%s/%s", s->zStage, zName);
+    snprintf(zShow, n, "%s/%s", s->zDir, zName);
+    z = zip_open(zPath, zShow, err);
+  }else{
+    ps_nomem(err);
+  }
+  free(zPath); free(zShow);
+  return z;
+}
+
+int ps_stage_note(PsStage *s, const char *zName, PsErr *err){
+  if( !ps_safe_name(zName) ) return ps_err(err, "'%s' is not a safe file name", zName);
+  if( s->nName==s->nAlloc ){
+    int nNew = s->nAlloc ? s->nAlloc*2 : 32;
+    char **a = realloc(s->azName, sizeof(char*) * (size_t)nNew);
+    if( a==0 ) return ps_nomem(err);
+    s->azName = a; s->nAlloc = nNew;
+  }
+  char *z = strdup(zName);
+  if( z==0 ) return ps_nomem(err);
+  s->azName[s->nName++] = z;
+  return PS_OK;
+}
+
+int ps_stage_write(PsStage *s, const char *zName, const void *p, size_t n, PsErr *err){
+  if( !ps_safe_name(zName) ) return ps_err(err, "'%s' is not a safe file name", zName);
+  size_t nPath = strlen(s->zStage) + strlen(zName) + 2;
+  char *zPath = malloc(nPath);
+  if( zPath==0 ) return ps_nomem(err);
+  snprintf(zPath, nPath, "%s/%s", s->zStage, zName);
+  int fd = open(zPath, O_WRONLY|O_CREAT|O_EXCL|O_CLOEXEC|O_NOFOLLOW, 0666);
+  int e = fd<0 ? errno : write_all(fd, p, n);
+  if( e==0 && fsync(fd)!=0 ) e = errno;
+  if( fd>=0 && close(fd)!=0 && e==0 ) e = errno;
+  free(zPath);
+  if( e ){
+    char zFit[PS_PATH_FIT+1];
+    char zT[PS_PATH_FIT+1 + 300];
+    snprintf(zT, sizeof(zT), "%s/%s", ps_path_fit(s->zDir, zFit), zName);
+    return ps_err(err, "cannot write '%s': %s", zT, strerror(e));
+  }
+  return ps_stage_note(s, zName, err);
+}
+
+int ps_stage_commit(PsStage *s, PsErr *err){
+  char zFit[PS_PATH_FIT+1];
+  size_t nMax = strlen(s->zDir) + strlen(s->zStage) + 600;
+  char *zFrom = malloc(nMax), *zTo = malloc(nMax);
+  if( zFrom==0 || zTo==0 ){ free(zFrom); free(zTo); return ps_nomem(err); }
+  int rc = PS_OK;
+  /* 1. every target is looked at before anything moves: one that is not a regular file stops
+  **    the set whole; a replaced file's mode and owner go to its successor */
+  for(int k=0; k<s->nName && rc==PS_OK; k++){
+    int bExists;
+    struct stat st;
+    snprintf(zTo, nMax, "%s/%s", s->zDir, s->azName[k]);
+    if( target_check(zTo, &bExists, &st, err) ){ rc = PS_ERROR; break; }
+    if( bExists ){
+      snprintf(zFrom, nMax, "%s/%s", s->zStage, s->azName[k]);
+      int fd = open(zFrom, O_RDONLY|O_CLOEXEC|O_NOFOLLOW);
+      if( fd>=0 ){ keep_mode(fd, 1, &st); close(fd); }
+    }
+  }
+  /* 2. renames within one file system: no data block is allocated, so a full disk cannot stop
+  **    the set half-way */
+  for(int k=0; k<s->nName && rc==PS_OK; k++){
+    snprintf(zFrom, nMax, "%s/%s", s->zStage, s->azName[k]);
+    snprintf(zTo, nMax, "%s/%s", s->zDir, s->azName[k]);
+    if( rename(zFrom, zTo)!=0 ){
+      rc = ps_err(err, "cannot write '%s/%s': %s (%d of the set's %d files were already in place)",
+                  ps_path_fit(s->zDir, zFit), s->azName[k], strerror(errno), k, s->nName);
+    }
+  }
+  if( rc==PS_OK ){
+    int fdDir = open(s->zDir, O_RDONLY|O_DIRECTORY|O_CLOEXEC);
+    if( fdDir>=0 ){ fsync(fdDir); close(fdDir); }
+  }
+  free(zFrom); free(zTo);
+  return rc;
+}
+
+void ps_stage_close(PsStage *s){
+  if( s==0 ) return;
+  remove_dir_files(s->fdStage);
+  close(s->fdStage);
+  rmdir(s->zStage);
+  for(int k=0; k<s->nName; k++) free(s->azName[k]);
+  free(s->azName); free(s->zStage); free(s->zDir); free(s);
 }

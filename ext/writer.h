@@ -3,9 +3,18 @@
 ** the StarProfiler's CSV cell quoting, Markdown cell escaping, JSON re-indentation, files
 ** written under a temporary name and renamed into place, and ZIP archives (zlib's minizip).
 **
-** Safety rules every writer follows: a file is written to "<dir>/.<name>.tmp.XXXXXX" in the
-** same directory and renamed over <name> only when complete (a failure leaves the previous file
-** untouched and removes the temporary one); member names never contain '/', '\\' or "..".
+** Safety rules every writer follows (writer.c says how):
+**   - only a regular file is ever replaced: a device, FIFO, socket, directory or symbolic link at
+**     the target is an error naming it, and nothing is written;
+**   - a file is written to "<dir>/.<name>.tmp.<hex>" in the same directory and renamed over
+**     <name> only when complete and fsync()ed (a failure leaves the previous file untouched and
+**     removes the temporary one); a run killed meanwhile leaves an unlocked temporary file that
+**     the next write of the same target removes;
+**   - a new file gets mode 0666 less the umask; a replaced file's mode (and owner, as root) is
+**     kept;
+**   - a set of files (a report) is written whole into a staging directory beside the targets
+**     and only then renamed into place, so a failure while writing leaves the previous set;
+**   - member and file names never contain '/', '\\' or "..".
 */
 #ifndef PS_WRITER_H
 #define PS_WRITER_H
@@ -33,13 +42,42 @@ int ps_json_pretty(PsBuf *b, const char *z, size_t n);
 ** naming the path and the system's reason. */
 int ps_write_file(const char *zPath, const void *p, size_t n, PsErr *err);
 
-/* A ZIP archive being written to a temporary file next to zPath. */
+/* A ZIP archive being written to a temporary file next to zPath (NULL with err set when the
+** target is not a regular file or cannot be created). */
 typedef struct PsZip PsZip;
 PsZip *ps_zip_open(const char *zPath, PsErr *err);
 /* Adds a member (deflated). zName must be a plain file name (no directories). */
 int ps_zip_add(PsZip *z, const char *zName, const void *p, size_t n, PsErr *err);
+/* Adds the regular file zSrc as member zName, streamed in 1 MiB reads (memory does not grow with
+** the file). Errors: zSrc is not a regular file (a FIFO or device is refused without blocking),
+** is larger than maxBytes (0: no limit), cannot be read; xInterrupt (may be NULL) is asked every
+** PS_WRITE_POLL_STEP bytes and a yes ends it with ps_interrupted(). The member holds the file's
+** bytes up to its size when opened. */
+#define PS_WRITE_POLL_STEP ((uint64_t)16 << 20)
+int ps_zip_add_file(PsZip *z, const char *zName, const char *zSrc, uint64_t maxBytes,
+                    int (*xInterrupt)(void*), void *pArg, PsErr *err);
 /* Closes the archive and renames it into place (bCommit), or discards it. */
 int ps_zip_close(PsZip *z, int bCommit, PsErr *err);
+
+/* A set of files that replaces the previous set in one step (a report): each file is written
+** into the staging directory "<dir>/.profsql-stage.<hex>" (created 0700 and flock()ed, after
+** removing stale ones of killed runs), then ps_stage_commit() looks at every target (each must
+** be absent or a regular file, else nothing moves) and renames the files into <dir> in the
+** order they were staged. Renames in one directory allocate no data blocks, so a full disk or
+** a failed query stops the set before anything moved. ps_stage_close() removes the staging
+** directory with whatever is left in it (call it after a commit or instead of one). */
+#define PS_STAGE_PREFIX ".profsql-stage."
+typedef struct PsStage PsStage;
+PsStage *ps_stage_open(const char *zDir, PsErr *err);
+/* A ZIP archive written into the staging directory as zName (its messages name <dir>/zName);
+** after ps_zip_close(z, 1, ...) add it to the set with ps_stage_note. */
+PsZip *ps_stage_zip_open(PsStage *s, const char *zName, PsErr *err);
+/* Writes n bytes as file zName of the set (fsync()ed). */
+int ps_stage_write(PsStage *s, const char *zName, const void *p, size_t n, PsErr *err);
+/* Adds zName (already written into the staging directory) to the set. */
+int ps_stage_note(PsStage *s, const char *zName, PsErr *err);
+int ps_stage_commit(PsStage *s, PsErr *err);
+void ps_stage_close(PsStage *s);
 
 /* 1 when zName is a safe member / file name: not empty, no '/', '\\', NUL, not "." or "..". */
 int ps_safe_name(const char *zName);

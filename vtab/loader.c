@@ -161,9 +161,8 @@ PsCacheEntry *ps_vt_acquire(PsConn *c, const char *zTable, sqlite3_value *pSourc
 /* The parsers' interrupt check (PsSource.xInterrupt): SQLite 3.40 has no
 ** sqlite3_is_interrupted(), but a statement stepped while the connection is interrupted (and
 ** the query that loads this capture is still running) returns SQLITE_INTERRUPT. */
-typedef struct Poll { sqlite3 *db; sqlite3_stmt *st; } Poll;
-static int poll_interrupt(void *pArg){
-  Poll *p = pArg;
+int ps_poll_interrupt(void *pArg){
+  PsPoll *p = pArg;
   if( p->st==0 ){
     /* an interrupt that came before the first poll fails the prepare itself (SQLite checks the
     ** flag there too): that is a stop, not "cannot poll" (a test saw the parse run on) */
@@ -184,7 +183,7 @@ static PsCacheEntry *acquire(PsConn *c, const char *zTable, const char *zPath, c
   PsCacheEntry *e;
   struct stat st;
   int rc, bLengthLimit = 0;      /* a BLOB's inflation was bounded by SQLITE_LIMIT_LENGTH */
-  Poll poll = { c->db, 0 };     /* the host's interrupt, polled from the read on */
+  PsPoll poll = { c->db, 0 };     /* the host's interrupt, polled from the read on */
   if( zPath ){
     if( stat(zPath, &st)!=0 ){
       *pzErr = sqlite3_mprintf("%s: cannot open '%s': %s", zTable, zPath, strerror(errno));
@@ -209,7 +208,7 @@ static PsCacheEntry *acquire(PsConn *c, const char *zTable, const char *zPath, c
       }
     }
     rc = ps_source_open_file_ex(&src, zPath, c->maxInflated, c->bMmap,
-                                c->db ? poll_interrupt : 0, &poll, &err);
+                                c->db ? ps_poll_interrupt : 0, &poll, &err);
   }else{
     for(e=c->pFirst; e; e=e->pNext){
       if( e->zPath==0 && e->pFmt==pFmt && e->nBlob==nBlob && memcmp(e->pBlob, pBlob, nBlob)==0 ){
@@ -224,7 +223,7 @@ static PsCacheEntry *acquire(PsConn *c, const char *zTable, const char *zPath, c
     int nLimit = c->db ? sqlite3_limit(c->db, SQLITE_LIMIT_LENGTH, -1) : 0;
     if( nLimit>0 && (uint64_t)nLimit < maxOut ){ maxOut = (uint64_t)nLimit; bLengthLimit = 1; }
     rc = ps_source_open_blob_ex(&src, pBlob, nBlob, maxOut,
-                                c->db ? poll_interrupt : 0, &poll, &err);
+                                c->db ? ps_poll_interrupt : 0, &poll, &err);
   }
   const char *zName = zPath ? zPath : "BLOB";
   PsCapture *cap = 0;
@@ -290,6 +289,7 @@ static PsCacheEntry *acquire(PsConn *c, const char *zTable, const char *zPath, c
 int ps_register_conn_function(sqlite3 *db, PsConn *pConn, const char *zName, int nMin, int nMax,
                               void (*xFunc)(sqlite3_context*, int, sqlite3_value**)){
   int rc = SQLITE_OK;
+  if( nMin<0 ) nMax = nMin = -1;   /* any number of arguments: one registration */
   for(int nArg=nMin; nArg<=nMax && rc==SQLITE_OK; nArg++){
     pConn->nRef++;                 /* released by ps_conn_release, also when registration fails */
     rc = sqlite3_create_function_v2(db, zName, nArg, SQLITE_UTF8|SQLITE_DIRECTONLY, pConn,

@@ -153,12 +153,19 @@ static inline int ps_vt_intact(sqlite3_vtab_cursor *pCur, const char *zTable, co
     return rc==SQLITE_OK ? X##Next(cur) : rc;                                          \
   }
 
+/* Asks whether sqlite3_interrupt() was called on db while the current statement runs (SQLite
+** 3.40 has no sqlite3_is_interrupted(): a tiny statement is stepped, and fails with
+** SQLITE_INTERRUPT then). The xInterrupt of PsSource and of the writers, with pArg a PsPoll
+** { db, 0 }; sqlite3_finalize(poll.st) when done. */
+typedef struct PsPoll { sqlite3 *db; sqlite3_stmt *st; } PsPoll;
+int ps_poll_interrupt(void *pArg);
+
 /* Sets an SQL result from a PsOut (frees pOut->zFree). */
 void ps_vt_result(sqlite3_context *ctx, PsOut *pOut);
 
 /* Registers a function of the connection state (user data pConn, one reference per arity) for
-** every argument count nMin..nMax, SQLITE_UTF8|SQLITE_DIRECTONLY: everything that reads a path
-** or writes a file. Stops at the first failure and returns its code. */
+** every argument count nMin..nMax (nMin -1: any count, once), SQLITE_UTF8|SQLITE_DIRECTONLY:
+** everything that reads a path or writes a file. Stops at the first failure and returns its code. */
 int ps_register_conn_function(sqlite3 *db, PsConn *pConn, const char *zName, int nMin, int nMax,
                               void (*xFunc)(sqlite3_context*, int, sqlite3_value**));
 

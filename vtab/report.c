@@ -54,8 +54,23 @@ static void fixedFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 static int render_query(sqlite3 *db, const char *zSql, sqlite3_value **apArg, int nArg, int bMd,
                         PsBuf *b, sqlite3_int64 *pnRow, char **pzErr){
   sqlite3_stmt *st = 0;
-  int rc = sqlite3_prepare_v2(db, zSql, -1, &st, 0);
+  const char *zTail = 0;
+  int rc = sqlite3_prepare_v2(db, zSql, -1, &st, &zTail);
   if( rc ){ *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db)); return rc; }
+  if( st==0 ){ *pzErr = sqlite3_mprintf("the query is empty"); return SQLITE_ERROR; }
+  if( zTail && zTail[0] ){
+    /* one statement only: a second one would otherwise be dropped without a word */
+    sqlite3_stmt *st2 = 0;
+    rc = sqlite3_prepare_v2(db, zTail, -1, &st2, 0);
+    sqlite3_finalize(st2);
+    if( rc || st2 ){
+      sqlite3_finalize(st);
+      const char *z2 = zTail + strspn(zTail, " \t\r\n;");
+      *pzErr = sqlite3_mprintf("the query holds more than one statement (the second begins at "
+                               "character %d: '%.40s'); write one SELECT", (int)(z2 - zSql) + 1, z2);
+      return SQLITE_ERROR;
+    }
+  }
   for(int k=0; k<nArg; k++) sqlite3_bind_value(st, k+1, apArg[k]);
   int nCol = sqlite3_column_count(st);
   int bad = 0;
@@ -126,54 +141,54 @@ static void mdFunc(sqlite3_context *c, int n, sqlite3_value **v){ writeQueryFunc
 
 /* ------------------------------------------------------------------ profile_zip */
 
-static int read_whole(const char *zPath, char **pz, size_t *pn){
-  FILE *f = fopen(zPath, "rb");
-  if( f==0 ) return -1;
-  size_t cap = 65536, n = 0;
-  char *z = malloc(cap);
-  while( z ){
-    size_t k = fread(z+n, 1, cap-n, f);
-    n += k;
-    if( n<cap ) break;
-    char *z2 = realloc(z, cap*2);
-    if( z2==0 ){ free(z); z = 0; break; }
-    z = z2; cap *= 2;
-  }
-  int bErr = ferror(f);
-  fclose(f);
-  if( z==0 || bErr ){ free(z); return -1; }
-  *pz = z; *pn = n;
-  return 0;
+/* The base name of a path: the member name profile_zip gives it. */
+static const char *zip_base(const char *zFile){
+  const char *z = strrchr(zFile, '/');
+  return z ? z+1 : zFile;
+}
+
+/* An error of a file function: "<fn>: <msg>", with code SQLITE_INTERRUPT when err says so. */
+static void result_ps_error(sqlite3_context *ctx, const char *zFn, const PsErr *err){
+  char *m = sqlite3_mprintf("%s: %s", zFn, err->msg);
+  sqlite3_result_error(ctx, m ? m : "out of memory", -1);
+  sqlite3_free(m);
+  if( err->rc==PS_NOMEM ) sqlite3_result_error_nomem(ctx);
+  else if( err->rc==PS_INTERRUPT ) sqlite3_result_error_code(ctx, SQLITE_INTERRUPT);
 }
 
 static void zipFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
-  const char *zZip = (const char*)sqlite3_value_text(argv[0]);
+  PsConn *pConn = (PsConn*)sqlite3_user_data(ctx);
+  const char *zZip = argc>0 ? (const char*)sqlite3_value_text(argv[0]) : 0;
   if( zZip==0 || argc<2 ){ sqlite3_result_error(ctx, "profile_zip: expected (zip_path, file, ...)", -1); return; }
-  PsErr err; memset(&err, 0, sizeof(err));
-  PsZip *z = ps_zip_open(zZip, &err);
-  if( z==0 ){ char *m = sqlite3_mprintf("profile_zip: %s", err.msg); sqlite3_result_error(ctx, m, -1); sqlite3_free(m); return; }
+  /* every input is named and has its own member name before anything is written */
   for(int k=1; k<argc; k++){
     const char *zFile = (const char*)sqlite3_value_text(argv[k]);
-    char *zData = 0; size_t n = 0;
-    if( zFile==0 || read_whole(zFile, &zData, &n) ){
-      ps_zip_close(z, 0, &err);
-      char *m = sqlite3_mprintf("profile_zip: cannot read '%s'", zFile ? zFile : "NULL");
+    if( zFile==0 || zFile[0]==0 || !ps_safe_name(zip_base(zFile)) ){
+      char *m = sqlite3_mprintf("profile_zip: argument %d is %s, not the path of a file", k+1,
+                                zFile==0 ? "NULL" : zFile[0]==0 ? "empty" : zFile);
       sqlite3_result_error(ctx, m, -1); sqlite3_free(m); return;
     }
-    const char *zBase = strrchr(zFile, '/');
-    zBase = zBase ? zBase+1 : zFile;
-    int rc = ps_zip_add(z, zBase, zData, n, &err);
-    free(zData);
-    if( rc ){
-      ps_zip_close(z, 0, &err);
-      char *m = sqlite3_mprintf("profile_zip: %s", err.msg);
-      sqlite3_result_error(ctx, m, -1); sqlite3_free(m); return;
+    for(int j=1; j<k; j++){
+      const char *zPrev = (const char*)sqlite3_value_text(argv[j]);
+      if( zPrev && strcmp(zip_base(zPrev), zip_base(zFile))==0 ){
+        char *m = sqlite3_mprintf("profile_zip: '%s' and '%s' would both be member '%s' "
+                                  "(members are named by their base names)", zPrev, zFile, zip_base(zFile));
+        sqlite3_result_error(ctx, m, -1); sqlite3_free(m); return;
+      }
     }
   }
-  if( ps_zip_close(z, 1, &err) ){
-    char *m = sqlite3_mprintf("profile_zip: %s", err.msg);
-    sqlite3_result_error(ctx, m, -1); sqlite3_free(m); return;
+  PsErr err; memset(&err, 0, sizeof(err));
+  PsZip *z = ps_zip_open(zZip, &err);
+  if( z==0 ){ result_ps_error(ctx, "profile_zip", &err); return; }
+  PsPoll poll = { sqlite3_context_db_handle(ctx), 0 };
+  int rc = PS_OK;
+  for(int k=1; k<argc && rc==PS_OK; k++){
+    const char *zFile = (const char*)sqlite3_value_text(argv[k]);
+    rc = ps_zip_add_file(z, zip_base(zFile), zFile, pConn->maxInflated, ps_poll_interrupt, &poll, &err);
   }
+  sqlite3_finalize(poll.st);
+  if( ps_zip_close(z, rc==PS_OK, &err) ) rc = PS_ERROR;
+  if( rc ){ result_ps_error(ctx, "profile_zip", &err); return; }
   sqlite3_result_int(ctx, argc-1);
 }
 
@@ -636,6 +651,78 @@ static void sanitize_prefix(char *z){
   }
 }
 
+/* The options profile_report knows (docs/profile_report.md, "Options") and the JSON type each
+** takes; null means the default. */
+enum { OPT_NUM, OPT_COUNT, OPT_TEXT, OPT_BOOL, OPT_BUDGETS };
+static const struct { const char *zKey; int eType; } aOpt[] = {
+  { "budgets_ms", OPT_BUDGETS }, { "slow_job_warn_ms", OPT_NUM }, { "top_limit", OPT_COUNT },
+  { "max_recent_jobs", OPT_COUNT }, { "archive_prefix", OPT_TEXT }, { "reason", OPT_TEXT },
+  { "write_json", OPT_BOOL }, { "write_markdown", OPT_BOOL }, { "write_csv", OPT_BOOL },
+  { "write_flamegraph", OPT_BOOL }, { "write_archive", OPT_BOOL },
+  { "include_latest_in_archive", OPT_BOOL },
+};
+
+/* Checks every key of the options object against aOpt. NULL when they are fine, else the
+** message (sqlite3_malloc'ed) naming the option, what it takes and what it got:
+** "option 'top_limit' must be an integer >= 0, not text \"ten\"". */
+static char *options_check(sqlite3 *db, sqlite3_value *pOpt){
+  static const char *const azWant[] = {
+    "a number (ms)", "an integer >= 0", "a string", "true or false",
+    "an object of numbers ({\"<category>\": ms, \"*\": ms})"
+  };
+  sqlite3_stmt *st = 0;
+  char *zMsg = 0;
+  /* each option: key, JSON type, value (first 40 characters), and for budgets_ms the first
+  ** member that is not a number */
+  int rc = sqlite3_prepare_v2(db,
+    "SELECT o.key, o.type, substr(o.value, 1, 40), "
+    " CASE WHEN o.type='integer' THEN o.value >= 0 END, "
+    " (SELECT '\"'||b.key||'\" is '||b.type FROM json_each(?1, '$.budgets_ms') b "
+    "   WHERE o.key='budgets_ms' AND o.type='object' AND b.type NOT IN ('integer','real') LIMIT 1) "
+    "FROM json_each(?1) o", -1, &st, 0);
+  if( rc ) return sqlite3_mprintf("%s", sqlite3_errmsg(db));
+  sqlite3_bind_value(st, 1, pOpt);
+  while( zMsg==0 && sqlite3_step(st)==SQLITE_ROW ){
+    const char *zKey = (const char*)sqlite3_column_text(st, 0);
+    const char *zType = (const char*)sqlite3_column_text(st, 1);
+    const char *zVal = (const char*)sqlite3_column_text(st, 2);
+    if( zKey==0 || zType==0 ) continue;
+    int k = 0, nOpt = (int)(sizeof(aOpt)/sizeof(aOpt[0]));
+    while( k<nOpt && strcmp(aOpt[k].zKey, zKey)!=0 ) k++;
+    if( k==nOpt ){
+      zMsg = sqlite3_mprintf("unknown option '%s' (options: budgets_ms, slow_job_warn_ms, top_limit, "
+                             "max_recent_jobs, archive_prefix, reason, write_json, write_markdown, write_csv, "
+                             "write_flamegraph, write_archive, include_latest_in_archive)", zKey);
+      break;
+    }
+    if( strcmp(zType, "null")==0 ) continue;
+    int eType = aOpt[k].eType, ok = 0;
+    switch( eType ){
+      case OPT_NUM:   ok = !strcmp(zType, "integer") || !strcmp(zType, "real"); break;
+      case OPT_COUNT: ok = !strcmp(zType, "integer") && sqlite3_column_int(st, 3); break;
+      case OPT_TEXT:  ok = !strcmp(zType, "text"); break;
+      case OPT_BOOL:  ok = !strcmp(zType, "true") || !strcmp(zType, "false"); break;
+      case OPT_BUDGETS:
+        if( !strcmp(zType, "object") && sqlite3_column_type(st, 4)!=SQLITE_NULL ){
+          zMsg = sqlite3_mprintf("option 'budgets_ms' must be %s: %s", azWant[eType],
+                                 (const char*)sqlite3_column_text(st, 4));
+        }
+        ok = !strcmp(zType, "object");
+        break;
+    }
+    if( !ok && zMsg==0 ){
+      int bQuote = !strcmp(zType, "text");
+      zMsg = sqlite3_mprintf("option '%s' must be %s, not %s%s%s%s%s", zKey, azWant[eType], zType,
+                             zVal && strcmp(zType, "object") && strcmp(zType, "array") ? " " : "",
+                             bQuote ? "\"" : "",
+                             zVal && strcmp(zType, "object") && strcmp(zType, "array") ? zVal : "",
+                             bQuote ? "\"" : "");
+    }
+  }
+  sqlite3_finalize(st);
+  return zMsg;
+}
+
 static int opt_bool(Rep *r, const char *zKey, int bDefault){
   char zSql[160];
   snprintf(zSql, sizeof(zSql), "SELECT CASE json_type(?2,'$.%s') WHEN 'true' THEN 1 WHEN 'false' THEN 0 END", zKey);
@@ -669,6 +756,11 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     }
     sqlite3_finalize(v);
     if( !ok ){ sqlite3_result_error(ctx, "profile_report: options_json must be a JSON object", -1); return; }
+    char *zBad = options_check(r.db, pOpt);
+    if( zBad ){
+      char *m = sqlite3_mprintf("profile_report: %s", zBad);
+      sqlite3_result_error(ctx, m ? m : "out of memory", -1); sqlite3_free(m); sqlite3_free(zBad); return;
+    }
   }
   /* the values bound as ?1..?5 */
   sqlite3_stmt *pv = 0;
@@ -687,7 +779,7 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   PsBuf aOut[N_CSV]; memset(aOut, 0, sizeof(aOut));
   PsBuf md, js, man; memset(&md, 0, sizeof(md)); memset(&js, 0, sizeof(js)); memset(&man, 0, sizeof(man));
   PsErr err; memset(&err, 0, sizeof(err));
-  char *zPrefix = 0, *zReason = 0, *zRunStart = 0, *zJson = 0, *zManifest = 0;
+  char *zPrefix = 0, *zReason = 0, *zReasonJson = 0, *zRunStart = 0, *zJson = 0, *zManifest = 0;
 
   rep_exec(&r, "DROP TABLE IF EXISTS temp.profsql_rj");
   rep_exec(&r, zJobsTable);
@@ -714,6 +806,7 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   }
   zPrefix = rep_text(&r, "SELECT coalesce(json_extract(?2,'$.archive_prefix'),'profiler_report')");
   zReason = rep_text(&r, "SELECT coalesce(json_extract(?2,'$.reason'),'profsql.report')");
+  zReasonJson = rep_text(&r, "SELECT json_quote(coalesce(json_extract(?2,'$.reason'),'profsql.report'))");
   int bJson = opt_bool(&r, "write_json", 1), bMd = opt_bool(&r, "write_markdown", 1);
   int bCsv = opt_bool(&r, "write_csv", 1), bZip = opt_bool(&r, "write_archive", 1);
   int bLatestInZip = opt_bool(&r, "include_latest_in_archive", 1);
@@ -722,7 +815,9 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   int bFg = opt_bool(&r, "write_flamegraph", 1) && r.rc==SQLITE_OK;
   if( bFg ){
     char *zE = 0;
-    PsCacheEntry *e = ps_vt_acquire((PsConn*)sqlite3_user_data(ctx), "profile_report", argv[0], 0, &zE, 0);
+    int rcLoad = SQLITE_OK;
+    PsCacheEntry *e = ps_vt_acquire((PsConn*)sqlite3_user_data(ctx), "profile_report", argv[0], 0, &zE, &rcLoad);
+    if( e==0 && rcLoad==SQLITE_INTERRUPT ){ r.rc = SQLITE_INTERRUPT; r.zErr = sqlite3_mprintf("interrupted"); }
     sqlite3_free(zE);
     bFg = e && (e->cap->ev.n>0 || e->cap->nRec>0);
     if( bFg ){
@@ -765,12 +860,8 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     PsBuf mj; memset(&mj, 0, sizeof(mj));
     int bad = ps_buf_printf(&mj, "{\"schema\":\"newengine.profiler.report_archive.manifest.v2\","
       "\"created_utc\":\"%s\",\"created_unix_ms\":%lld,\"reason\":", zUtc, nowMs);
-    bad |= ps_buf_puts(&mj, "\"");
-    for(const char *c = zReason ? zReason : ""; *c; c++){
-      if( *c=='"' || *c=='\\' ){ bad |= ps_buf_append(&mj, "\\", 1); }
-      bad |= ps_buf_append(&mj, c, 1);
-    }
-    bad |= ps_buf_printf(&mj, "\",\"archive\":%s%s%s,", bZip ? "\"" : "", bZip ? zArchive : "null", bZip ? "\"" : "");
+    bad |= ps_buf_puts(&mj, zReasonJson ? zReasonJson : "\"profsql.report\"");   /* json_quote: every control character escaped */
+    bad |= ps_buf_printf(&mj, ",\"archive\":%s%s%s,", bZip ? "\"" : "", bZip ? zArchive : "null", bZip ? "\"" : "");
     bad |= ps_buf_printf(&mj, "\"latest\":{\"json\":%s,\"markdown\":%s,\"csv\":{",
       bJson ? "\"profiler_report_latest.json\"" : "null", bMd ? "\"profiler_report_latest.md\"" : "null");
     for(int k=0; k<N_CSV && bCsv; k++) bad |= ps_buf_printf(&mj, "%s\"%s\":\"profiler_%s_latest.csv\"", k ? "," : "", aCsv[k].zKind, aCsv[k].zKind);
@@ -792,23 +883,20 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     ps_buf_free(&mj);
     if( bad || zManifest==0 ) r.rc = SQLITE_NOMEM;
   }
-  /* write: latest files, then the archive (or the dated files loose) */
-  char zPath[4096];
-#define OUT(name, buf) do{ if( r.rc==SQLITE_OK ){ \
-    snprintf(zPath, sizeof(zPath), "%s/%s", zDir, name); \
-    if( ps_write_file(zPath, (buf).z ? (buf).z : "", (buf).n, &err) ){ r.rc = SQLITE_ERROR; r.zErr = sqlite3_mprintf("%s", err.msg); } } }while(0)
-  if( bJson ) OUT("profiler_report_latest.json", js);
-  if( bMd ) OUT("profiler_report_latest.md", md);
-  for(int k=0; k<N_CSV && bCsv; k++){
-    char zName[100]; snprintf(zName, sizeof(zName), "profiler_%s_latest.csv", aCsv[k].zKind);
-    OUT(zName, aOut[k]);
+  /* write: the whole set into a staging directory in out_dir, then moved into place (ext/writer.h,
+  ** PsStage): the dated archive (or the dated files loose) first, the latest files after it,
+  ** manifest.json last. A failure before the move leaves the previous set as it was. */
+  PsStage *stg = 0;
+  if( r.rc==SQLITE_OK ){
+    stg = ps_stage_open(zDir, &err);
+    if( stg==0 ){ r.rc = err.rc==PS_NOMEM ? SQLITE_NOMEM : SQLITE_ERROR; r.zErr = sqlite3_mprintf("%s", err.msg); }
   }
-  if( bFg ) OUT("profiler_flamegraph_latest.svg", fg);
+#define OUT(name, buf) do{ if( r.rc==SQLITE_OK ){ \
+    if( ps_stage_write(stg, name, (buf).z ? (buf).z : "", (buf).n, &err) ){ r.rc = SQLITE_ERROR; r.zErr = sqlite3_mprintf("%s", err.msg); } } }while(0)
   if( r.rc==SQLITE_OK ){
     char zName[200];
     if( bZip ){
-      snprintf(zPath, sizeof(zPath), "%s/%s", zDir, zArchive);
-      PsZip *z = ps_zip_open(zPath, &err);
+      PsZip *z = ps_stage_zip_open(stg, zArchive, &err);
       int rc = z ? PS_OK : PS_ERROR;
 #define ADD(name, buf) do{ if( rc==PS_OK ) rc = ps_zip_add(z, name, (buf).z ? (buf).z : "", (buf).n, &err); }while(0)
       ADD("manifest.json", man);
@@ -830,6 +918,7 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
       }
 #undef ADD
       if( z && ps_zip_close(z, rc==PS_OK, &err) ) rc = PS_ERROR;
+      if( rc==PS_OK ) rc = ps_stage_note(stg, zArchive, &err);
       if( rc ){ r.rc = SQLITE_ERROR; r.zErr = sqlite3_mprintf("%s", err.msg); }
     }else{
       if( bJson ){ snprintf(zName, sizeof(zName), "profiler_report_%s.json", zStamp); OUT(zName, js); }
@@ -838,10 +927,21 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
         snprintf(zName, sizeof(zName), "profiler_%s_%s.csv", aCsv[k].zKind, zStamp); OUT(zName, aOut[k]);
       }
       if( bFg ){ snprintf(zName, sizeof(zName), "profiler_flamegraph_%s.svg", zStamp); OUT(zName, fg); }
-      OUT("manifest.json", man);
     }
+    if( bJson ) OUT("profiler_report_latest.json", js);
+    if( bMd ) OUT("profiler_report_latest.md", md);
+    for(int k=0; k<N_CSV && bCsv; k++){
+      snprintf(zName, sizeof(zName), "profiler_%s_latest.csv", aCsv[k].zKind);
+      OUT(zName, aOut[k]);
+    }
+    if( bFg ) OUT("profiler_flamegraph_latest.svg", fg);
+    if( !bZip ) OUT("manifest.json", man);
   }
 #undef OUT
+  if( r.rc==SQLITE_OK && ps_stage_commit(stg, &err) ){
+    r.rc = err.rc==PS_NOMEM ? SQLITE_NOMEM : SQLITE_ERROR; r.zErr = sqlite3_mprintf("%s", err.msg);
+  }
+  ps_stage_close(stg);
   int rcSave = r.rc; char *zErrSave = r.zErr;
   r.rc = SQLITE_OK; r.zErr = 0;
   rep_exec(&r, "DROP TABLE IF EXISTS temp.profsql_rj");
@@ -854,13 +954,14 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   else if( rcSave ){
     char *m = sqlite3_mprintf("profile_report: %s", zErrSave ? zErrSave : "failed");
     sqlite3_result_error(ctx, m, -1); sqlite3_free(m);
+    if( rcSave==SQLITE_INTERRUPT ) sqlite3_result_error_code(ctx, SQLITE_INTERRUPT);
   }else{
     sqlite3_result_text(ctx, man.z ? man.z : "{}", (int)man.n, SQLITE_TRANSIENT);
   }
   sqlite3_free(zErrSave);
   for(int k=0; k<N_CSV; k++) ps_buf_free(&aOut[k]);
   ps_buf_free(&md); ps_buf_free(&js); ps_buf_free(&man); ps_buf_free(&fg);
-  sqlite3_free(zPrefix); sqlite3_free(zReason); sqlite3_free(zRunStart); sqlite3_free(zJson); sqlite3_free(zManifest);
+  sqlite3_free(zPrefix); sqlite3_free(zReason); sqlite3_free(zReasonJson); sqlite3_free(zRunStart); sqlite3_free(zJson); sqlite3_free(zManifest);
   for(int k=0; k<5; k++) sqlite3_value_free(r.apArg[k]);
 }
 
@@ -869,7 +970,7 @@ int ps_report_register(sqlite3 *db, PsConn *pConn){
                                    0, fixedFunc, 0, 0);
   if( rc==SQLITE_OK ) rc = sqlite3_create_function(db, "profile_write_csv", 2, SQLITE_UTF8|SQLITE_DIRECTONLY, 0, csvFunc, 0, 0);
   if( rc==SQLITE_OK ) rc = sqlite3_create_function(db, "profile_write_markdown", 2, SQLITE_UTF8|SQLITE_DIRECTONLY, 0, mdFunc, 0, 0);
-  if( rc==SQLITE_OK ) rc = sqlite3_create_function(db, "profile_zip", -1, SQLITE_UTF8|SQLITE_DIRECTONLY, 0, zipFunc, 0, 0);
+  if( rc==SQLITE_OK ) rc = ps_register_conn_function(db, pConn, "profile_zip", -1, -1, zipFunc);
   if( rc==SQLITE_OK ) rc = ps_register_conn_function(db, pConn, "profile_report", 2, 3, reportFunc);
   return rc;
 }
