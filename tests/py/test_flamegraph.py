@@ -10,7 +10,7 @@ import tempfile
 import xml.etree.ElementTree as ET
 from collections import defaultdict
 
-from testlib import check, connect, done
+from testlib import check, connect, done, skip_part
 
 db = connect()
 tmp = tempfile.mkdtemp(prefix="profsql-flame-")
@@ -166,5 +166,5 @@ document.title = 'widest:' + best;
     m = re.search(r"<title>widest:([^<]*)</title>", r.stdout)
     check(m is not None and m.group(1) == want_track, f"chromium renders it: {m.group(1) if m else r.stderr[-200:]!r}")
 else:
-    print("SKIP chromium check: chromium is not installed")
+    skip_part("chromium check: chromium is not installed (Debian package chromium)")
 done()

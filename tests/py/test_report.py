@@ -18,7 +18,7 @@ import sys
 import tempfile
 import zipfile
 
-from testlib import check, connect, done
+from testlib import check, connect, done, skip_part
 
 CORPUS = "../shared/corpus/newengine"
 KINDS = ["jobs", "categories", "sources", "top_offenders", "active_jobs", "diagnostics",
@@ -141,7 +141,7 @@ if os.path.isdir(CORPUS):
     fmt = db.execute("SELECT value FROM profile_metadata(?) WHERE scope='capture' AND key='format'", (jobs_csv,)).fetchone()[0]
     check(fmt == "newengine", "the jobs CSV is detected by content")
 else:
-    print("SKIP corpus checks: ../shared/corpus/newengine is absent")
+    skip_part("corpus checks: ../shared/corpus/newengine is absent (the corpus ships beside the repository, not in it)")
 
 # ---------------------------------------------------------------- hand-made report: fall-backs
 hand = {

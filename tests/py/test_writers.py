@@ -27,7 +27,7 @@ import threading
 import time
 import zipfile
 
-from testlib import check, connect, done
+from testlib import check, connect, done, skip_part
 
 LIB = os.path.abspath("libprofsql")
 TRACE = "examples/browser_trace.json"      # 53 KB: its report's JSON is ~330 KB
@@ -80,7 +80,7 @@ try:
     os.mknod(devnode, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
     targets.append((devnode, "a character device", stat.S_IFCHR))
 except OSError as e:
-    print(f"SKIP a character device target (mknod: {e})")
+    skip_part(f"a character device target (mknod: {e})")
 writers = [
     ("SELECT profile_write_csv(?, 'SELECT 1 AS a')", "profile_write_csv"),
     ("SELECT profile_write_markdown(?, 'SELECT 1 AS a')", "profile_write_markdown"),

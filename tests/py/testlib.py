@@ -1,10 +1,11 @@
-"""Shared by the Python tests: check() counts passes and failures, done() prints the
-"RESULT <passed> <failed>" line tests/run.sh reads and exits non-zero on failure."""
+"""Shared by the Python tests: check() counts passes and failures, skip_part() counts a part
+that cannot run here (saying why), done() prints the "RESULT <passed> <failed> <skipped>" line
+tests/run.sh reads and exits non-zero on failure."""
 import os
 import sqlite3
 import sys
 
-passed = failed = 0
+passed = failed = skipped = 0
 
 
 def check(cond, what, got=None):
@@ -17,8 +18,16 @@ def check(cond, what, got=None):
         print("FAIL", what if got is None else f"{what}: got {got!r}")
 
 
+def skip_part(what):
+    """Counts one part of a test that cannot run here (e.g. ../shared/corpus is absent) and says
+    why on a SKIP line; the test goes on with the rest."""
+    global skipped
+    skipped += 1
+    print(f"SKIP {what}")
+
+
 def done():
-    print(f"RESULT {passed} {failed}")
+    print(f"RESULT {passed} {failed} {skipped}")
     sys.exit(1 if failed else 0)
 
 
@@ -33,5 +42,5 @@ def connect():
 def skip(what):
     """Ends a test that has nothing to run here (e.g. ../shared/corpus is absent)."""
     print(f"SKIP {what}")
-    print("RESULT 0 0")
-    sys.exit(0)
+    print(f"RESULT {passed} {failed} {skipped + 1}")
+    sys.exit(1 if failed else 0)

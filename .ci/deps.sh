@@ -1,0 +1,69 @@
+#!/bin/sh
+# .ci/deps.sh — the one list of the Debian packages libprofsql needs, and the step that installs
+# the missing ones. The Makefile runs it before building (make, make demo: `build`; make test:
+# `test`), .ci/run runs it, and README.md / docs/install.md quote `sh .ci/deps.sh list ...`.
+#
+#   sh .ci/deps.sh list build|test     prints the package names
+#   sh .ci/deps.sh missing build|test  prints those not installed (dpkg's view)
+#   sh .ci/deps.sh ensure build|test   installs the missing ones: with apt-get as root, with
+#                                      `sudo -n apt-get` where that works, else prints the one
+#                                      `apt-get install` line to run and exits 1
+# On a system without dpkg it says which packages it would want and exits 0: the build then
+# finds out for itself.
+set -eu
+
+# build: the C compiler and make, SQLite (headers and the sqlite3 shell the demo runs), zlib,
+# minizip (ZIP archives in and out)
+BUILD="build-essential pkg-config libsqlite3-dev sqlite3 zlib1g-dev libminizip-dev"
+# test: Debian's python3 (loads extensions) and its venv, clang with the sanitizer runtime
+# (ASan/UBSan/TSan/libFuzzer), protoc (--decode_raw checks XSpace), unzip (-t), unixodbc and the
+# SQLite ODBC driver (the BI tools' route), chromium (renders the flame graph SVG), pandas (the
+# pd.read_sql route of examples/python/query.py), apsw (the route for Pythons that cannot load
+# extensions), gzip, dpkg-dev (make deb: dpkg-deb, dpkg-architecture)
+TEST="$BUILD python3 python3-venv python3-pandas python3-apsw clang libclang-rt-dev gzip \
+protobuf-compiler unzip unixodbc libsqliteodbc chromium dpkg-dev"
+
+what=${2:-build}
+case $what in
+  build) pkgs=$BUILD ;;
+  test)  pkgs=$TEST ;;
+  *) echo "deps.sh: expected build or test, not '$what'" >&2; exit 2 ;;
+esac
+
+missing() {
+  for p in $pkgs; do
+    s=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+    [ "$s" = installed ] || printf '%s ' "$p"
+  done
+}
+
+case ${1:-} in
+  list) echo $pkgs ;;
+  missing)
+    command -v dpkg-query >/dev/null 2>&1 || { echo "deps.sh: no dpkg here" >&2; exit 2; }
+    m=$(missing); echo ${m} ;;
+  ensure)
+    if ! command -v dpkg-query >/dev/null 2>&1; then
+      echo "deps.sh: not a Debian system; libprofsql's $what needs the equivalents of: $pkgs" >&2
+      exit 0
+    fi
+    m=$(missing)
+    [ -n "$m" ] || exit 0
+    echo "libprofsql's $what needs Debian packages that are not installed: $m"
+    if [ "$(id -u)" -eq 0 ]; then
+      SUDO=""
+    elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+      SUDO="sudo -n"
+    else
+      echo "Install them with:" >&2
+      echo "  sudo apt-get install -y --no-install-recommends $m" >&2
+      echo "then run make again." >&2
+      exit 1
+    fi
+    export DEBIAN_FRONTEND=noninteractive
+    $SUDO apt-get update -q
+    # shellcheck disable=SC2086
+    $SUDO apt-get install -y -q --no-install-recommends $m
+    ;;
+  *) echo "usage: sh .ci/deps.sh list|missing|ensure build|test" >&2; exit 2 ;;
+esac
