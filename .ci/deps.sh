@@ -19,8 +19,9 @@ BUILD="build-essential pkg-config libsqlite3-dev sqlite3 zlib1g-dev libminizip-d
 # (ASan/UBSan/TSan/libFuzzer), protoc (--decode_raw checks XSpace), unzip (-t), unixodbc and the
 # SQLite ODBC driver (the BI tools' route), chromium (renders the flame graph SVG), pandas (the
 # pd.read_sql route of examples/python/query.py), apsw (the route for Pythons that cannot load
-# extensions), gzip, dpkg-dev (make deb: dpkg-deb, dpkg-architecture)
-TEST="$BUILD python3 python3-venv python3-pandas python3-apsw clang libclang-rt-dev gzip \
+# extensions), pip + setuptools + wheel (the bindings/python package installed in a venv), gzip,
+# dpkg-dev (make deb: dpkg-deb, dpkg-architecture)
+TEST="$BUILD python3 python3-venv python3-pip python3-setuptools python3-wheel python3-pandas python3-apsw clang libclang-rt-dev gzip \
 protobuf-compiler unzip unixodbc libsqliteodbc chromium dpkg-dev"
 
 what=${2:-build}

@@ -2,14 +2,18 @@
 are the ones the inputs give (checked here with a second route: Python over the tables, or the
 hand-made report's own numbers). examples/python/query.py prints the same five slices through
 sqlite3 and, with pandas installed (.ci/run installs python3-pandas), through pd.read_sql; both
-are checked against totals computed here from the JSON with Python's json module."""
+are checked against totals computed here from the JSON with Python's json module. The same holds
+through apsw where sqlite3 cannot load extensions (simulated; apsw from python3-apsw), and with
+neither, or without the library, query.py exits 2 with the routes that work, not a traceback."""
 import collections
 import glob
+import importlib.util
 import json
+import os
 import subprocess
 import sys
 
-from testlib import check, connect, done
+from testlib import check, connect, done, skip_part
 
 db = connect()
 outs = {}
@@ -59,24 +63,59 @@ for e in trace["traceEvents"] if isinstance(trace, dict) else trace:
         b = pending.pop((e.get("cat"), e.get("id"), e["name"]))
         tot[b["name"]][0] += 1; tot[b["name"]][1] += e["ts"] - b["ts"]
 want = sorted(((k, n, us / 1000) for k, (n, us) in tot.items()), key=lambda r: -r[2])[:5]
-r = subprocess.run([sys.executable, "examples/python/query.py"], capture_output=True, text=True)
-lines = r.stdout.splitlines()
-check(r.returncode == 0 and lines[0] == "Which slices take the most time?", f"query.py runs: {r.stderr[-300:]}")
-got = [l.split() for l in lines[1:6]]
-check(len(got) == 5 and all(g[0] == w[0] and int(g[1]) == w[1] and abs(float(g[2]) - w[2]) < 0.0006 and g[3] == "ms"
-                            for g, w in zip(got, want)),
-      f"query.py, sqlite3: the five names, counts and ms of the JSON: {got} vs {want}")
+
+
+def check_output(route, r):
+    """query.py's stdout on one route: the five rows, then the pandas frame (or the note)."""
+    lines = r.stdout.splitlines()
+    check(r.returncode == 0 and lines[:1] == ["Which slices take the most time?"], f"query.py, {route}, runs: {r.stderr[-300:]}")
+    got = [l.split() for l in lines[1:6]]
+    check(len(got) == 5 and all(g[0] == w[0] and int(g[1]) == w[1] and abs(float(g[2]) - w[2]) < 0.0006 and g[3] == "ms"
+                                for g, w in zip(got, want)),
+          f"query.py, {route}: the five names, counts and ms of the JSON: {got} vs {want}")
+    if have_pandas:
+        frame = [l.split() for l in lines[6:]]
+        check(frame[:1] == [["name", "n", "total_ms"]] and len(frame) == 6
+              and all(f[0] == w[0] and int(f[1]) == w[1] and abs(float(f[2]) - w[2]) < 0.0006 for f, w in zip(frame[1:], want)),
+              f"query.py, {route}, pandas: the same five rows: {frame}")
+    else:
+        check(lines[6:7] and lines[6].startswith("(pandas is not installed"), f"query.py, {route}, says pandas is missing")
+
+
 try:
     import pandas  # noqa: F401
     have_pandas = True
 except ImportError:
     have_pandas = False
-if have_pandas:
-    frame = [l.split() for l in lines[6:]]
-    check(frame[0] == ["name", "n", "total_ms"] and len(frame) == 6
-          and all(f[0] == w[0] and int(f[1]) == w[1] and abs(float(f[2]) - w[2]) < 0.0006 for f, w in zip(frame[1:], want)),
-          f"query.py, pandas (pd.read_sql): the same five rows: {frame}")
-else:
     print("pandas is not installed: the pd.read_sql branch was not run")
-    check(lines[6].startswith("(pandas is not installed"), "query.py says pandas is missing")
+check_output("sqlite3 (pd.read_sql)", subprocess.run([sys.executable, "examples/python/query.py"], capture_output=True, text=True))
+
+# Where sqlite3 cannot load extensions (pyenv, macOS) query.py takes apsw, and with no apsw it
+# says what to do and exits 2. Simulated: a sqlite3.Connection without enable_load_extension,
+# and apsw made unimportable.
+NOEXT = """import runpy, sqlite3, sys
+class NoExt(sqlite3.Connection):
+    def __getattribute__(self, name):
+        if name in ("enable_load_extension", "load_extension"):
+            raise AttributeError(name)
+        return super().__getattribute__(name)
+connect = sqlite3.connect
+sqlite3.connect = lambda *a, **k: connect(*a, factory=NoExt, **k)
+if sys.argv[1] == "no-apsw":
+    sys.modules["apsw"] = None
+sys.argv = ["examples/python/query.py"]
+runpy.run_path("examples/python/query.py", run_name="__main__")
+"""
+if importlib.util.find_spec("apsw"):
+    check_output("apsw (no extension loading in sqlite3)",
+                 subprocess.run([sys.executable, "-c", NOEXT, "apsw"], capture_output=True, text=True))
+else:
+    skip_part("query.py's apsw route: apsw is not importable (apt-get install python3-apsw)")
+r = subprocess.run([sys.executable, "-c", NOEXT, "no-apsw"], capture_output=True, text=True)
+check(r.returncode == 2 and r.stdout == "" and "Traceback" not in r.stderr and "apt-get install python3-apsw" in r.stderr
+      and "/usr/bin/python3" in r.stderr, f"query.py, neither sqlite3 loading nor apsw: exit 2 and the routes: {r.returncode} {r.stderr!r}")
+r = subprocess.run([sys.executable, "examples/python/query.py"], capture_output=True, text=True,
+                   env=dict(os.environ, LIBPROFSQL_PATH="/nonexistent/libprofsql.so"))
+check(r.returncode == 2 and "Traceback" not in r.stderr and "LIBPROFSQL_PATH='/nonexistent/libprofsql.so' names no library" in r.stderr,
+      f"query.py, no library: exit 2 and where it looked: {r.returncode} {r.stderr!r}")
 done()
