@@ -7,7 +7,7 @@
 ** Errors: those of loading the capture, "has no parent tree" (a newengine report), and
 ** "cannot write '<path>': ...".
 */
-#include "profsql.h"
+#include "ps_vtab.h"
 #include "../ext/flame.h"
 #include "../ext/writer.h"
 SQLITE_EXTENSION_INIT3

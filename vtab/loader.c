@@ -1,11 +1,11 @@
 /*
-** loader.c — SQL arguments -> cached PsCapture, shared by every profile_* table. See profsql.h for
+** loader.c — SQL arguments -> cached PsCapture, shared by every profile_* table. See ps_vtab.h for
 ** the caching rules. Error messages start with the table name and name the file:
 **   profile_events: cannot open 'x.json': No such file or directory
 **   profile_events: 'x.bin' is not a supported capture (supported: chrome)
 **   profile_events: trace.json: byte 18231: expected ',' or ']' in traceEvents
 */
-#include "profsql.h"
+#include "ps_vtab.h"
 #include "../ext/json.h"
 SQLITE_EXTENSION_INIT3
 

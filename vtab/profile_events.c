@@ -52,7 +52,7 @@
 ** The table reads files, so it is SQLITE_VTAB_DIRECTONLY: a schema (view/trigger) from an
 ** untrusted database file cannot use it to read the host's files.
 */
-#include "profsql.h"
+#include "ps_vtab.h"
 SQLITE_EXTENSION_INIT3
 
 #include <math.h>

@@ -19,7 +19,7 @@
 ** Arguments: source as for the tables; schema an attached database name; prefix letters,
 ** digits and '_'. SQLITE_DIRECTONLY (it reads files and writes schema objects).
 */
-#include "profsql.h"
+#include "ps_vtab.h"
 SQLITE_EXTENSION_INIT3
 
 #include <string.h>

@@ -38,7 +38,7 @@
 **   on the capture's own clock (not Unix time); every other column NULL or 0.
 ** Errors: as profile_events (vtab/loader.c). SQLITE_VTAB_DIRECTONLY: it reads files.
 */
-#include "profsql.h"
+#include "ps_vtab.h"
 #include "../ext/jobs.h"
 #include "../ext/json.h"
 SQLITE_EXTENSION_INIT3

@@ -25,7 +25,7 @@
 **                their files that are not captures show as scope 'files'); NULL for a BLOB
 ** Errors: as profile_events (vtab/loader.c). SQLITE_VTAB_DIRECTONLY: it reads files.
 */
-#include "profsql.h"
+#include "ps_vtab.h"
 SQLITE_EXTENSION_INIT3
 
 #include <string.h>

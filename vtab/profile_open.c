@@ -22,7 +22,7 @@
 ** and '_' only. Errors: those of loading the capture ("profile_open: cannot open ..."), a bad
 ** prefix, or a failing statement. SQLITE_DIRECTONLY: it reads files and creates schema objects.
 */
-#include "profsql.h"
+#include "ps_vtab.h"
 SQLITE_EXTENSION_INIT3
 
 #include <string.h>

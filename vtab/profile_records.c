@@ -31,7 +31,7 @@
 **                     and the lookups are per file); NULL for a BLOB
 ** Errors: as profile_events (vtab/loader.c). SQLITE_VTAB_DIRECTONLY: it reads files.
 */
-#include "profsql.h"
+#include "ps_vtab.h"
 SQLITE_EXTENSION_INIT3
 
 #include <string.h>

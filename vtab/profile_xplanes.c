@@ -20,7 +20,7 @@
 ** Events are in profile_events (pid = plane_index, tid = line_id); plane stats, hostnames,
 ** errors and warnings in profile_metadata. Errors: as profile_events. SQLITE_VTAB_DIRECTONLY.
 */
-#include "profsql.h"
+#include "ps_vtab.h"
 SQLITE_EXTENSION_INIT3
 
 #include <string.h>

@@ -20,7 +20,8 @@
 ** sqlite3_profsql_noio_init registers the same without the file writers, for BLOB sources only.
 ** A static build (-DSQLITE_CORE) calls sqlite3_profsql_init(db, 0, 0) directly.
 */
-#include "profsql.h"
+#include "ps_vtab.h"
+#include "profsql.h"          /* the public prototypes, checked against the definitions below */
 SQLITE_EXTENSION_INIT1
 
 #include "../ext/json.h"

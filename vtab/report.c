@@ -21,7 +21,7 @@
 ** The report's rules and files: docs/profile_report.md; the writer being reproduced:
 ** ../shared/corpus/README.md, "newengine StarProfiler".
 */
-#include "profsql.h"
+#include "ps_vtab.h"
 #include "../ext/jobs.h"
 #include "../ext/writer.h"
 #include "../ext/flame.h"

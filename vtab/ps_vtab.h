@@ -1,0 +1,184 @@
+/*
+** ps_vtab.h — what the SQLite-facing files of libprofsql share: the per-connection state
+** (the capture cache), loading a capture from SQL arguments, and each module's register function.
+**
+** Loading (ps_vt_acquire): `source` is a file path (TEXT) or the capture's bytes (BLOB); the
+** optional `format` names the format ('chrome'), NULL/''/'auto' detects it from the content.
+** Parsed captures are cached per connection:
+**   - a path is reused while (path, size, mtime, ctime, device, inode) are unchanged; a changed
+**     file is re-read (ctime catches a rewrite in place that restored the size and mtime);
+**   - a BLOB is reused while an identical BLOB (same size and bytes) is passed again;
+**   - at most PS_CACHE_MAX unused captures are kept (least recently used goes first).
+** Cursors hold a reference, so a capture evicted or replaced while a query runs stays valid.
+*/
+#ifndef PS_VTAB_H
+#define PS_VTAB_H
+
+#include <sqlite3ext.h>
+#include "../ext/capture.h"
+#include "../ext/formats.h"
+
+#ifndef PROFSQL_VERSION
+#define PROFSQL_VERSION "0.0.0-dev"
+#endif
+
+#define PS_CACHE_MAX 4
+
+typedef struct PsCacheEntry PsCacheEntry;
+
+/* Per-connection state, shared by the modules and functions of one connection. */
+typedef struct PsConn {
+  int nRef;                 /* one per registered module/function using it */
+  PsCacheEntry *pFirst;     /* cached captures, most recently used first */
+  uint64_t nLoads;          /* captures parsed (for profsql_debug()/tests) */
+  uint64_t nHits;           /* cache hits */
+  /* limits (profsql_config) */
+  uint64_t maxInflated;     /* largest inflated gzip/ZIP capture, bytes (PS_MAX_INFLATED) */
+  int nCacheMax;            /* unused captures kept (PS_CACHE_MAX) */
+  int maxJsonDepth;         /* deepest JSON nesting a parse accepts (PS_JSON_MAX_DEPTH) */
+  int bNoIo;                /* loaded by sqlite3_profsql_noio_init: BLOB sources only */
+  int bMmap;                /* map plain files (1, default) or read them into memory (0) */
+  sqlite3 *db;              /* the connection (for noticing sqlite3_interrupt during a parse) */
+} PsConn;
+
+struct PsCacheEntry {
+  PsCacheEntry *pNext;
+  PsConn *pConn;            /* NULL once removed from the cache */
+  int nRef;                 /* cursors using it + 1 while in the cache */
+  char *zPath;              /* file path, or NULL for a BLOB */
+  void *pBlob; size_t nBlob;/* BLOB bytes as passed (copy), for comparison */
+  int64_t size, mtimeNs, ctimeNs; uint64_t dev, ino;   /* the file when it was read: a hit needs
+                            ** all five equal (ctime: an in-place rewrite that restores size and
+                            ** mtime still changes it; no program can set it back) */
+  const PsFormat *pFmt;     /* format asked for, NULL when detected */
+  PsCapture *cap;           /* the parsed capture, owned */
+};
+
+PsConn *ps_conn_new(void);
+void ps_conn_release(void *pConn);          /* sqlite3 destructor signature */
+
+/* Loads (or finds cached) the capture for source/format. On error returns NULL, sets *pzErr
+** to an sqlite3_malloc'ed message that starts with zTable ("profile_events: ...") and, when pRc
+** is not NULL, *pRc to the SQLite code to report (SQLITE_INTERRUPT for an interrupted parse,
+** else SQLITE_ERROR). */
+PsCacheEntry *ps_vt_acquire(PsConn *pConn, const char *zTable, sqlite3_value *pSource,
+                            sqlite3_value *pFormat, char **pzErr, int *pRc);
+void ps_vt_release(PsCacheEntry *p);
+/* A function's result for a failed ps_vt_acquire: the message (freed here) with code rc, or
+** out of memory when there is no message. */
+void ps_result_load_error(sqlite3_context *ctx, char *zErr, int rc);
+/* The error of a TEXT (path) source in a noio connection (sqlite3_malloc'ed). */
+char *ps_noio_error(const char *zTable);
+
+/* ---- plumbing every profile_* table shares */
+
+/* The table object of every profile_* module: configuration only (the cache). */
+typedef struct PsVtab {
+  sqlite3_vtab base;
+  PsConn *pConn;              /* per-connection cache, owned by the module registration */
+} PsVtab;
+
+/* xConnect: declares zSchema, marks the table SQLITE_VTAB_DIRECTONLY (it reads files, so a
+** schema from an untrusted database must not reach it) and allocates a PsVtab. */
+int ps_vt_connect(sqlite3 *db, void *pAux, const char *zSchema, sqlite3_vtab **ppVtab);
+int ps_vt_disconnect(sqlite3_vtab *pVtab);
+
+/* xBestIndex: for each column aCol[k] (aCol[0] must be the source column) finds a usable
+** '=' constraint, gives it argv index in k order and omits it; returns the idxNum bits (1<<k for
+** each one used), or -1 when the source constraint exists but is not usable (the caller returns
+** SQLITE_CONSTRAINT). */
+int ps_vt_eq_constraints(sqlite3_index_info *pInfo, const int *aCol, int nCol);
+
+/* The captures a source names: one file or BLOB, or every capture of a directory or glob
+** pattern (run/<glob>.xplane.pb, a TensorBoard run directory, a folder of timings reports). Every
+** table reads the parts in order and tells them apart by its `file` column. */
+typedef struct PsSet {
+  int nPart;
+  PsCacheEntry **ap;          /* one capture per file (references held) */
+  char **azFile;              /* each part's path; NULL for a BLOB source */
+  char *zKey;                 /* the source path it was made from (reused within a statement) */
+  int nSkipped;               /* files of a directory that are not captures ... */
+  char **azSkipped;           /* ... and their paths (shown by profile_metadata) */
+} PsSet;
+
+/* xBestIndex of a table whose only inputs are source (column iSource) and format (iFormat):
+** idxNum bits 1 source = ?, 2 format = ? (argv in that order). */
+int ps_vt_best_source(sqlite3_index_info *pInfo, int iSource, int iFormat);
+
+/* xOpen: a zeroed cursor of nByte bytes (the table's cursor struct, base first). */
+int ps_vt_open(size_t nByte, sqlite3_vtab_cursor **ppCur);
+
+/* The `file` column of every table: part iPart's path, NULL for a BLOB source. */
+void ps_vt_result_file(sqlite3_context *ctx, const PsSet *pSet, int iPart);
+
+/* xFilter: loads the captures for (pSource, pFormat) into *pSet (replacing what it held);
+** on failure sets the table's error message and returns SQLITE_ERROR (or SQLITE_NOMEM).
+**   a directory:  every regular, non-hidden file in it, in name order; files that are not
+**                 supported captures are skipped (listed in profile_metadata, scope 'files')
+**   a pattern with * ? [ (glob(3)) that is not itself a file: every match, in name order;
+**                 a match that does not load is an error
+** Errors: "no file matches 'x'", "'dir' holds no supported capture", and those of one file. */
+int ps_vt_filter_set(sqlite3_vtab *pVtab, const char *zTable, sqlite3_value *pSource,
+                     sqlite3_value *pFormat, PsSet *pSet);
+void ps_set_clear(PsSet *pSet);
+/* The host of an XSpace part: its file name without ".xplane.pb" / ".xspace.pb" (or the
+** capture's hostnames[0] for a BLOB). Written into buf; returns it, or NULL when unknown. */
+const char *ps_set_host(const PsSet *pSet, int iPart, char *buf, size_t nBuf);
+
+/* A mapped capture file that another process truncated while this query read it (mapguard.h:
+** the lost bytes read as zeros). Each table's xColumn and xNext call this: SQLITE_OK while part
+** iPart is intact (or there is no such part), else SQLITE_ERROR with the table's error message
+** "profile_events: F: the file shrank while it was being read (another process truncated or
+** rewrote it): byte N of its M bytes is gone; run the query again to read the file as it is now".
+** Rows returned before the check saw it came from the intact file. */
+int ps_vt_check_lost(sqlite3_vtab_cursor *pCur, const char *zTable, const PsSet *pSet, int iPart);
+static inline int ps_vt_intact(sqlite3_vtab_cursor *pCur, const char *zTable, const PsSet *pSet, int iPart){
+  if( iPart<0 || iPart>=pSet->nPart || ps_source_lost(&pSet->ap[iPart]->cap->src)==0 ) return SQLITE_OK;
+  return ps_vt_check_lost(pCur, zTable, pSet, iPart);
+}
+
+/* Defines X##ColumnChecked and X##NextChecked, the xColumn and xNext a module registers: X##Column
+** then ps_vt_intact() on the row's part, and ps_vt_intact() before X##Next moves on (a string
+** returned SQLITE_STATIC from the mapping is read by SQLite after xColumn returns, so xNext checks
+** the part whose row SQLite just consumed). PART is an expression of the cursor c (CURSOR *). */
+#define PS_VT_CHECKED(X, CURSOR, TABLE, PART)                                          \
+  static int X##ColumnChecked(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){ \
+    int rc = X##Column(cur, ctx, iCol);                                                \
+    CURSOR *c = (CURSOR*)cur;                                                          \
+    return rc==SQLITE_OK ? ps_vt_intact(cur, TABLE, &c->set, (PART)) : rc;             \
+  }                                                                                    \
+  static int X##NextChecked(sqlite3_vtab_cursor *cur){                                 \
+    CURSOR *c = (CURSOR*)cur;                                                          \
+    int rc = ps_vt_intact(cur, TABLE, &c->set, (PART));                                \
+    return rc==SQLITE_OK ? X##Next(cur) : rc;                                          \
+  }
+
+/* Asks whether sqlite3_interrupt() was called on db while the current statement runs (SQLite
+** 3.40 has no sqlite3_is_interrupted(): a tiny statement is stepped, and fails with
+** SQLITE_INTERRUPT then). The xInterrupt of PsSource and of the writers, with pArg a PsPoll
+** { db, 0 }; sqlite3_finalize(poll.st) when done. */
+typedef struct PsPoll { sqlite3 *db; sqlite3_stmt *st; } PsPoll;
+int ps_poll_interrupt(void *pArg);
+
+/* Sets an SQL result from a PsOut (frees pOut->zFree). */
+void ps_vt_result(sqlite3_context *ctx, PsOut *pOut);
+
+/* Registers a function of the connection state (user data pConn, one reference per arity) for
+** every argument count nMin..nMax (nMin -1: any count, once), SQLITE_UTF8|SQLITE_DIRECTONLY:
+** everything that reads a path or writes a file. Stops at the first failure and returns its code. */
+int ps_register_conn_function(sqlite3 *db, PsConn *pConn, const char *zName, int nMin, int nMax,
+                              void (*xFunc)(sqlite3_context*, int, sqlite3_value**));
+
+int ps_events_register(sqlite3 *db, PsConn *pConn);
+int ps_metadata_register(sqlite3 *db, PsConn *pConn);
+int ps_records_register(sqlite3 *db, PsConn *pConn);
+int ps_open_register(sqlite3 *db, PsConn *pConn);
+int ps_xplanes_register(sqlite3 *db, PsConn *pConn);
+int ps_jobs_register(sqlite3 *db, PsConn *pConn);
+int ps_report_register(sqlite3 *db, PsConn *pConn);
+int ps_import_register(sqlite3 *db, PsConn *pConn);
+int ps_flamegraph_register(sqlite3 *db, PsConn *pConn);
+/* profile_open.c: zSql with zPrefix before each view name of the sql/ helpers (sqlite3_malloc'ed). */
+char *ps_sql_prefixed(const char *zSql, const char *zPrefix);   /* report.c: profile_report and the file writers */
+
+#endif
