@@ -88,28 +88,30 @@ $(BUILD)/load_time: tests/bench/load_time.c $(EXT_SRC) $(EXT_HDR)
 	@mkdir -p $(BUILD)
 	$(CC) -O2 $(WARN) $(DEFS) -Iext -o $@ tests/bench/load_time.c $(EXT_SRC) $(LDLIBS)
 
-# ---- libFuzzer targets (tests/fuzz/): one per parser and input path, and one through SQL
+# ---- libFuzzer targets (tests/fuzz/): one per parser and input path, and three through SQL
 FUZZ      := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_TIME ?= 60
-$(BUILD)/fuzz_%: tests/fuzz/fuzz_format.c $(EXT_SRC) $(EXT_HDR)
+$(BUILD)/fuzz_%: tests/fuzz/fuzz_format.c tests/fuzz/fuzz_common.h $(EXT_SRC) $(EXT_HDR)
 	@mkdir -p $(BUILD)
 	clang $(FUZZ) $(DEFS) -DFUZZ_FORMAT=ps_format_$* -o $@ tests/fuzz/fuzz_format.c $(EXT_SRC) $(LDLIBS)
-$(BUILD)/fuzz_gzip: tests/fuzz/fuzz_gzip.c $(EXT_SRC) $(EXT_HDR)
+$(BUILD)/fuzz_gzip: tests/fuzz/fuzz_gzip.c tests/fuzz/fuzz_common.h $(EXT_SRC) $(EXT_HDR)
 	@mkdir -p $(BUILD)
 	clang $(FUZZ) $(DEFS) -o $@ tests/fuzz/fuzz_gzip.c $(EXT_SRC) $(LDLIBS)
 $(BUILD)/fuzz_zip: tests/fuzz/fuzz_zip.c $(EXT_SRC) $(EXT_HDR)
 	@mkdir -p $(BUILD)
 	clang $(FUZZ) $(DEFS) -o $@ tests/fuzz/fuzz_zip.c $(EXT_SRC) $(LDLIBS)
-$(BUILD)/fuzz_sql: tests/fuzz/fuzz_sql.c $(EXT_SRC) $(VTAB_SRC) $(EXT_HDR) $(VTAB_HDR)
+$(BUILD)/fuzz_sql $(BUILD)/fuzz_report $(BUILD)/fuzz_tree: $(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(EXT_SRC) $(VTAB_SRC) $(EXT_HDR) $(VTAB_HDR)
 	@mkdir -p $(BUILD)
-	clang $(FUZZ) $(DEFS) -DSQLITE_CORE -I$(BUILD) -o $@ tests/fuzz/fuzz_sql.c $(EXT_SRC) $(VTAB_SRC) -lsqlite3 $(LDLIBS)
+	clang $(FUZZ) $(DEFS) -DSQLITE_CORE -I$(BUILD) -o $@ $< $(EXT_SRC) $(VTAB_SRC) -lsqlite3 $(LDLIBS)
 FUZZERS := $(BUILD)/fuzz_chrome $(BUILD)/fuzz_timings $(BUILD)/fuzz_lms $(BUILD)/fuzz_xspace \
-           $(BUILD)/fuzz_newengine $(BUILD)/fuzz_gzip $(BUILD)/fuzz_zip $(BUILD)/fuzz_sql
+           $(BUILD)/fuzz_newengine $(BUILD)/fuzz_gzip $(BUILD)/fuzz_zip $(BUILD)/fuzz_sql \
+           $(BUILD)/fuzz_report $(BUILD)/fuzz_tree
 
-# make fuzz: every target for FUZZ_TIME seconds, seeded from the test inputs; fails on any
-# crash, leak or timeout (libFuzzer exits non-zero and leaves crash-* files in build/fuzz/).
+# make fuzz: every target for FUZZ_TIME seconds, seeded from the test inputs, then the truncation
+# run (tests/fuzz/truncate.py: prefixes of every seed capture through its format's target); fails
+# on any crash, leak or timeout (libFuzzer exits non-zero and leaves crash-* files in build/fuzz/).
 fuzz: $(FUZZERS)
-	@sh tests/fuzz/run.sh $(FUZZ_TIME)
+	@PYTHON=$(PYTHON) sh tests/fuzz/run.sh $(FUZZ_TIME)
 
 test: libprofsql.so $(FUZZERS) $(BUILD)/test_parser $(BUILD)/test_sql $(BUILD)/test_parser.asan $(BUILD)/test_sql.asan $(BUILD)/test_fault \
       $(BUILD)/test_sql_fault $(BUILD)/test_threads

@@ -255,16 +255,24 @@ static int tm_tree(Tm *p){
   if( aId==0 || aStack==0 || aState==0 ) goto out;
   for(size_t r=0; r<n; r++){ aId[r].id = a[r].recordId; aId[r].row = (int32_t)r; }
   qsort(aId, n, sizeof(IdRow), idrow_cmp);
+  /* a RecordId used again: links by that id go to its first record, and the later ones are left
+  ** out of the tree (depth NULL, state 2 below) — SQL walks join on record_id, so a second
+  ** record of one id would otherwise close a loop (1 -> 2 -> the second 1 -> 2 ...) */
   for(size_t k=1; k<n; k++){
     if( aId[k].id==aId[k-1].id ){
       PsRecord *d = &a[aId[k].row];
-      if( ps_diag(cap, PS_DIAG_DUPLICATE, -1, "line %u: RecordId %lld is used again (first on line %u); links go to the first",
-                  d->line, (long long)d->recordId, a[aId[k-1].row].line) ) goto out;
+      size_t k0 = k-1;
+      while( k0>0 && aId[k0-1].id==aId[k].id ) k0--;
+      if( ps_diag(cap, PS_DIAG_DUPLICATE, -1, "line %u: RecordId %lld is used again (first on line %u); "
+                  "links go to the first, and this record is left out of the tree (depth NULL)",
+                  d->line, (long long)d->recordId, a[aId[k0].row].line) ) goto out;
+      d->depth = -1;
+      aState[aId[k].row] = 2;
     }
   }
   /* resolve parents (they may come later in the file) */
   for(size_t r=0; r<n; r++){
-    if( a[r].parentId==PS_NULL64 ) continue;
+    if( a[r].parentId==PS_NULL64 || aState[r] ) continue;
     size_t lo = 0, hi = n;
     while( lo<hi ){ size_t m = (lo+hi)/2; if( aId[m].id < a[r].parentId ) lo = m+1; else hi = m; }
     if( lo<n && aId[lo].id==a[r].parentId ){

@@ -1,12 +1,62 @@
 /*
-** fuzz_gzip.c — libFuzzer target for the gzip input path (ext/source.c: ps_gunzip), capped at
-** 16 MiB of output so that bombs end in the limit error, not in the fuzzer's RSS limit.
+** fuzz_gzip.c — libFuzzer target for the gzip input path: ps_gunzip (ext/source.c), and, when
+** the bytes inflate, the rest of a real load of a gzip BLOB: the inflated bytes in a PsSource
+** as ps_source_open_blob leaves them (heap buffer, bGzip, nRaw), detected (ps_format_detect, or
+** the loose guess that says where damaged bytes break), parsed and read back like the format
+** targets read theirs (fuzz_common.h). Output is capped at 16 MiB so that bombs end in the
+** limit error, not in the fuzzer's RSS limit.
+**
+** A custom mutator keeps the parsers within reach: three mutations in four inflate the input,
+** mutate the capture inside (with the dictionary) and gzip it again; the fourth, and any input
+** that does not inflate, mutates the compressed bytes themselves (the inflater's paths).
 */
-#include "../../ext/source.h"
-#include <stdlib.h>
+#include "fuzz_common.h"
+#include <zlib.h>
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size){
-  char *out; size_t n; PsErr err;
-  if( ps_gunzip(data, size, (uint64_t)16 << 20, &out, &n, &err)==PS_OK ) free(out);
+  char *out; size_t n; PsErr err; PsSource src;
+  if( ps_gunzip(data, size, (uint64_t)16 << 20, &out, &n, &err)!=PS_OK ) return 0;
+  memset(&src, 0, sizeof(src));      /* what source.c's unwrap() makes of a gzip BLOB */
+  src.z = out; src.n = n; src.bHeap = 1; src.bGzip = 1; src.nRaw = size;
+  fuzz_load_and_read(&src, 0, size);   /* src's buffer moves into the capture */
   return 0;
+}
+
+size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t maxSize);
+
+/* Inflates data, mutates the inflated bytes, deflates them back into data (at most maxSize
+** bytes). Returns the new size, or 0 when the input does not inflate (within 4 MiB) or the
+** result does not fit. */
+static size_t fuzz_gzip_mutate_inside(uint8_t *data, size_t size, size_t maxSize, unsigned seed){
+  char *out; size_t n; PsErr err;
+  if( ps_gunzip(data, size, (uint64_t)4 << 20, &out, &n, &err)!=PS_OK ) return 0;
+  size_t nMax = n + n/2 + 4096;
+  char *p = realloc(out, nMax);
+  if( p==0 ){ free(out); return 0; }
+  n = LLVMFuzzerMutate((uint8_t*)p, n, nMax);
+  z_stream zs; memset(&zs, 0, sizeof(zs));
+  size_t nOut = 0;
+  if( deflateInit2(&zs, (seed>>2) % 10, Z_DEFLATED, 15+16, 8, Z_DEFAULT_STRATEGY)==Z_OK ){
+    zs.next_in = (Bytef*)p; zs.avail_in = (uInt)n;
+    zs.next_out = data; zs.avail_out = (uInt)maxSize;
+    if( deflate(&zs, Z_FINISH)==Z_STREAM_END ) nOut = zs.total_out;
+    deflateEnd(&zs);
+  }
+  free(p);
+  return nOut;
+}
+
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t maxSize, unsigned int seed){
+  size_t n = 0;
+  if( seed % 4 ){
+    /* data is overwritten only once deflate succeeds into a copy: a failure leaves it whole */
+    uint8_t *tmp = malloc(maxSize ? maxSize : 1);
+    if( tmp ){
+      memcpy(tmp, data, size);
+      n = fuzz_gzip_mutate_inside(tmp, size, maxSize, seed);
+      if( n ) memcpy(data, tmp, n);
+      free(tmp);
+    }
+  }
+  return n ? n : LLVMFuzzerMutate(data, size, maxSize);
 }

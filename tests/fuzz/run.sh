@@ -1,13 +1,18 @@
 #!/bin/sh
 # tests/fuzz/run.sh SECONDS — runs every libFuzzer target for SECONDS (0: only replays the seed
 # inputs and the regression inputs in tests/fuzz/regressions/), seeded from tests/data,
-# examples and (when present) ../shared/corpus/chrome. Exits non-zero on the first crash, leak or
-# timeout; a crashing input is kept in build/fuzz/ and should become a regression input.
+# examples and (when present) ../shared/corpus; fuzz_gzip's seeds are gzip copies of those.
+# fuzz_gzip (whose mutator works inside the gzip stream), fuzz_report and fuzz_tree take every
+# format's dictionary. With SECONDS > 0 (make fuzz) the truncation run follows
+# (tests/fuzz/truncate.py: prefixes of every seed capture, each through its format's target).
+# Exits non-zero on any crash, leak or timeout; a crashing input is kept in build/fuzz/ and
+# should become a regression input.
 cd "$(dirname "$0")/../.." || exit 1
 secs=${1:-60}
 mkdir -p build/fuzz
 status=0
-for t in chrome timings lms xspace newengine gzip zip sql; do
+cat tests/fuzz/*.dict > build/fuzz/all.dict
+for t in chrome timings lms xspace newengine gzip zip sql report tree; do
   seeds=build/fuzz/seeds_$t
   rm -rf "$seeds"; mkdir -p "$seeds"
   cp tests/data/*.json tests/data/*.gz tests/data/*.txt tests/data/*.csv examples/*.json examples/*.txt examples/*.csv examples/*.pb tests/data/*.zip "$seeds"/ 2>/dev/null
@@ -17,16 +22,24 @@ for t in chrome timings lms xspace newengine gzip zip sql; do
       [ "$(wc -c < "$f")" -lt 300000 ] && cp "$f" "$seeds"/
     done
   fi
+  if [ "$t" = gzip ]; then
+    # what the gzip target parses is what it inflates: every other seed, gzipped
+    for f in "$seeds"/*; do
+      case $f in *.gz) ;; *.zip) rm -f "$f" ;; *) gzip -n -c "$f" > "$f.gz" && rm -f "$f" ;; esac
+    done
+  fi
+  # a report or a tree of a multi-megabyte capture takes seconds: not the big gzip seeds there
+  case $t in report|tree) find "$seeds" -name '*.gz' -size +16k -exec rm -f {} + ;; esac
   corpus=build/fuzz/corpus_$t; mkdir -p "$corpus"
-  case $t in timings|lms|xspace|newengine) dict=$t ;; *) dict=chrome ;; esac
+  case $t in timings|lms|xspace|newengine) dict=tests/fuzz/$t.dict ;; gzip|report|tree) dict=build/fuzz/all.dict ;; *) dict=tests/fuzz/chrome.dict ;; esac
   if [ "$secs" -eq 0 ]; then
-    args="-runs=0"
+    args="-runs=0"; dirs=$seeds       # the replay: seeds and regressions, not what fuzzing kept
   else
-    args="-max_total_time=$secs"
+    args="-max_total_time=$secs"; dirs="$corpus $seeds"
   fi
   echo "fuzz_$t: $args"
   if ! ./build/fuzz_$t $args -timeout=10 -rss_limit_mb=4096 -max_len=300000 \
-        -dict=tests/fuzz/$dict.dict -artifact_prefix=build/fuzz/ "$corpus" "$seeds" \
+        -dict=$dict -artifact_prefix=build/fuzz/ $dirs \
         > build/fuzz/fuzz_$t.log 2>&1; then
     echo "FAIL fuzz_$t (see build/fuzz/fuzz_$t.log)"
     # the finding first (a CI log may be cut short): the sanitizer's words and the input itself
@@ -37,4 +50,8 @@ for t in chrome timings lms xspace newengine gzip zip sql; do
     grep -a -E '^(#[0-9]+ *DONE|Done [0-9]+ runs)' build/fuzz/fuzz_$t.log | tail -n 1
   fi
 done
+if [ "$secs" -ne 0 ]; then
+  echo "truncation run: prefixes of every seed capture under 300 KB (tests/fuzz/truncate.py)"
+  ${PYTHON:-python3} tests/fuzz/truncate.py || status=1
+fi
 exit $status
