@@ -11,7 +11,7 @@
 **   const db2 = new sqlite3.Database(":memory:");
 **   await libprofsql.load(db2);
 **
-**   libprofsql.getLoadablePath();                 // '/usr/local/lib/libprofsql.so'
+**   libprofsql.getLoadablePath();                 // '/usr/local/lib/x86_64-linux-gnu/libprofsql.so'
 **
 ** The package holds no native code: it finds the library that `make` built or `make install`
 ** installed. getLoadablePath() returns the full path of the file, ".so" included (SQLite
@@ -125,7 +125,7 @@ function getLoadablePath() {
     "libprofsql: libprofsql.so not found. Looked in:\n" +
     [`$${ENV} (not set)`, ...tried].map((p) => `  ${p}\n`).join("") +
     `Build it with \`make\` in a libprofsql checkout and set ${ENV}=/path/to/checkout/libprofsql.so, ` +
-    "or install it with `sudo make install` (/usr/local/lib/libprofsql.so).");
+    "or install it with `sudo make install` (/usr/local/lib/<multiarch>/libprofsql.so).");
 }
 
 /* node-sqlite3's Database: asynchronous methods with callbacks (better-sqlite3 has none). */

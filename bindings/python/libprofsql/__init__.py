@@ -5,7 +5,7 @@
     libprofsql.load(db)                         # sqlite3.Connection, or apsw.Connection
     db.execute("SELECT count(*) FROM profile_events('trace.json')").fetchone()
 
-    libprofsql.loadable_path()                  # '/usr/local/lib/libprofsql.so'
+    libprofsql.loadable_path()                  # '/usr/local/lib/x86_64-linux-gnu/libprofsql.so'
     libprofsql.load(db, entrypoint="sqlite3_profsql_noio_init")   # BLOB sources only, no writers
 
 This package holds no C code: it finds the library that `make` built or `make install`
@@ -21,7 +21,7 @@ or without the suffix; with it, the path names exactly one file). It looks, in t
      placed beside this file; the plain source package ships none).
   3. /usr/local/lib/<triplet>/, /usr/local/lib/, /usr/lib/<triplet>/, /usr/lib/ (ld.so's order), where
      <triplet> is the Debian multiarch name (x86_64-linux-gnu): sysconfig's MULTIARCH, else
-     `gcc -print-multiarch`. `make install` puts the library in /usr/local/lib/ (PREFIX).
+     `gcc -print-multiarch`. `make install` puts the library in /usr/local/lib/<triplet>/ (LIBDIR).
 
 load(conn, entrypoint=None) turns extension loading on, loads the library and turns it off again
 (also when loading fails), so SQL run later on the connection cannot call load_extension().
@@ -125,7 +125,7 @@ def loadable_path():
         + "".join(f"  {p}\n" for p in [f"${ENV} (not set)"] + tried)
         + "Build it with `make` in a libprofsql checkout and set "
           f"{ENV}=/path/to/checkout/libprofsql.so, or install it with `sudo make install` "
-          "(/usr/local/lib/libprofsql.so).")
+          "(/usr/local/lib/<multiarch>/libprofsql.so).")
 
 
 # ---- loading it --------------------------------------------------------------------------
