@@ -183,10 +183,12 @@ PCDIR      ?= $(LIBDIR)/pkgconfig
 DATADIR    ?= $(PREFIX)/share/libprofsql
 DOCDIR     ?= $(PREFIX)/share/doc/libprofsql
 
-# libprofsql.pc for this PREFIX/LIBDIR (pkg-config --cflags --libs [--static] libprofsql)
+# libprofsql.pc for this PREFIX/LIBDIR (pkg-config --cflags --libs --static libprofsql). Programs
+# link the archive (-l:libprofsql.a): the shared library is the loadable extension, which reaches
+# SQLite through the pointer SQLite passes when it loads it.
 PC_LINES = 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' 'Name: libprofsql' \
   'Description: SQLite extension that turns profiler captures into SQL tables' 'Version: $(VERSION)' \
-  'Requires.private: sqlite3 zlib minizip' 'Libs: -L$${libdir} -lprofsql' 'Libs.private: -lpthread -lm' \
+  'Requires.private: sqlite3 zlib minizip' 'Libs: -L$${libdir} -l:libprofsql.a' 'Libs.private: -lpthread -lm' \
   'Cflags: -I$${includedir}'
 
 install: all

@@ -123,6 +123,12 @@ static void configFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 
 static int profsql_init(sqlite3 *db, const sqlite3_api_routines *pApi, int bNoIo){
   int rc;
+#ifndef SQLITE_CORE
+  /* the loadable build reaches SQLite only through pApi: a program that linked libprofsql.so and
+  ** called an entry point itself with pApi 0 gets an error, not a NULL call (programs link
+  ** libprofsql.a, built with SQLITE_CORE, where pApi is unused: vtab/profsql.h) */
+  if( pApi==0 ) return SQLITE_MISUSE;
+#endif
   SQLITE_EXTENSION_INIT2(pApi);
   PsConn *pConn = ps_conn_new();
   if( pConn==0 ) return SQLITE_NOMEM;

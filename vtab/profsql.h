@@ -8,9 +8,10 @@
 **   sqlite3_profsql_init(db, &zErr, 0);      -- or sqlite3_auto_extension() for every connection
 **   ... SELECT * FROM profile_events('trace.json') ...
 **
-** Build and link: `cc prog.c $(pkg-config --cflags --libs --static libprofsql) -lsqlite3`
-** (libprofsql.pc; `make static` gives libprofsql.a, built with -DSQLITE_CORE so it calls SQLite
-** directly and pApi is unused: pass 0).
+** Build and link: `cc prog.c $(pkg-config --cflags --libs --static libprofsql)` (libprofsql.pc
+** names libprofsql.a; `make static` builds it with -DSQLITE_CORE, so it calls SQLite directly and
+** pApi is unused: pass 0). libprofsql.so is the loadable extension: SQLite passes it pApi when
+** it loads it; called directly with pApi 0 its entry points return SQLITE_MISUSE.
 **
 **   sqlite3_profsql_init       registers every table and function (profile_events,
 **                              profile_records, profile_jobs, profile_xplanes, profile_metadata,

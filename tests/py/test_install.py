@@ -43,11 +43,11 @@ if shutil.which("pkg-config"):
     check(r.stdout.strip() == "/" + libdir, "libprofsql.pc: libdir is the multiarch directory", r.stdout)
     r = subprocess.run(["pkg-config", "--static", "--libs", "libprofsql"], capture_output=True, text=True, env=env)
     libs = r.stdout.split()
-    check(r.returncode == 0 and "-lprofsql" in libs and "-lminizip" in libs and "-lz" in libs and "-lsqlite3" in libs,
+    check(r.returncode == 0 and "-l:libprofsql.a" in libs and "-lminizip" in libs and "-lz" in libs and "-lsqlite3" in libs,
           "pkg-config --static --libs names libprofsql and what it links", r.stdout + r.stderr)
 else:
     skip_part("pkg-config checks: pkg-config is not installed (Debian package pkg-config)")
-    libs = ["-lprofsql", "-lsqlite3", "-lminizip", "-lz", "-lpthread", "-lm"]
+    libs = ["-l:libprofsql.a", "-lsqlite3", "-lminizip", "-lz", "-lpthread", "-lm"]
 
 # a program that knows libprofsql only through <profsql.h>, linked statically
 prog = os.path.join(tempfile.mkdtemp(prefix="profsql-static-"), "p")
@@ -67,7 +67,7 @@ int main(void){
 ''')
 libs = [("-L" + os.path.join(dest, libdir)) if a.startswith("-L") else a for a in libs]
 r = subprocess.run(["cc", "-Wall", "-Werror", "-o", prog, src, "-I" + os.path.join(dest, "usr/include"),
-                    os.path.join(dest, libdir, "libprofsql.a")] + [a for a in libs if a != "-lprofsql" and not a.startswith("-L")],
+                    os.path.join(dest, libdir, "libprofsql.a")] + [a for a in libs if a != "-l:libprofsql.a" and not a.startswith("-L")],
                    capture_output=True, text=True)
 check(r.returncode == 0, f"a program using only profsql.h links libprofsql.a: {r.stderr[-400:]}")
 if r.returncode == 0:
@@ -78,6 +78,17 @@ if r.returncode == 0:
     xs = [e for e in evs if e.get("ph") == "X"]
     want = f"{version} {len(xs)} {sum(int(e['dur'] * 1000 + 0.5) for e in xs)}"
     check(out == want, f"the static program answers what Python counts ({want})", out)
+
+# the loadable library linked into a program and called with pApi 0: SQLITE_MISUSE (21), no crash
+so_prog = prog + "_so"
+r = subprocess.run(["cc", "-o", so_prog, src, "-I" + os.path.join(dest, "usr/include"), "-L" + os.path.join(dest, libdir),
+                    "-Wl,-rpath," + os.path.join(dest, libdir), "-lprofsql", "-lsqlite3"], capture_output=True, text=True)
+if r.returncode == 0:
+    p = subprocess.run([so_prog], capture_output=True, text=True)
+    check(p.returncode == 1 and p.stdout == "", "libprofsql.so called directly with pApi 0 fails cleanly (SQLITE_MISUSE)",
+          (p.returncode, p.stdout))
+else:
+    check(False, "a program links libprofsql.so", r.stderr[-300:])
 
 r = subprocess.run(["make", "-s", "uninstall", f"DESTDIR={dest}", "PREFIX=/usr"], capture_output=True, text=True)
 left = [os.path.join(d, f) for d, _, fs in os.walk(dest) for f in fs]
