@@ -21,32 +21,72 @@
 --       line = 'a;b;c <self ns>' (negative self time, from overlapping slices, counts as 0)
 -- Cycle-safe: the walks start at roots and stop at depth 100000, so a parent cycle (possible in
 -- imported or hand-made tables) is never entered and never loops.
+--
+-- Cost (n slices, d deep): the walk carries ids and numbers, never a built string, so a
+-- query that does not read path or stack (count(*), sum(self_ns), depth = 0, the shares, ...)
+-- is linear in n, whatever the depth and the name lengths. path and stack are built only for
+-- the rows a query reads them from, each from that row's own ancestors: d lookups, a sort of
+-- those d names and one group_concat, so a path costs about its length. Reading them for every
+-- slice of a chain d deep is O(d^2) bytes of output, inherent. SQLite computes every selected
+-- column of each row that enters a sort, and every column of a subquery it cannot merge into
+-- the outer query (`(SELECT * FROM event_tree ORDER BY x)`, a UNION arm): so `SELECT path ...
+-- ORDER BY x` with no WHERE (or LIMIT) builds every path. Name only the columns you need and
+-- pick the rows first: `WHERE id IN (SELECT id FROM event_tree ORDER BY x LIMIT 10)`.
+-- event_folded walks a trie of the distinct stacks, not the slices: the children of a
+-- stack's slices are merged by name (the trie rows hold integer keys, no strings) and each
+-- distinct stack's string is built once from its parent's, so it costs the input plus its
+-- output, however many slices share a stack.
+-- Ids that repeat within a file (hand-made tables): the walk takes every row with the parent's
+-- id as a parent, as before; path and stack follow the first of them (in `events` order).
 DROP VIEW IF EXISTS temp.event_tree;
 CREATE TEMP VIEW event_tree AS
 WITH RECURSIVE
-  -- one read of `events`; SQLite indexes the copy for the joins below
-  node(file, id, parent_id, name, dur) AS MATERIALIZED (
-    SELECT coalesce(file, ''), id, parent_id, name, dur FROM events WHERE dur IS NOT NULL),
+  -- one read of `events`; SQLite indexes the copy for the joins below (k: the row's number)
+  node(k, file, id, parent_id, name, dur) AS MATERIALIZED (
+    SELECT row_number() OVER (), coalesce(file, ''), id, parent_id, name, dur
+      FROM events WHERE dur IS NOT NULL),
   child(file, parent_id, total) AS MATERIALIZED (
     SELECT file, parent_id, sum(dur) FROM node WHERE parent_id IS NOT NULL GROUP BY file, parent_id),
-  walk(file, id, parent_id, root_id, depth, name, path, stack, dur, parent_dur, root_dur) AS (
-    SELECT n.file, n.id, n.parent_id, n.id, 0, n.name, n.name, n.name, n.dur, NULL, n.dur
+  -- the walk carries no built string: a row costs the same at any depth
+  walk(file, id, parent_id, root_id, depth, name, dur, parent_dur, root_dur) AS (
+    SELECT n.file, n.id, n.parent_id, n.id, 0, n.name, n.dur, NULL, n.dur
       FROM node n
      WHERE n.parent_id IS NULL
         OR NOT EXISTS (SELECT 1 FROM node p WHERE p.id = n.parent_id AND p.file = n.file)
     UNION ALL
-    SELECT c.file, c.id, c.parent_id, w.root_id, w.depth + 1, c.name,
-           w.path || ' > ' || coalesce(c.name, ''), w.stack || ';' || coalesce(c.name, ''),
-           c.dur, w.dur, w.root_dur
+    SELECT c.file, c.id, c.parent_id, w.root_id, w.depth + 1, c.name, c.dur, w.dur, w.root_dur
       FROM walk w JOIN node c ON c.parent_id = w.id AND c.file = w.file
      WHERE w.depth < 100000
   )
-SELECT nullif(w.file, '') AS file, w.id, w.parent_id, w.root_id, w.depth, w.name, w.path, w.stack,
+SELECT nullif(w.file, '') AS file, w.id, w.parent_id, w.root_id, w.depth, w.name,
+       CASE WHEN w.depth = 0 THEN w.name ELSE (
+         -- the row and its ancestors up to the root (d = their depth; of rows sharing the
+         -- parent's id, the first), then their names root first
+         WITH RECURSIVE up(d, pid, name) AS (
+           SELECT w.depth, w.parent_id, w.name
+           UNION ALL
+           SELECT u.d - 1, p.parent_id, p.name
+             FROM up u JOIN node p ON p.id = u.pid AND p.file = w.file
+            WHERE u.d > 0 AND p.k = (SELECT min(q.k) FROM node q WHERE q.id = u.pid AND q.file = w.file))
+         SELECT CASE WHEN max(d = 0 AND name IS NULL) THEN NULL
+                     ELSE group_concat(coalesce(name, ''), ' > ') END
+           FROM (SELECT d, name FROM up ORDER BY d)) END AS path,
+       CASE WHEN w.depth = 0 THEN w.name ELSE (
+         WITH RECURSIVE up(d, pid, name) AS (
+           SELECT w.depth, w.parent_id, w.name
+           UNION ALL
+           SELECT u.d - 1, p.parent_id, p.name
+             FROM up u JOIN node p ON p.id = u.pid AND p.file = w.file
+            WHERE u.d > 0 AND p.k = (SELECT min(q.k) FROM node q WHERE q.id = u.pid AND q.file = w.file))
+         SELECT CASE WHEN max(d = 0 AND name IS NULL) THEN NULL
+                     ELSE group_concat(coalesce(name, ''), ';') END
+           FROM (SELECT d, name FROM up ORDER BY d)) END AS stack,
        w.dur AS inclusive_ns,
-       w.dur - coalesce(k.total, 0) AS self_ns,
+       w.dur - coalesce((SELECT k.total FROM child k WHERE k.parent_id = w.id AND k.file = w.file), 0)
+         AS self_ns,
        CASE WHEN w.parent_dur > 0 THEN 1.0 * w.dur / w.parent_dur END AS share_of_parent,
        CASE WHEN w.root_dur > 0 THEN 1.0 * w.dur / w.root_dur END AS share_of_root
-  FROM walk w LEFT JOIN child k ON k.parent_id = w.id AND k.file = w.file;
+  FROM walk w;
 
 DROP VIEW IF EXISTS temp.event_ancestors;
 CREATE TEMP VIEW event_ancestors AS
@@ -76,5 +116,38 @@ SELECT nullif(file, '') AS file, id, descendant_id, distance FROM down;
 
 DROP VIEW IF EXISTS temp.event_folded;
 CREATE TEMP VIEW event_folded AS
-SELECT stack, sum(max(self_ns, 0)) AS self_ns, stack || ' ' || sum(max(self_ns, 0)) AS line
-  FROM event_tree GROUP BY stack;
+WITH RECURSIVE
+  node(k, file, id, parent_id, name, dur) AS MATERIALIZED (
+    SELECT row_number() OVER (), coalesce(file, ''), id, parent_id, name, dur
+      FROM events WHERE dur IS NOT NULL),
+  child(file, parent_id, total) AS MATERIALIZED (
+    SELECT file, parent_id, sum(dur) FROM node WHERE parent_id IS NOT NULL GROUP BY file, parent_id),
+  -- the stack trie: one row per distinct stack (names root first), members = JSON array of
+  -- the k of the slices the walk reaches with that stack; a row's children are the children
+  -- of its members grouped by name, found by integer keys
+  trie(depth, stack, members) AS (
+    SELECT 0, name, json_group_array(k)
+      FROM node n
+     WHERE n.parent_id IS NULL
+        OR NOT EXISTS (SELECT 1 FROM node p WHERE p.id = n.parent_id AND p.file = n.file)
+     GROUP BY name, typeof(name)
+    UNION ALL
+    SELECT t.depth + 1,
+           t.stack || ';' || coalesce((SELECT name FROM node WHERE k = json_extract(g.value, '$[0]')), ''),
+           json_extract(g.value, '$[1]')
+      FROM trie t, json_each((
+             SELECT json_group_array(json_array(first, json(members))) FROM (
+               SELECT min(c.k) AS first, json_group_array(c.k) AS members
+                 FROM json_each(t.members) j CROSS JOIN node m ON m.k = j.value
+                 JOIN node c ON c.parent_id = m.id AND c.file = m.file
+                GROUP BY coalesce(c.name, '') || ''))) g
+     WHERE t.depth < 100000
+  ),
+  -- the self time of each trie row, summed over its members (a column: computed once)
+  folded(stack, self) AS MATERIALIZED (
+    SELECT stack, (SELECT sum(max(n.dur - coalesce(c.total, 0), 0))
+                     FROM json_each(t.members) j CROSS JOIN node n ON n.k = j.value
+                     LEFT JOIN child c ON c.parent_id = n.id AND c.file = n.file)
+      FROM trie t)
+-- two trie rows can spell one stack (a name holding ';'; 5 and '5'): GROUP BY merges them
+SELECT stack, sum(self) AS self_ns, stack || ' ' || sum(self) AS line FROM folded GROUP BY stack;

@@ -17,33 +17,73 @@
 --   record_ancestors(file, record_id, ancestor_id, distance)
 --   record_descendants(file, record_id, descendant_id, distance)
 --   record_folded(stack, self_ns, line)   folded stacks: 'a;b;c <self ns>' (negative as 0)
--- Cycle-safe: records in a ParentRecordId cycle (depth NULL in profile_records) are never
--- reached from a root, the walks skip them, and every walk stops at depth 100000.
+-- Cycle-safe: records out of the tree (depth NULL in profile_records: in a ParentRecordId cycle,
+-- or a RecordId used again) are never roots and never reached, the walks skip them, and every
+-- walk stops at depth 100000.
+--
+-- Cost (n records, d deep): the walk carries ids and numbers, never a built string, so a
+-- query that does not read path or stack (count(*), sum(self_ns), depth = 1, the shares, ...)
+-- is linear in n, whatever the depth and the name lengths. path and stack are built only for
+-- the rows a query reads them from, each from that row's own ancestors: d lookups, a sort of
+-- those d names and one group_concat, so a path costs about its length. Reading them for every
+-- record of a chain d deep is O(d^2) bytes of output, inherent. SQLite computes every selected
+-- column of each row that enters a sort, and every column of a subquery it cannot merge into
+-- the outer query (`(SELECT * FROM record_tree ORDER BY x)`, a UNION arm): so `SELECT path ...
+-- ORDER BY x` with no WHERE (or LIMIT) builds every path. Name only the columns you need and
+-- pick the rows first: `WHERE record_id IN (SELECT record_id FROM record_tree ORDER BY x LIMIT 10)`.
+-- record_folded walks a trie of the distinct stacks, not the records: the children of a
+-- stack's records are merged by name (the trie rows hold integer keys, no strings) and each
+-- distinct stack's string is built once from its parent's, so it costs the input plus its
+-- output, however many records share a stack.
+-- A RecordId used twice (profile_records keeps both, with a diagnostic): the walk takes both as
+-- parents, as before; path and stack follow the first (in `records` order), as depth does.
 DROP VIEW IF EXISTS temp.record_tree;
 CREATE TEMP VIEW record_tree AS
 WITH RECURSIVE
-  -- one read of `records`; SQLite indexes the copy for the joins below
-  node(file, id, parent_id, name, t, in_tree) AS MATERIALIZED (
-    SELECT coalesce(file, ''), record_id, parent_record_id, name, time_ns, depth IS NOT NULL FROM records),
+  -- one read of `records`; SQLite indexes the copy for the joins below (k: the row's number)
+  node(k, file, id, parent_id, name, t, in_tree) AS MATERIALIZED (
+    SELECT row_number() OVER (), coalesce(file, ''), record_id, parent_record_id, name, time_ns,
+           depth IS NOT NULL FROM records),
   child(file, parent_id, total) AS MATERIALIZED (
     SELECT file, parent_id, sum(t) FROM node WHERE parent_id IS NOT NULL AND in_tree GROUP BY file, parent_id),
-  walk(file, record_id, parent_record_id, root_id, depth, name, path, stack, t, parent_t, root_t) AS (
-    SELECT n.file, n.id, n.parent_id, n.id, 0, n.name, n.name, n.name, n.t, NULL, n.t
+  -- the walk carries no built string: a row costs the same at any depth
+  walk(file, record_id, parent_record_id, root_id, depth, name, t, parent_t, root_t) AS (
+    SELECT n.file, n.id, n.parent_id, n.id, 0, n.name, n.t, NULL, n.t
       FROM node n
-     WHERE n.parent_id IS NULL
-        OR NOT EXISTS (SELECT 1 FROM node p WHERE p.id = n.parent_id AND p.file = n.file)
+     WHERE n.in_tree AND (n.parent_id IS NULL
+        OR NOT EXISTS (SELECT 1 FROM node p WHERE p.id = n.parent_id AND p.file = n.file))
     UNION ALL
-    SELECT c.file, c.id, c.parent_id, w.root_id, w.depth + 1, c.name,
-           w.path || ' > ' || c.name, w.stack || ';' || c.name, c.t, w.t, w.root_t
+    SELECT c.file, c.id, c.parent_id, w.root_id, w.depth + 1, c.name, c.t, w.t, w.root_t
       FROM walk w JOIN node c ON c.parent_id = w.record_id AND c.file = w.file
      WHERE c.in_tree AND w.depth < 100000
   )
-SELECT nullif(w.file, '') AS file, w.record_id, w.parent_record_id, w.root_id, w.depth, w.name, w.path, w.stack,
+SELECT nullif(w.file, '') AS file, w.record_id, w.parent_record_id, w.root_id, w.depth, w.name,
+       CASE WHEN w.depth = 0 THEN w.name ELSE (
+         -- the record and its ancestors up to the root (d = their depth; of records sharing the
+         -- parent's id, the first), then their names root first (a NULL name makes it NULL)
+         WITH RECURSIVE up(d, pid, name) AS (
+           SELECT w.depth, w.parent_record_id, w.name
+           UNION ALL
+           SELECT u.d - 1, p.parent_id, p.name
+             FROM up u JOIN node p ON p.id = u.pid AND p.file = w.file
+            WHERE u.d > 0 AND p.k = (SELECT min(q.k) FROM node q WHERE q.id = u.pid AND q.file = w.file))
+         SELECT CASE WHEN max(name IS NULL) THEN NULL ELSE group_concat(name, ' > ') END
+           FROM (SELECT d, name FROM up ORDER BY d)) END AS path,
+       CASE WHEN w.depth = 0 THEN w.name ELSE (
+         WITH RECURSIVE up(d, pid, name) AS (
+           SELECT w.depth, w.parent_record_id, w.name
+           UNION ALL
+           SELECT u.d - 1, p.parent_id, p.name
+             FROM up u JOIN node p ON p.id = u.pid AND p.file = w.file
+            WHERE u.d > 0 AND p.k = (SELECT min(q.k) FROM node q WHERE q.id = u.pid AND q.file = w.file))
+         SELECT CASE WHEN max(name IS NULL) THEN NULL ELSE group_concat(name, ';') END
+           FROM (SELECT d, name FROM up ORDER BY d)) END AS stack,
        w.t AS inclusive_ns,
-       w.t - coalesce(k.total, 0) AS self_ns,
+       w.t - coalesce((SELECT k.total FROM child k WHERE k.parent_id = w.record_id AND k.file = w.file), 0)
+         AS self_ns,
        CASE WHEN w.parent_t > 0 THEN 1.0 * w.t / w.parent_t END AS share_of_parent,
        CASE WHEN w.root_t > 0 THEN 1.0 * w.t / w.root_t END AS share_of_root
-  FROM walk w LEFT JOIN child k ON k.parent_id = w.record_id AND k.file = w.file;
+  FROM walk w;
 
 DROP VIEW IF EXISTS temp.record_ancestors;
 CREATE TEMP VIEW record_ancestors AS
@@ -76,5 +116,38 @@ SELECT nullif(file, '') AS file, record_id, descendant_id, distance FROM down;
 
 DROP VIEW IF EXISTS temp.record_folded;
 CREATE TEMP VIEW record_folded AS
-SELECT stack, sum(max(self_ns, 0)) AS self_ns, stack || ' ' || sum(max(self_ns, 0)) AS line
-  FROM record_tree GROUP BY stack;
+WITH RECURSIVE
+  node(k, file, id, parent_id, name, t, in_tree) AS MATERIALIZED (
+    SELECT row_number() OVER (), coalesce(file, ''), record_id, parent_record_id, name, time_ns,
+           depth IS NOT NULL FROM records),
+  child(file, parent_id, total) AS MATERIALIZED (
+    SELECT file, parent_id, sum(t) FROM node WHERE parent_id IS NOT NULL AND in_tree GROUP BY file, parent_id),
+  -- the stack trie: one row per distinct stack (names root first), members = JSON array of
+  -- the k of the records the walk reaches with that stack; a row's children are the children
+  -- of its members grouped by name, found by integer keys
+  trie(depth, stack, members) AS (
+    SELECT 0, name, json_group_array(k)
+      FROM node n
+     WHERE n.in_tree AND (n.parent_id IS NULL
+        OR NOT EXISTS (SELECT 1 FROM node p WHERE p.id = n.parent_id AND p.file = n.file))
+     GROUP BY name, typeof(name)
+    UNION ALL
+    SELECT t.depth + 1, t.stack || ';' || (SELECT name FROM node WHERE k = json_extract(g.value, '$[0]')),
+           json_extract(g.value, '$[1]')
+      FROM trie t, json_each((
+             SELECT json_group_array(json_array(first, json(members))) FROM (
+               SELECT min(c.k) AS first, json_group_array(c.k) AS members
+                 FROM json_each(t.members) j CROSS JOIN node m ON m.k = j.value
+                 JOIN node c ON c.parent_id = m.id AND c.file = m.file
+                WHERE c.in_tree
+                GROUP BY c.name || ''))) g
+     WHERE t.depth < 100000
+  ),
+  -- the self time of each trie row, summed over its members (a column: computed once)
+  folded(stack, self) AS MATERIALIZED (
+    SELECT stack, (SELECT sum(max(n.t - coalesce(c.total, 0), 0))
+                     FROM json_each(t.members) j CROSS JOIN node n ON n.k = j.value
+                     LEFT JOIN child c ON c.parent_id = n.id AND c.file = n.file)
+      FROM trie t)
+-- two trie rows can spell one stack (a name holding ';'; 5 and '5'): GROUP BY merges them
+SELECT stack, sum(self) AS self_ns, stack || ' ' || sum(self) AS line FROM folded GROUP BY stack;

@@ -1,0 +1,274 @@
+"""The tree views of sql/event_tree.sql and sql/record_tree.sql grow linearly (issue 12, item 7).
+
+Inputs are generated here, in a temporary directory, as a Chrome trace (nested 'X' events) and a
+PocketMine-MP tree report (RecordId / ParentRecordId), each at size n and 4n:
+  chain  one slice under the other, n deep, long names: event_tree / record_tree queries that do
+         not read path or stack (one as the right side of a LEFT JOIN, where SQLite merges the
+         view into the query only while the view is not a join), and the deepest row's path;
+  wide   bounded depth (<= 6), names from a set of 8, so stacks repeat: ancestors, descendants,
+         path and stack of every row, folded;
+  ticks  k ticks, each the same call chain d deep with a side call at every level (k = d, so
+         2d^2 slices in 2d distinct stacks): folded, whose old form built one string per slice.
+For each query, work(4n) / work(n) <= 4.5 by two counters, never by time:
+  - SQLite's VM steps (sqlite3_stmt_status SQLITE_STMTSTATUS_VM_STEP);
+  - the bytes SQLite allocates while the statement runs, counted by an allocator installed with
+    sqlite3_config(SQLITE_CONFIG_MALLOC). VM steps alone do not see string building: on the
+    chain, the old `w.path || ' > ' || name` walk took 4.0x the steps at 4n but 16x the bytes.
+Both come from the C API through ctypes (the sqlite3 module exposes neither), on the
+libsqlite3 that Python's sqlite3 module uses; the allocator must be in place before SQLite
+initializes, so before anything imports sqlite3 (testlib does).
+The values are checked against an independent computation in Python from the generated trees:
+counts, depths, path / stack of every row, self times, every folded line. Run from the
+repository root. Prints testlib's RESULT line last (tests/run.sh reads it)."""
+import ctypes
+import ctypes.util
+import json
+import os
+import random
+import shutil
+import tempfile
+
+# ---------------------------------------------------------------- counters (before testlib)
+
+LIB = ctypes.CDLL(ctypes.util.find_library("sqlite3"))
+SQLITE_CONFIG_MALLOC, SQLITE_CONFIG_GETMALLOC, SQLITE_STMTSTATUS_VM_STEP = 4, 5, 4
+XMALLOC = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_int)
+XREALLOC = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int)
+
+
+class MemMethods(ctypes.Structure):   # struct sqlite3_mem_methods
+    _fields_ = [(f, ctypes.c_void_p) for f in
+                ("xMalloc", "xFree", "xRealloc", "xSize", "xRoundup", "xInit", "xShutdown", "pAppData")]
+
+
+allocated = [0]                       # bytes asked of xMalloc / xRealloc since the start
+system = MemMethods()
+config_rc = LIB.sqlite3_config(SQLITE_CONFIG_GETMALLOC, ctypes.byref(system))
+sys_malloc, sys_realloc = XMALLOC(system.xMalloc or 0), XREALLOC(system.xRealloc or 0)
+
+
+@XMALLOC
+def count_malloc(n):
+    allocated[0] += n
+    return sys_malloc(n)
+
+
+@XREALLOC
+def count_realloc(p, n):
+    allocated[0] += n
+    return sys_realloc(p, n)
+
+
+counting = MemMethods(ctypes.cast(count_malloc, ctypes.c_void_p).value, system.xFree,
+                      ctypes.cast(count_realloc, ctypes.c_void_p).value, system.xSize,
+                      system.xRoundup, system.xInit, system.xShutdown, system.pAppData)
+if config_rc == 0:
+    config_rc = LIB.sqlite3_config(SQLITE_CONFIG_MALLOC, ctypes.byref(counting))
+
+from testlib import check, done   # noqa: E402  (imports sqlite3: after sqlite3_config)
+
+LIB.sqlite3_errmsg.restype = ctypes.c_char_p
+LIB.sqlite3_column_text.restype = ctypes.c_char_p
+LIB.sqlite3_column_int64.restype = ctypes.c_int64
+LIB.sqlite3_column_double.restype = ctypes.c_double
+
+
+class Db:
+    """A connection through the C API, with ./libprofsql loaded."""
+
+    def __init__(self):
+        self.p = ctypes.c_void_p()
+        assert LIB.sqlite3_open(b":memory:", ctypes.byref(self.p)) == 0
+        LIB.sqlite3_enable_load_extension(self.p, 1)
+        err = ctypes.c_char_p()
+        if LIB.sqlite3_load_extension(self.p, os.path.abspath("libprofsql").encode(), None, ctypes.byref(err)):
+            raise RuntimeError(err.value)
+
+    def run(self, sql, *args):
+        """Runs one statement; returns (rows, VM steps, bytes allocated while it ran)."""
+        st = ctypes.c_void_p()
+        if LIB.sqlite3_prepare_v2(self.p, sql.encode(), -1, ctypes.byref(st), None):
+            raise RuntimeError(LIB.sqlite3_errmsg(self.p).decode())
+        for i, a in enumerate(args):
+            LIB.sqlite3_bind_text(st, i + 1, a.encode(), -1, ctypes.c_void_p(-1))   # SQLITE_TRANSIENT
+        rows, before = [], allocated[0]
+        while (rc := LIB.sqlite3_step(st)) == 100:
+            row = []
+            for i in range(LIB.sqlite3_column_count(st)):
+                t = LIB.sqlite3_column_type(st, i)
+                row.append(LIB.sqlite3_column_int64(st, i) if t == 1 else LIB.sqlite3_column_double(st, i)
+                           if t == 2 else None if t == 5 else LIB.sqlite3_column_text(st, i).decode())
+            rows.append(tuple(row))
+        used = allocated[0] - before
+        steps = LIB.sqlite3_stmt_status(st, SQLITE_STMTSTATUS_VM_STEP, 0)
+        LIB.sqlite3_finalize(st)
+        if rc != 101:
+            raise RuntimeError(LIB.sqlite3_errmsg(self.p).decode())
+        return rows, steps, used
+
+
+# ---------------------------------------------------------------- trees and their files
+# A tree is a list of (parent index or None, name, self µs) in pre-order (a parent before its
+# children, a subtree contiguous), so the index is also the slice's id in profile_events (file
+# order) and its RecordId - 1.
+
+def long_name(i, n):
+    s = f"f{i}_"
+    return (s * (n // len(s) + 1))[:n]
+
+
+def chain(n, name_len):
+    return [(i - 1 if i else None, long_name(i, name_len), 2) for i in range(n)]
+
+
+def wide(n, name_len, seed):
+    rnd, tree, open_ = random.Random(seed), [], []
+    for i in range(n):
+        open_ = open_[:rnd.randint(0, min(len(open_), 6))]
+        tree.append((open_[-1] if open_ else None, long_name(rnd.randint(0, 7), name_len), 0))
+        open_.append(i)
+    return tree
+
+
+def ticks(k, d, name_len):
+    tree = []
+    for _ in range(k):
+        up = None
+        for level in range(d):
+            tree.append((up, long_name(level, name_len), 0))
+            up = len(tree) - 1
+            tree.append((up, "io_" + long_name(level, name_len - 3), 0))
+    return tree
+
+
+def with_times(tree):
+    """Self times that leave a 1 µs gap around every child (so nesting is never ambiguous)."""
+    nkids = [0] * len(tree)
+    for p, _, _ in tree:
+        if p is not None:
+            nkids[p] += 1
+    return [(p, name, max(s, 0) + nkids[i] + 1 + i % 3) for i, (p, name, s) in enumerate(tree)]
+
+
+def inclusive(tree):
+    dur = [s for _, _, s in tree]
+    for i in range(len(tree) - 1, -1, -1):
+        if tree[i][0] is not None:
+            dur[tree[i][0]] += dur[i]
+    return dur
+
+
+def chrome_json(tree):
+    dur, ts, nxt, cursor, ev = inclusive(tree), [0] * len(tree), [0] * len(tree), 0, []
+    for i, (p, name, _) in enumerate(tree):
+        if p is None:
+            ts[i], cursor = cursor, cursor + dur[i] + 1
+        else:
+            ts[i] = nxt[p]
+            nxt[p] = ts[i] + dur[i] + 1
+        nxt[i] = ts[i] + 1
+        ev.append({"ph": "X", "name": name, "ts": ts[i], "dur": dur[i], "pid": 1, "tid": 1})
+    return json.dumps({"traceEvents": ev})
+
+
+def timings_txt(tree):
+    dur = inclusive(tree)
+    out = ["Minecraft ThreadId: 1"]
+    for i, (p, name, _) in enumerate(tree):
+        out.append(f"    {name} Time: {dur[i]} Count: 1 Avg: {dur[i]} Violations: 0 RecordId: {i + 1} "
+                   f"ParentRecordId: {'none' if p is None else p + 1} TimerId: {i + 1}")
+    out += ["# Version v1.20.0", "# PocketMine-MP 5.0.0", "# FormatVersion 3", "Sample time 1000000 (0.001s)", ""]
+    return "\n".join(out)
+
+
+def expected(tree, unit):
+    """Python's own answer: per index (depth, path, stack, self ns), and the folded lines."""
+    rows, folded = [], {}
+    for i, (p, name, s) in enumerate(tree):
+        names = [name] if p is None else rows[p][3] + [name]
+        rows.append((len(names) - 1, " > ".join(names), ";".join(names), names))
+        stack = ";".join(names)
+        folded[stack] = folded.get(stack, 0) + s * unit
+    return [r[:3] + (tree[i][2] * unit,) for i, r in enumerate(rows)], sorted(folded.items())
+
+
+# ---------------------------------------------------------------- the checks
+
+tmp = tempfile.mkdtemp(prefix="tree_scale_")
+db = Db()
+check(config_rc == 0, "sqlite3_config(SQLITE_CONFIG_MALLOC) before SQLite initialized", config_rc)
+
+
+def open_capture(tree, kind, tag):
+    path = os.path.join(tmp, tag + (".json" if kind == "event" else ".txt"))
+    with open(path, "w") as f:
+        f.write(chrome_json(tree) if kind == "event" else timings_txt(tree))
+    views = db.run("SELECT profile_open(?)", path)[0][0][0]
+    assert f"{kind}_tree" in views, views
+    return path
+
+
+def scales(what, kind, make, queries):
+    """make(scale) -> tree; each query's VM steps and bytes at 4n must be <= 4.5x those at n."""
+    got = {}
+    for scale in (1, 4):
+        open_capture(make(scale), kind, f"{what}_{kind}_{scale}")
+        for q in queries:
+            got[q, scale] = db.run(q)
+    for q in queries:
+        (_, s1, b1), (_, s4, b4) = got[q, 1], got[q, 4]
+        s1, b1 = max(s1, 1), max(b1, 1)
+        line = f"{what} {kind}: {q}: VM steps {s1} -> {s4} ({s4 / s1:.2f}x), bytes {b1} -> {b4} ({b4 / b1:.2f}x)"
+        ok = s4 <= 4.5 * s1 and b4 <= 4.5 * b1
+        if ok:
+            print("ok  ", line)
+        check(ok, line)
+
+
+for kind, unit, name_len in (("event", 1000, 500), ("record", 1, 2000)):
+    tree_view, folded = f"{kind}_tree", f"{kind}_folded"
+    key = "id" if kind == "event" else "record_id"
+    base = 0 if kind == "event" else 1          # first id: profile_events counts from 0, RecordId 1
+
+    # 1. a chain n deep: nothing that skips path / stack may pay for them
+    scales("chain", kind, lambda s: with_times(chain(300 * s, name_len)), [
+        f"SELECT count(*), sum(self_ns), max(depth), sum(share_of_parent), sum(share_of_root) FROM {tree_view}",
+        f"SELECT count(*) FROM {tree_view} WHERE depth = 0",
+        f"SELECT count(t.depth) FROM {kind}s s LEFT JOIN {tree_view} t ON t.{key} = s.{key}",  # merged only if the view is no join
+        f"SELECT length(path), length(stack) FROM {tree_view} WHERE depth = (SELECT max(depth) FROM {tree_view})",
+    ])
+
+    # 2. wide and shallow: every pair, every path, every distinct stack
+    scales("wide", kind, lambda s: with_times(wide(3000 * s, 40, seed=s)), [
+        f"SELECT count(*), sum(distance) FROM {kind}_ancestors",
+        f"SELECT count(*), sum(distance) FROM {kind}_descendants",
+        f"SELECT sum(length(path)), sum(length(stack)), sum(self_ns) FROM {tree_view}",
+        f"SELECT count(*), sum(self_ns), sum(length(line)) FROM {folded}",
+    ])
+
+    # 3. k ticks of one d-deep call chain, k = d: folded work follows its output, not k * d^2
+    side = {1: 25, 4: 50}                       # k = d: 4x the slices at 4n
+    scales("ticks", kind, lambda s: with_times(ticks(side[s], side[s], 500)), [
+        f"SELECT count(*), sum(self_ns), sum(length(line)) FROM {folded}",
+    ])
+
+    # values, against Python: a small chain, a wide tree, ticks
+    for tag, tree in (("chain", with_times(chain(40, 30))), ("wide", with_times(wide(400, 12, seed=7))),
+                      ("ticks", with_times(ticks(6, 9, 10)))):
+        open_capture(tree, kind, f"values_{tag}_{kind}")
+        rows, lines = expected(tree, unit)
+        got = db.run(f"SELECT {key}, depth, path, stack, self_ns FROM {tree_view} ORDER BY {key}")[0]
+        check(got == [(i + base,) + r for i, r in enumerate(rows)], f"{tag} {kind}: {tree_view} rows", got[:3])
+        got = db.run(f"SELECT stack, self_ns, line FROM {folded} ORDER BY stack")[0]
+        check(got == [(s, v, f"{s} {v}") for s, v in lines], f"{tag} {kind}: {folded}", got[:3])
+        anc = sum(r[0] for r in rows)
+        for view in ("ancestors", "descendants"):
+            n = db.run(f"SELECT count(*) FROM {kind}_{view}")[0][0][0]
+            check(n == anc, f"{tag} {kind}: {kind}_{view} has {anc} pairs", n)
+        if tag == "chain":
+            deep = db.run(f"SELECT path, stack FROM {tree_view} WHERE depth = 39")[0]
+            names = [name for _, name, _ in tree]
+            check(deep == [(" > ".join(names), ";".join(names))], f"chain {kind}: path of the deepest row", deep)
+
+shutil.rmtree(tmp, ignore_errors=True)
+done()
