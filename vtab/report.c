@@ -208,7 +208,6 @@ static void zipFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 /* The jobs table every query below reads: profile_jobs with the options' budget overrides
 ** applied, and the writer's grouping keys (owner and method_name come from profile_jobs). */
 static const char zJobsTable[] =
-  "CREATE TEMP TABLE profsql_rj AS "
   "WITH b(cat, ms) AS MATERIALIZED (SELECT key, value FROM json_each(?2, '$.budgets_ms') WHERE typeof(value) IN ('integer','real')), "
   "j AS (SELECT rowid AS k, *, "
   "  coalesce((SELECT ms FROM b WHERE cat=category), (SELECT ms FROM b WHERE cat='*')) AS bo_ "
@@ -407,6 +406,28 @@ static int rep_exec(Rep *r, const char *zSql){
   if( r->rc ) r->zErr = sqlite3_mprintf("%s", sqlite3_errmsg(r->db));
   sqlite3_finalize(st);
   return r->rc;
+}
+
+/* TEMP table zName filled by zSelect: created anew, or — when the previous call's could not be
+** dropped because a statement of the caller reads the temp schema (SQLITE_LOCKED: e.g.
+** profile_report((SELECT b FROM temp.t), dir)) — emptied and refilled; its columns are the same
+** every time. */
+static void rep_table(Rep *r, const char *zName, const char *zSelect){
+  if( r->rc ) return;
+  char *zDrop = sqlite3_mprintf("DROP TABLE IF EXISTS temp.%s", zName);
+  char *zNew = sqlite3_mprintf("CREATE TEMP TABLE %s AS %s", zName, zSelect);
+  char *zDel = sqlite3_mprintf("DELETE FROM temp.%s", zName);
+  char *zIns = sqlite3_mprintf("INSERT INTO temp.%s %s", zName, zSelect);
+  if( zDrop==0 || zNew==0 || zDel==0 || zIns==0 ){
+    r->rc = SQLITE_NOMEM;
+  }else if( rep_exec(r, zDrop)==SQLITE_LOCKED ){
+    sqlite3_free(r->zErr); r->zErr = 0; r->rc = SQLITE_OK;
+    rep_exec(r, zDel);
+    rep_exec(r, zIns);
+  }else{
+    rep_exec(r, zNew);
+  }
+  sqlite3_free(zDrop); sqlite3_free(zNew); sqlite3_free(zDel); sqlite3_free(zIns);
 }
 
 /* One value of a scalar query (text, sqlite3_malloc'ed), or NULL. */
@@ -781,16 +802,12 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   PsErr err; memset(&err, 0, sizeof(err));
   char *zPrefix = 0, *zReason = 0, *zReasonJson = 0, *zRunStart = 0, *zJson = 0, *zManifest = 0;
 
-  rep_exec(&r, "DROP TABLE IF EXISTS temp.profsql_rj");
-  rep_exec(&r, zJobsTable);
-  rep_exec(&r, "CREATE INDEX temp.profsql_rj_k ON profsql_rj(k)");   /* each group's first job */
+  rep_table(&r, "profsql_rj", zJobsTable);
+  rep_exec(&r, "CREATE INDEX IF NOT EXISTS temp.profsql_rj_k ON profsql_rj(k)");   /* each group's first job */
   for(int k=0; k<(int)(sizeof(azAggDef)/sizeof(azAggDef[0])); k++){
-    char *zDrop = sqlite3_mprintf("DROP TABLE IF EXISTS temp.profsql_ag_%s", azAggDef[k][0]);
-    char *zSql = sqlite3_mprintf("CREATE TEMP TABLE profsql_ag_%s AS %s", azAggDef[k][0], azAggDef[k][1]);
-    if( zSql==0 || zDrop==0 ){ sqlite3_free(zSql); sqlite3_free(zDrop); r.rc = SQLITE_NOMEM; break; }
-    rep_exec(&r, zDrop);
-    rep_exec(&r, zSql);
-    sqlite3_free(zDrop); sqlite3_free(zSql);
+    char zName[32];
+    snprintf(zName, sizeof(zName), "profsql_ag_%s", azAggDef[k][0]);
+    rep_table(&r, zName, azAggDef[k][1]);
   }
   zRunStart = rep_text(&r,
     "SELECT coalesce((SELECT value FROM profile_metadata(?1) WHERE scope='run' AND key='started_unix_ms' AND typeof(value)='integer'), "

@@ -358,5 +358,33 @@ check(os.listdir(od) == [], "a bad option writes nothing")
 n = len(json.loads(db.execute("SELECT profile_report(?, ?, ?)", (SMALL, od, json.dumps({"top_limit": None, "write_csv": True}))).fetchone()[0]))
 check(n > 0, "null options take their defaults")
 
+# a source read from a TEMP table: the report's own TEMP tables cannot be dropped while the
+# caller's statement reads the temp schema (SQLITE_LOCKED); the next call refills them
+# (found by fuzz_report's author: the second call failed with "database table is locked")
+tt = os.path.join(tmp, "temp-source")
+os.mkdir(tt)
+db4 = connect()
+db4.execute("CREATE TEMP TABLE t(b)")
+db4.execute("INSERT INTO temp.t VALUES (?)", (open(TRACE, "rb").read(),))
+outs = []
+for src in ("(SELECT b FROM temp.t)", "(SELECT b FROM temp.t)", "?"):
+    args = (tt,) if src != "?" else (SMALL, tt)
+    try:
+        db4.execute(f"SELECT profile_report({src}, ?)", args).fetchone()
+        outs.append(open(os.path.join(tt, "profiler_jobs_latest.csv"), "rb").read())
+    except sqlite3.Error as ex:
+        outs.append(str(ex))
+fresh = os.path.join(tmp, "temp-fresh")
+os.mkdir(fresh)
+db.execute("SELECT profile_report(?, ?)", (TRACE, fresh)).fetchone()
+want = open(os.path.join(fresh, "profiler_jobs_latest.csv"), "rb").read()
+check(outs[0] == want and outs[1] == want, "a TEMP-table source reports twice in one connection, as a fresh one does",
+      [o[:80] for o in outs[:2]])
+db.execute("SELECT profile_report(?, ?)", (SMALL, fresh)).fetchone()
+check(outs[2] == open(os.path.join(fresh, "profiler_jobs_latest.csv"), "rb").read(),
+      "and the refilled tables hold the next capture's jobs only")
+check([r[0] for r in db4.execute("SELECT name FROM sqlite_temp_master")] == ["t"],
+      "a report whose caller does not read temp drops its tables")
+
 sk.close()
 done()
