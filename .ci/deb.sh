@@ -46,7 +46,7 @@ Description: SQLite extension that turns profiler captures into SQL tables
  libprofsql reads Chrome/Catapult Trace Event Format JSON, TensorFlow/JAX XSpace protobufs,
  PocketMine-MP timings, the lms profiler CSV and the newengine job profiler report, and exposes
  them as the virtual tables profile_events, profile_records, profile_jobs, profile_xplanes and
- profile_metadata. Load it with `.load libprofsql` in the sqlite3 shell.
+ profile_metadata. Load it with ".load libprofsql" in the sqlite3 shell.
 EOF
 # the docs directory wants a copyright file
 cp LICENSE "$stage/usr/share/doc/libprofsql/copyright"

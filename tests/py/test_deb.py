@@ -14,9 +14,12 @@ if not shutil.which("dpkg-deb"):
     skip("make deb: dpkg-deb is not installed (Debian package dpkg)")
 version = open("VERSION").read().strip()
 major = version.split(".")[0]
-r = subprocess.run(["make", "-s", "deb"], capture_output=True, text=True)
-deb = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ""
-check(r.returncode == 0 and deb.endswith(".deb") and os.path.isfile(deb), "make deb builds a package", r.stderr[-400:])
+r = subprocess.run(["make", "-s", "--no-print-directory", "deb"], capture_output=True, text=True)
+# the package's path is the line .ci/deb.sh prints last (make -C ... adds its own lines around it)
+debs = [l for l in r.stdout.splitlines() if l.endswith(".deb")]
+deb = debs[-1] if debs else ""
+check(r.returncode == 0 and os.path.isfile(deb) and r.stderr == "", "make deb builds a package, without a word on stderr",
+      r.stderr[-400:])
 if not os.path.isfile(deb):
     done()
 arch = subprocess.run(["dpkg", "--print-architecture"], capture_output=True, text=True).stdout.strip()
