@@ -258,17 +258,14 @@ static int tm_tree(Tm *p){
   /* a RecordId used again: links by that id go to its first record, and the later ones are left
   ** out of the tree (depth NULL, state 2 below) — SQL walks join on record_id, so a second
   ** record of one id would otherwise close a loop (1 -> 2 -> the second 1 -> 2 ...) */
-  for(size_t k=1; k<n; k++){
-    if( aId[k].id==aId[k-1].id ){
-      PsRecord *d = &a[aId[k].row];
-      size_t k0 = k-1;
-      while( k0>0 && aId[k0-1].id==aId[k].id ) k0--;
-      if( ps_diag(cap, PS_DIAG_DUPLICATE, -1, "line %u: RecordId %lld is used again (first on line %u); "
-                  "links go to the first, and this record is left out of the tree (depth NULL)",
-                  d->line, (long long)d->recordId, a[aId[k0].row].line) ) goto out;
-      d->depth = -1;
-      aState[aId[k].row] = 2;
-    }
+  for(size_t k=1, k0=0; k<n; k++){          /* k0: the first entry of aId[k]'s id */
+    if( aId[k].id!=aId[k-1].id ){ k0 = k; continue; }
+    PsRecord *d = &a[aId[k].row];
+    if( ps_diag(cap, PS_DIAG_DUPLICATE, -1, "line %u: RecordId %lld is used again (first on line %u); "
+                "links go to the first, and this record is left out of the tree (depth NULL)",
+                d->line, (long long)d->recordId, a[aId[k0].row].line) ) goto out;
+    d->depth = -1;
+    aState[aId[k].row] = 2;
   }
   /* resolve parents (they may come later in the file) */
   for(size_t r=0; r<n; r++){
