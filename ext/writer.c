@@ -159,7 +159,9 @@ static int target_check(const char *zPath, int *pbExists, struct stat *pSt, PsEr
 ** is kept only where the process may set it (root); failing that the writer owns it. */
 static void keep_mode(int fd, int bExists, const struct stat *pOld){
   if( !bExists ) return;
-  if( (pOld->st_uid!=geteuid() || pOld->st_gid!=getegid()) && fchown(fd, pOld->st_uid, pOld->st_gid) ){}
+  if( pOld->st_uid!=geteuid() || pOld->st_gid!=getegid() ){
+    (void)!fchown(fd, pOld->st_uid, pOld->st_gid);     /* may fail: the writer then owns it */
+  }
   fchmod(fd, pOld->st_mode & 0777);
 }
 
