@@ -710,10 +710,14 @@ static char *options_check(sqlite3 *db, sqlite3_value *pOpt){
     if( zKey==0 || zType==0 ) continue;
     int k = 0, nOpt = (int)(sizeof(aOpt)/sizeof(aOpt[0]));
     while( k<nOpt && strcmp(aOpt[k].zKey, zKey)!=0 ) k++;
-    if( k==nOpt ){
-      zMsg = sqlite3_mprintf("unknown option '%s' (options: budgets_ms, slow_job_warn_ms, top_limit, "
-                             "max_recent_jobs, archive_prefix, reason, write_json, write_markdown, write_csv, "
-                             "write_flamegraph, write_archive, include_latest_in_archive)", zKey);
+    if( k==nOpt ){                           /* "unknown option 'x' (options: a, b, ...)" */
+      PsBuf b; memset(&b, 0, sizeof(b));
+      int bad = ps_buf_printf(&b, "unknown option '%s' (options: ", zKey);
+      for(int j=0; j<nOpt; j++) bad |= ps_buf_printf(&b, "%s%s", j ? ", " : "", aOpt[j].zKey);
+      bad |= ps_buf_puts(&b, ")");
+      zMsg = bad ? 0 : sqlite3_mprintf("%.*s", (int)b.n, b.z);
+      ps_buf_free(&b);
+      if( zMsg==0 ) zMsg = sqlite3_mprintf("out of memory");
       break;
     }
     if( strcmp(zType, "null")==0 ) continue;
