@@ -245,7 +245,7 @@ static int temp_open(const char *zPath, char **pzTmp, PsErr *err){
   char *zTmp = malloc(n);
   if( zTmp==0 ){ ps_nomem(err); return -1; }
   snprintf(zTmp, n, ".%s.tmp.", zBase);
-  clean_stale(zDir, zTmp);
+  if( nDir < sizeof(zDir) ) clean_stale(zDir, zTmp);   /* never a cut-short (other) directory */
   int fd = -1, e = 0;
   for(int nTry=0; nTry<100 && fd<0; nTry++){
     snprintf(zTmp, n, "%.*s.%s.tmp.%012llx", (int)nDir, zPath, zBase, unique_tag(nTry));
