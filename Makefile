@@ -32,7 +32,7 @@ PYTHON    ?= /usr/bin/python3
 NPROC     := $(shell nproc 2>/dev/null || echo 2)
 SUBMAKE   := $(MAKE) --no-print-directory -j$(NPROC)
 
-EXT_SRC   := ext/ps_util.c ext/source.c ext/mapguard.c ext/json.c ext/capture.c ext/chrome.c ext/timings.c ext/lms.c ext/xspace.c ext/jobs.c ext/writer.c ext/zipsrc.c ext/flame.c ext/formats.c
+EXT_SRC   := ext/ps_util.c ext/source.c ext/mapguard.c ext/json.c ext/capture.c ext/chrome.c ext/timings.c ext/lms.c ext/pb.c ext/xspace.c ext/xprof_schema.c ext/xprof.c ext/jobs.c ext/writer.c ext/zipsrc.c ext/flame.c ext/formats.c
 VTAB_SRC  := vtab/loader.c vtab/profile_events.c vtab/profile_records.c vtab/profile_xplanes.c \
              vtab/profile_metadata.c vtab/profile_jobs.c vtab/report.c \
              vtab/profile_open.c vtab/profile_import.c vtab/flamegraph.c vtab/profsql.c
@@ -140,11 +140,13 @@ $(addprefix $(BUILD)/fuzz_,$(FUZZ_FORMATS)): $(BUILD)/fuzz_%: tests/fuzz/fuzz_fo
 	clang $(FUZZ) $(DEFS) -DFUZZ_FORMAT=ps_format_$* -o $@ $< $(call EXT_O,fuzz) $(LDLIBS)
 $(BUILD)/fuzz_gzip: tests/fuzz/fuzz_gzip.c tests/fuzz/fuzz_common.h $(call EXT_O,fuzz)
 	clang $(FUZZ) $(DEFS) -o $@ $< $(call EXT_O,fuzz) $(LDLIBS)
+$(BUILD)/fuzz_xprof: tests/fuzz/fuzz_xprof.c tests/fuzz/fuzz_common.h $(call EXT_O,fuzz)
+	clang $(FUZZ) $(DEFS) -o $@ $< $(call EXT_O,fuzz) $(LDLIBS)
 $(BUILD)/fuzz_zip: tests/fuzz/fuzz_zip.c $(call EXT_O,fuzz)
 	clang $(FUZZ) $(DEFS) -o $@ $< $(call EXT_O,fuzz) $(LDLIBS)
 $(BUILD)/fuzz_sql $(BUILD)/fuzz_report $(BUILD)/fuzz_tree: $(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(call EXT_O,fuzz) $(call VTAB_O,fuzz)
 	clang $(FUZZ) $(DEFS) -DSQLITE_CORE -I$(BUILD) -o $@ $< $(call EXT_O,fuzz) $(call VTAB_O,fuzz) -lsqlite3 $(LDLIBS)
-FUZZERS := $(addprefix $(BUILD)/fuzz_,$(FUZZ_FORMATS)) $(BUILD)/fuzz_gzip $(BUILD)/fuzz_zip $(BUILD)/fuzz_sql \
+FUZZERS := $(addprefix $(BUILD)/fuzz_,$(FUZZ_FORMATS)) $(BUILD)/fuzz_xprof $(BUILD)/fuzz_gzip $(BUILD)/fuzz_zip $(BUILD)/fuzz_sql \
            $(BUILD)/fuzz_report $(BUILD)/fuzz_tree
 
 # make fuzz: every target for FUZZ_TIME seconds, seeded from the test inputs, then the truncation

@@ -141,6 +141,12 @@ typedef struct PsRecord {
   int32_t parent;         /* row of the resolved parent, -1 for roots and unresolvable ones */
   int32_t depth;          /* depth in the tree (0 = root), -1 when in a parent cycle */
   uint32_t category, name, group, plugin;         /* pool ids */
+  /* protobuf records (ext/xprof.c): the record's message in the source, its schema (a
+  ** PbMsgDef, for the attrs column) and the repeated field it came from (record_set) */
+  uint64_t msgOff;
+  uint32_t msgLen;
+  uint32_t recordSet;     /* pool id or 0 */
+  const void *pMsgDef;    /* NULL: no attrs */
 } PsRecord;
 
 /* ---------------------------------------------------------------- XSpace planes and lines */
@@ -190,6 +196,9 @@ typedef struct PsFormat {
   /* Lazy columns: fills *pOut for column iCol (PS_COL_*) of row; PS_OK or PS_NOMEM.
   ** NULL for a format without any (every lazy column is then NULL). */
   int (*xColumn)(const PsCapture *cap, size_t row, int iCol, PsOut *pOut);
+  /* The same for record rows (profile_records); NULL when the format has no lazy record
+  ** columns. */
+  int (*xRecordColumn)(const PsCapture *cap, size_t row, int iCol, PsOut *pOut);
 } PsFormat;
 
 /* Lazy column ids understood by xColumn */
@@ -205,6 +214,7 @@ typedef struct PsFormat {
 #define PS_COL_OFFSET_PS    10
 #define PS_COL_DURATION_PS  11
 #define PS_COL_NUM_OCC      12
+#define PS_COL_ATTRS        13     /* records: the record's fields as JSON */
 
 struct PsCapture {
   const PsFormat *pFormat;

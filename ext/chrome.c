@@ -1379,4 +1379,4 @@ static int ch_column(const PsCapture *cap, size_t row, int iCol, PsOut *o){
   return PS_OK;
 }
 
-const PsFormat ps_format_chrome = { "chrome", ch_probe, ch_parse, ch_column };
+const PsFormat ps_format_chrome = { "chrome", ch_probe, ch_parse, ch_column, 0 };

@@ -16,6 +16,12 @@ const PsFormat *const ps_formats[] = {
   &ps_format_lms,
   &ps_format_xspace,
   &ps_format_newengine,
+  &ps_format_tf_stats,
+  &ps_format_kernel_stats,
+  &ps_format_input_pipeline,
+  &ps_format_overview_page,
+  &ps_format_memory_profile,
+  &ps_format_xprof_trace,
   0
 };
 
@@ -50,6 +56,13 @@ static const PsFormat *format_guess(const char *z, size_t n){
   return 0;
 }
 
+/* The binary formats: their errors name a byte, not a line and column. */
+static int is_protobuf(const PsFormat *p){
+  return p==&ps_format_xspace || p==&ps_format_tf_stats || p==&ps_format_kernel_stats
+      || p==&ps_format_input_pipeline || p==&ps_format_overview_page || p==&ps_format_memory_profile
+      || p==&ps_format_xprof_trace;
+}
+
 /* Line and column (1-based; the column counts UTF-8 characters) of byte off of z. Linear in
 ** off; only run for an error. */
 static void line_col(const char *z, size_t off, size_t *pLine, size_t *pCol){
@@ -66,7 +79,7 @@ static void line_col(const char *z, size_t off, size_t *pLine, size_t *pCol){
 ** 45 (line 2, column 9; cut short?): byte 37 (line 2, column 1): unterminated string". */
 static void err_locate(const PsSource *src, const PsFormat *pFormat, PsErr *err){
   if( err->rc!=PS_ERROR || err->off<0 || (uint64_t)err->off > src->n ) return;
-  int bText = pFormat!=&ps_format_xspace;
+  int bText = !is_protobuf(pFormat);
   int bEnd = err->bEnd || (uint64_t)err->off>=src->n;
   const char *zIn = err->zIn;
   char zRest[400], zAt[96] = "", zEnd[512] = "", zMsg[1024];

@@ -15,6 +15,13 @@ extern const PsFormat ps_format_timings;    /* timings.c: PocketMine-MP / Spigot
 extern const PsFormat ps_format_lms;        /* lms.c: lms profiler CSV */
 extern const PsFormat ps_format_xspace;     /* xspace.c: TensorFlow/JAX XSpace protobuf */
 extern const PsFormat ps_format_newengine;  /* jobs.c: newengine StarProfiler report JSON / jobs CSV */
+/* xprof.c: the TensorFlow profiler's result protobufs */
+extern const PsFormat ps_format_tf_stats, ps_format_kernel_stats, ps_format_input_pipeline,
+  ps_format_overview_page, ps_format_memory_profile, ps_format_xprof_trace;
+
+/* The protobuf format (XSpace or an xprof result message) whose schema explains the most of
+** the bytes' structure, or NULL (xprof.c); *pScore = how much it explains (pb_fit). */
+const PsFormat *ps_protobuf_detect(const char *z, size_t n, int *pScore);
 
 /* XSpace: the JSON object of a stats list (xspace.c), for lazy columns and metadata. */
 int ps_xspace_stats_json(const PsCapture *cap, uint32_t iPlane, size_t off, size_t len, uint32_t statField,

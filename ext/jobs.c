@@ -851,4 +851,4 @@ static int nj_probe(const char *z, size_t n){
   return 0;
 }
 
-const PsFormat ps_format_newengine = { "newengine", nj_probe, nj_parse, 0 };
+const PsFormat ps_format_newengine = { "newengine", nj_probe, nj_parse, 0, 0 };

@@ -6,6 +6,8 @@
 #include "json.h"
 #include "capture.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -487,4 +489,49 @@ int ps_json_dup_diag(PsCapture *cap, const char *z, size_t keyOff, size_t keyLen
   return ps_diag(cap, PS_DIAG_DUPLICATE_KEY, (int64_t)keyOff - 1,
                  "key \"%.*s\" given again in %s (before at byte %lld); the last one is used",
                  (int)(keyLen > 80 ? 80 : keyLen), z + keyOff, zWhere, (long long)prevOff - 1);
+}
+
+/* ---------------------------------------------------------------- writing JSON */
+int ps_json_quote(PsBuf *b, const char *z, size_t n, size_t *pBad){
+  char *zFix = 0; size_t bad;
+  if( !ps_text_check(z, n, &bad) ){
+    if( pBad ) *pBad = bad;
+    size_t m = ps_text_repair(z, n, 0);
+    zFix = malloc(m ? m : 1);
+    if( zFix==0 ) return -1;
+    ps_text_repair(z, n, zFix);
+    z = zFix; n = m;
+  }
+  int rc = ps_buf_append(b, "\"", 1);
+  size_t i = 0;
+  while( rc==0 && i<n ){
+    size_t j = i;
+    while( j<n && (unsigned char)z[j]>=0x20 && z[j]!='"' && z[j]!='\\' ) j++;
+    if( j>i ) rc = ps_buf_append(b, z+i, j-i);
+    if( rc || j>=n ){ i = j; break; }
+    char esc[8];
+    unsigned char c = (unsigned char)z[j];
+    if( c=='"' || c=='\\' ){ esc[0] = '\\'; esc[1] = (char)c; rc = ps_buf_append(b, esc, 2); }
+    else if( c=='\n' ) rc = ps_buf_append(b, "\\n", 2);
+    else if( c=='\t' ) rc = ps_buf_append(b, "\\t", 2);
+    else if( c=='\r' ) rc = ps_buf_append(b, "\\r", 2);
+    else { snprintf(esc, sizeof(esc), "\\u%04x", c); rc = ps_buf_append(b, esc, 6); }
+    i = j+1;
+  }
+  free(zFix);
+  if( rc==0 ) rc = ps_buf_append(b, "\"", 1);
+  return rc;
+}
+
+int ps_fmt_double(double d, int bFloat, char *buf){
+  if( isnan(d) ) return snprintf(buf, 32, "NaN");
+  if( isinf(d) ) return snprintf(buf, 32, d>0 ? "Infinity" : "-Infinity");
+  /* a shorter form that reads back exactly is also what %.15g prints (it drops trailing
+  ** zeros), so trying 15, 16 and 17 digits finds the shortest (floats: 6 to 9) */
+  int k = 0;
+  for(int p = bFloat ? 6 : 15; p <= (bFloat ? 9 : 17); p++){
+    k = snprintf(buf, 32, "%.*g", p, d);
+    if( bFloat ? strtof(buf, 0)==(float)d : strtod(buf, 0)==d ) break;
+  }
+  return k;
 }

@@ -39,6 +39,17 @@ typedef struct PsBuf { char *z; size_t n, nAlloc; } PsBuf;
 void ps_buf_free(PsBuf *b);
 int  ps_buf_append(PsBuf *b, const char *z, size_t n);   /* 0 ok, -1 out of memory */
 
+/* ---- writing JSON */
+/* Appends z[0..n) as a JSON string literal (quotes, escapes for '"', '\\' and control
+** characters). Text that breaks the text rule (ps_util.h) is written repaired; *pBad (if not
+** NULL) = offset in z of its first bad byte, left alone when there is none. 0 ok, -1 nomem. */
+int ps_json_quote(PsBuf *b, const char *z, size_t n, size_t *pBad);
+/* d in the shortest decimal form that reads back as the same double ("0.1", "2.977057142857143",
+** "1e+300"; at most 17 significant digits); a float (bFloat) in the shortest form that reads
+** back as the same float. NaN and infinities give "NaN", "Infinity", "-Infinity" (callers quote
+** them: they are not JSON numbers). buf holds at least 32 bytes; returns its length. */
+int ps_fmt_double(double d, int bFloat, char *buf);
+
 /* Skips the value starting at *pi (after whitespace). On success *pi is just past it. */
 int ps_json_skip(const char *z, size_t n, size_t *pi, PsErr *err);
 

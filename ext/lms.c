@@ -221,4 +221,4 @@ static int lms_probe(const char *z, size_t n){
 }
 
 
-const PsFormat ps_format_lms = { "lms", lms_probe, lms_parse, 0 };   /* no lazy columns */
+const PsFormat ps_format_lms = { "lms", lms_probe, lms_parse, 0, 0 };   /* no lazy columns */

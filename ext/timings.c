@@ -443,4 +443,4 @@ static int tm_probe(const char *z, size_t n){
 }
 
 
-const PsFormat ps_format_timings = { "timings", tm_probe, tm_parse, 0 };   /* no lazy columns */
+const PsFormat ps_format_timings = { "timings", tm_probe, tm_parse, 0, 0 };   /* no lazy columns */

@@ -28,98 +28,12 @@
 */
 #include "formats.h"
 #include "json.h"
+#include "pb.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define WT_VARINT 0
-#define WT_I64    1
-#define WT_LEN    2
-#define WT_I32    5
-
-/* A message being decoded: bytes [i, end) of the source; zMsg names it in errors. */
-typedef struct PbMsg {
-  const uint8_t *z;
-  size_t i, end;
-  const char *zMsg;
-} PbMsg;
-
-typedef struct PbField {
-  uint32_t num;
-  int wt;
-  uint64_t v;                 /* varint / fixed value */
-  size_t off, len;            /* WT_LEN payload */
-  size_t at;                  /* offset of the tag */
-} PbField;
-
-static int pb_varint_slow(const uint8_t *z, size_t end, size_t *pi, uint64_t *pv, const char *zMsg, PsErr *err){
-  size_t i = *pi;
-  uint64_t v = 0;
-  for(int k=0; k<10; k++){
-    if( i>=end ) return ps_err_at(err, (int64_t)*pi, "truncated varint in %s", zMsg);
-    uint8_t b = z[i++];
-    v |= (uint64_t)(b & 0x7F) << (7*k);
-    if( (b & 0x80)==0 ){ *pi = i; *pv = v; return PS_OK; }
-  }
-  return ps_err_at(err, (int64_t)*pi, "varint longer than 10 bytes in %s", zMsg);
-}
-
-/* Varints of one or two bytes (tags, ids, small values) are the common case. */
-static inline int pb_varint(const uint8_t *z, size_t end, size_t *pi, uint64_t *pv, const char *zMsg, PsErr *err){
-  size_t i = *pi;
-  if( i+1<end ){
-    if( z[i]<0x80 ){ *pv = z[i]; *pi = i+1; return PS_OK; }
-    if( z[i+1]<0x80 ){ *pv = (uint64_t)(z[i]&0x7F) | (uint64_t)z[i+1]<<7; *pi = i+2; return PS_OK; }
-  }
-  return pb_varint_slow(z, end, pi, pv, zMsg, err);
-}
-
-/* Reads the next field of m. Returns PS_OK with f filled, PS_ERROR, or 3 at the end. */
-static inline int pb_next(PbMsg *m, PbField *f, PsErr *err){
-  if( m->i >= m->end ) return 3;
-  f->at = m->i;
-  uint64_t tag = 0;
-  if( pb_varint(m->z, m->end, &m->i, &tag, m->zMsg, err) ) return PS_ERROR;
-  f->num = (uint32_t)(tag >> 3);
-  f->wt = (int)(tag & 7);
-  if( f->num==0 || (tag>>3) > 0x1FFFFFFF ) return ps_err_at(err, (int64_t)f->at, "invalid field number in %s", m->zMsg);
-  switch( f->wt ){
-    case WT_VARINT: return pb_varint(m->z, m->end, &m->i, &f->v, m->zMsg, err);
-    case WT_I64:
-      if( m->end - m->i < 8 ) return ps_err_at(err, (int64_t)m->i, "truncated fixed64 in %s", m->zMsg);
-      memcpy(&f->v, m->z + m->i, 8); m->i += 8;
-      return PS_OK;
-    case WT_I32: {
-      if( m->end - m->i < 4 ) return ps_err_at(err, (int64_t)m->i, "truncated fixed32 in %s", m->zMsg);
-      uint32_t w; memcpy(&w, m->z + m->i, 4); m->i += 4; f->v = w;
-      return PS_OK;
-    }
-    case WT_LEN: {
-      uint64_t len = 0; size_t at = m->i;
-      if( pb_varint(m->z, m->end, &m->i, &len, m->zMsg, err) ) return PS_ERROR;
-      if( len > m->end - m->i ){
-        return ps_err_at(err, (int64_t)at, "length %llu runs past the end of %s (%llu bytes left)",
-                         (unsigned long long)len, m->zMsg, (unsigned long long)(m->end - m->i));
-      }
-      f->off = m->i; f->len = (size_t)len; m->i += (size_t)len;
-      return PS_OK;
-    }
-    default:
-      return ps_err_at(err, (int64_t)f->at, "wire type %d of field %u is not supported in %s", f->wt, f->num, m->zMsg);
-  }
-}
-
-static int pb_want(const PbField *f, int wt, const char *zField, const char *zMsg, PsErr *err){
-  if( f->wt==wt ) return PS_OK;
-  return ps_err_at(err, (int64_t)f->at, "field %s of %s has wire type %d, expected %d", zField, zMsg, f->wt, wt);
-}
-
-static PbMsg pb_sub(const PbMsg *m, const PbField *f, const char *zMsg){
-  PbMsg s = { m->z, f->off, f->off + f->len, zMsg };
-  return s;
-}
 
 /* ------------------------------------------------------------------ per-plane tables */
 
@@ -227,14 +141,6 @@ static int xs_event_fast(const uint8_t *z, size_t i, size_t end, int64_t *pMeta,
     }
   }
   return 0;
-}
-
-/* ps -> ns rounded half away from zero, without overflow for any int64 (a varint can hold
-** anything). */
-static int64_t ps_to_ns(int64_t ps){
-  uint64_t a = ps >= 0 ? (uint64_t)ps : 0 - (uint64_t)ps;
-  uint64_t q = a / 1000 + (a % 1000 >= 500);
-  return ps >= 0 ? (int64_t)q : -(int64_t)q;
 }
 
 /* The thread (pid = plane index, tid = line id) of a line's rows; -1 when out of memory. */
@@ -383,12 +289,12 @@ static int xs_plane(Xs *p, const PbMsg *space, const PbField *pf, size_t iPlane)
         const XMeta *xm = xmeta_find(aEv, nEv, metaId);
         if( xm ) name = xm->name;
       }
-      if( __builtin_add_overflow(ps_to_ns(offPs), tsApplied, &ev->aTs[r]) ){
+      if( __builtin_add_overflow(pb_ps_to_ns(offPs), tsApplied, &ev->aTs[r]) ){
         ev->n--;
         ps_err_at(p->err, (int64_t)g.off, "XEvent time out of range (timestamp_ns + offset_ps/1000 exceeds 2^63 ns)");
         goto fail;
       }
-      ev->aDur[r] = ps_to_ns(durPs);
+      ev->aDur[r] = pb_ps_to_ns(durPs);
       ev->aOff[r] = g.off;
       ev->aLen[r] = (uint32_t)g.len;
       ev->aName[r] = name; ev->aCat[r] = 0;
@@ -619,12 +525,16 @@ static int xs_parse(PsCapture *cap, PsErr *err){
   return ps_capture_nest(cap, err);
 }
 
-/* An XSpace starts with field 1 (planes), wire type 2: byte 0x0a, then a varint length that
-** fits the input, and that plane starts with a plausible XPlane field. A damaged length still
-** counts when a plane name ("/host:", "/device:") follows, so that the parser can say where the
-** damage is instead of "not a supported capture". */
+/* An XSpace when its schema explains the start of the bytes better than any xprof result
+** message's (ps_protobuf_detect: a Trace or a KernelStatsDb also starts with field 1). A
+** damaged first length still counts when a plane name ("/host:", "/device:") follows, so that
+** the parser can say where the damage is instead of "not a supported capture". */
 static int xs_probe(const char *zc, size_t n){
   const uint8_t *z = (const uint8_t*)zc;
+  int s;
+  const PsFormat *p = ps_protobuf_detect(zc, n, &s);
+  if( p==&ps_format_xspace ) return s>=3 ? 4 : 2;
+  if( p ) return 0;
   if( n<4 || z[0]!=0x0a ) return 0;
   size_t i = 1; uint64_t len = 0;
   if( pb_varint(z, n, &i, &len, "XSpace", 0) || len==0 ) return 0;
@@ -633,12 +543,8 @@ static int xs_probe(const char *zc, size_t n){
     for(size_t k=i; k+6<=lim; k++){
       if( memcmp(z+k, "/host:", 6)==0 || (k+8<=lim && memcmp(z+k, "/device:", 8)==0) ) return 4;
     }
-    return 0;
   }
-  uint8_t t = z[i];
-  /* XPlane fields 1 (varint), 2 (len), 3 (len), 4 (len), 5 (len), 6 (len) */
-  if( t!=0x08 && t!=0x12 && t!=0x1a && t!=0x22 && t!=0x2a && t!=0x32 ) return 0;
-  return 4;
+  return 0;
 }
 
 static int xs_column(const PsCapture *cap, size_t row, int iCol, PsOut *o){
@@ -673,4 +579,4 @@ static int xs_column(const PsCapture *cap, size_t row, int iCol, PsOut *o){
   return PS_OK;
 }
 
-const PsFormat ps_format_xspace = { "xspace", xs_probe, xs_parse, xs_column };
+const PsFormat ps_format_xspace = { "xspace", xs_probe, xs_parse, xs_column, 0 };

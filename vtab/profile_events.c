@@ -358,7 +358,9 @@ static int evColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
   int lazy = 0;
   switch( iCol ){
     case EV_ID:   sqlite3_result_int64(ctx, (sqlite3_int64)r); return SQLITE_OK;
-    case EV_TS:   sqlite3_result_int64(ctx, e->aTs[r]); return SQLITE_OK;
+    case EV_TS:
+      if( e->aTs[r]==PS_NULL64 ) sqlite3_result_null(ctx); else sqlite3_result_int64(ctx, e->aTs[r]);
+      return SQLITE_OK;
     case EV_DUR:
       if( e->aDur[r]==PS_NULL64 ) sqlite3_result_null(ctx); else sqlite3_result_int64(ctx, e->aDur[r]);
       return SQLITE_OK;

@@ -1,11 +1,14 @@
 /*
 ** profile_records.c — the profile_records table-valued function: one row per timer record of a
-** timings report (PocketMine-MP tree and legacy v1 reports, Spigot/Bukkit v1 reports).
+** timings report (PocketMine-MP tree and legacy v1 reports, Spigot/Bukkit v1 reports), and one
+** per statistics record of the TensorFlow profiler's result files (ext/xprof.c: a TfStatsRecord,
+** KernelReport, InputOpDetails or OverviewTfOp; their columns are listed in docs/tf_stats.md,
+** docs/kernel_stats.md, docs/input_pipeline.md, docs/overview_page.md).
 **
 **   SELECT group_name, sum(time_ns)/1e6 AS ms FROM profile_records('timings.txt')
 **    GROUP BY group_name ORDER BY ms DESC;
 **
-** Arguments (HIDDEN): source (path TEXT or BLOB), format (optional: 'timings').
+** Arguments (HIDDEN): source (path TEXT or BLOB), format (optional: 'timings', 'tf_stats', ...).
 ** Columns (times in integer nanoseconds, as the writers print them)
 **   record_id         RecordId; reports without ids: the record's order in the file (1, 2, ...)
 **   parent_record_id  ParentRecordId; NULL for 'none' and for reports without ids
@@ -26,7 +29,12 @@
 **   self_ns           time_ns minus the time_ns of the record's children; NULL without a tree or when
 **                     the difference does not fit in int64 (an 'other' diagnostic)
 **   depth             depth in the record tree (0 = root); NULL for records in a parent cycle
-**   line              1-based line number in the report
+**   line              1-based line number in the report; NULL for binary formats
+**   record_set        which list of the file the record comes from: the xprof result files'
+**                     'with_idle' / 'without_idle' (tf_stats), 'reports' (kernel_stats),
+**                     'input_op_details', 'top_device_ops'; NULL for timings reports
+**   attrs             JSON: the record's whole message, every field by its .proto name (ext/pb.h
+**                     gives the rules), for the xprof result files; NULL otherwise
 **   file              the report file (a directory or glob source reads several; record ids
 **                     and the lookups are per file); NULL for a BLOB
 ** Errors: as profile_events (vtab/loader.c). SQLITE_VTAB_DIRECTONLY: it reads files.
@@ -40,7 +48,7 @@ SQLITE_EXTENSION_INIT3
 #define RC_SCHEMA "CREATE TABLE x(record_id INTEGER, parent_record_id INTEGER, timer_id INTEGER, " \
   "category TEXT, name TEXT, group_name TEXT, plugin TEXT, thread_id INTEGER, time_ns INTEGER, " \
   "count INTEGER, avg, violations INTEGER, ticks INTEGER, peak_ns INTEGER, self_ns INTEGER, " \
-  "depth INTEGER, line INTEGER, file TEXT, source HIDDEN, format HIDDEN)"
+  "depth INTEGER, line INTEGER, record_set TEXT, attrs TEXT, file TEXT, source HIDDEN, format HIDDEN)"
 #define RC_RECORD_ID   0
 #define RC_PARENT_ID   1
 #define RC_TIMER_ID    2
@@ -58,9 +66,11 @@ SQLITE_EXTENSION_INIT3
 #define RC_SELF       14
 #define RC_DEPTH      15
 #define RC_LINE       16
-#define RC_FILE       17
-#define RC_SOURCE     18
-#define RC_FORMAT     19
+#define RC_RECORD_SET 17
+#define RC_ATTRS      18
+#define RC_FILE       19
+#define RC_SOURCE     20
+#define RC_FORMAT     21
 
 typedef struct RcCursor {
   sqlite3_vtab_cursor base;
@@ -232,7 +242,19 @@ static int rcColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
     case RC_DEPTH:
       if( r->depth<0 ) sqlite3_result_null(ctx); else sqlite3_result_int(ctx, r->depth);
       break;
-    case RC_LINE:       sqlite3_result_int64(ctx, r->line); break;
+    case RC_LINE:       if( r->line ) sqlite3_result_int64(ctx, r->line); else sqlite3_result_null(ctx); break;
+    case RC_RECORD_SET: result_pool(ctx, cap, r->recordSet); break;
+    case RC_ATTRS: {
+      PsOut o;
+      memset(&o, 0, sizeof(o));
+      if( cap->pFormat->xRecordColumn
+       && cap->pFormat->xRecordColumn(cap, (size_t)(r - cap->aRec), PS_COL_ATTRS, &o) ){
+        sqlite3_result_error_nomem(ctx);
+        return SQLITE_NOMEM;
+      }
+      ps_vt_result(ctx, &o);
+      break;
+    }
     case RC_FILE:
       ps_vt_result_file(ctx, &c->set, c->iPart);
       break;

@@ -10,8 +10,16 @@
 #include "../../ext/formats.h"
 #include "../../ext/jobs.h"
 #include "../../ext/flame.h"
+#include "../../ext/json.h"
 #include <stdlib.h>
 #include <string.h>
+
+/* A lazy column that says it is JSON must be one whole JSON value: anything else is a bug. */
+static void fuzz_check_json(const PsOut *o){
+  if( o->type!=PS_META_JSON ) return;
+  size_t i = 0; PsErr e;
+  if( ps_json_skip(o->z, o->n, &i, &e) || ps_json_ws(o->z, o->n, i)!=o->n ) abort();
+}
 
 /* Reads the capture back as a query would, then frees it. cap may be NULL (a load that failed).
 ** seed picks one of the flame graph's three groupings. */
@@ -20,9 +28,13 @@ static void fuzz_read_back(PsCapture *cap, size_t seed){
   for(size_t r=0; r<cap->ev.n && cap->pFormat->xColumn; r++){
     for(int c=PS_COL_ARGS; c<=PS_COL_NUM_OCC; c++){
       PsOut o;
-      if( cap->pFormat->xColumn(cap, r, c, &o)==PS_OK ) free(o.zFree);
+      if( cap->pFormat->xColumn(cap, r, c, &o)==PS_OK ){ fuzz_check_json(&o); free(o.zFree); }
     }
     (void)ps_capture_link(cap, (int32_t)r);
+  }
+  for(size_t r=0; r<cap->nRec && cap->pFormat->xRecordColumn; r++){
+    PsOut o;
+    if( cap->pFormat->xRecordColumn(cap, r, PS_COL_ATTRS, &o)==PS_OK ){ fuzz_check_json(&o); free(o.zFree); }
   }
   for(size_t r=0; r<cap->nJob; r++){
     for(int c=0; c<PS_JOB_NCOL; c++){

@@ -12,7 +12,7 @@ secs=${1:-60}
 mkdir -p build/fuzz
 status=0
 cat tests/fuzz/*.dict > build/fuzz/all.dict
-for t in chrome timings lms xspace newengine gzip zip sql report tree; do
+for t in chrome timings lms xspace xprof newengine gzip zip sql report tree; do
   seeds=build/fuzz/seeds_$t
   rm -rf "$seeds"; mkdir -p "$seeds"
   cp tests/data/*.json tests/data/*.gz tests/data/*.txt tests/data/*.csv examples/*.json examples/*.txt examples/*.csv examples/*.pb tests/data/*.zip "$seeds"/ 2>/dev/null
@@ -20,6 +20,13 @@ for t in chrome timings lms xspace newengine gzip zip sql report tree; do
   if [ -d ../shared/corpus ]; then
     for f in ../shared/corpus/chrome/* ../shared/corpus/pmmp/* ../shared/corpus/aikar/* ../shared/corpus/xplane/* ../shared/corpus/newengine/*; do
       [ "$(wc -c < "$f")" -lt 300000 ] && cp "$f" "$seeds"/
+    done
+  fi
+  if [ "$t" = xprof ]; then
+    # the result protobufs (tests/data/xprof, the corpus' xprof/), each behind fuzz_xprof's first
+    # byte (6: detect the format by content); the other seeds stay, as input no reader claims
+    for f in tests/data/xprof/*.pb ../shared/corpus/xprof/*.pb; do
+      [ -f "$f" ] && [ "$(wc -c < "$f")" -lt 300000 ] && { printf '\006'; cat "$f"; } > "$seeds/xprof-$(basename "$f")"
     done
   fi
   if [ "$t" = gzip ]; then
@@ -31,7 +38,7 @@ for t in chrome timings lms xspace newengine gzip zip sql report tree; do
   # a report or a tree of a multi-megabyte capture takes seconds: not the big gzip seeds there
   case $t in report|tree) find "$seeds" -name '*.gz' -size +16k -exec rm -f {} + ;; esac
   corpus=build/fuzz/corpus_$t; mkdir -p "$corpus"
-  case $t in timings|lms|xspace|newengine) dict=tests/fuzz/$t.dict ;; gzip|report|tree) dict=build/fuzz/all.dict ;; *) dict=tests/fuzz/chrome.dict ;; esac
+  case $t in timings|lms|xspace|newengine) dict=tests/fuzz/$t.dict ;; xprof) dict=tests/fuzz/xspace.dict ;; gzip|report|tree) dict=build/fuzz/all.dict ;; *) dict=tests/fuzz/chrome.dict ;; esac
   if [ "$secs" -eq 0 ]; then
     args="-runs=0"; dirs=$seeds       # the replay: seeds and regressions, not what fuzzing kept
   else

@@ -34,7 +34,7 @@ SPREAD = 1024               # evenly spread lengths between the two ends
 GZIP_SPEEDUP = 4            # a cut gzip stream is only inflated (an error), not parsed
 BATCH_BYTES = 48 << 20      # prefix bytes per target run (libFuzzer holds a batch in memory)
 BATCH_FILES = 4000          # prefixes per target run
-CORPUS_DIRS = ("chrome", "pmmp", "aikar", "xplane", "newengine")
+CORPUS_DIRS = ("chrome", "pmmp", "aikar", "xplane", "newengine", "xprof")
 ARGS = ["-runs=0", "-timeout=10", "-rss_limit_mb=4096", f"-max_len={MAX_SIZE}"]
 
 
@@ -109,7 +109,10 @@ def captures():
     """(path, bytes, target) of every capture to cut, and the lines saying what was left out."""
     paths, notes = [], []
     for d, exts in (("tests/data", (".json", ".gz", ".txt", ".csv", ".zip")),
+                    ("tests/data/xprof", (".pb",)),
                     ("examples", (".json", ".txt", ".csv", ".pb"))):
+        if not os.path.isdir(d):
+            continue
         paths += sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith(exts))
     if os.path.isdir("../shared/corpus"):
         for d in CORPUS_DIRS:
@@ -126,7 +129,10 @@ def captures():
             big += 1
             continue
         b = open(p, "rb").read()
-        t = sniff(b) if len(b) > 1 else None
+        if os.path.basename(os.path.dirname(p)) == "xprof":
+            t = "xprof" if p.endswith(".pb") else None   # the result protobufs: fuzz_xprof, detecting
+        else:
+            t = sniff(b) if len(b) > 1 else None
         if t is None:
             skipped.append(os.path.basename(p))
         else:
@@ -165,6 +171,8 @@ def run_batch(job, tmp_root, data):
         b = data[p]
         for k in ks:
             with open(os.path.join(d, "%07d" % k), "wb") as f:
+                if t == "xprof":
+                    f.write(b"\x06")     # fuzz_xprof's first byte: 6 = detect the format by content
                 f.write(b[:k])
         try:
             r = subprocess.run([f"./build/fuzz_{t}", *ARGS, f"-artifact_prefix=build/fuzz/trunc_{t}_", d],
