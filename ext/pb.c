@@ -28,45 +28,6 @@ int pb_varint_slow(const uint8_t *z, size_t end, size_t *pi, uint64_t *pv, const
   return PS_ERROR;
 }
 
-int pb_next(PbMsg *m, PbField *f, PsErr *err){
-  if( m->i >= m->end ) return 3;
-  f->at = m->i;
-  uint64_t tag = 0;
-  if( pb_varint(m->z, m->end, &m->i, &tag, m->zMsg, err) ) return PS_ERROR;
-  f->num = (uint32_t)(tag >> 3);
-  f->wt = (int)(tag & 7);
-  if( f->num==0 || (tag>>3) > 0x1FFFFFFF ){
-    if( err ) ps_err_at(err, (int64_t)f->at, "invalid field number in %s", m->zMsg);
-    return PS_ERROR;
-  }
-  switch( f->wt ){
-    case WT_VARINT: return pb_varint(m->z, m->end, &m->i, &f->v, m->zMsg, err);
-    case WT_I64:
-      if( m->end - m->i < 8 ){ if( err ) ps_err_at(err, (int64_t)m->i, "truncated fixed64 in %s", m->zMsg); return PS_ERROR; }
-      memcpy(&f->v, m->z + m->i, 8); m->i += 8;
-      return PS_OK;
-    case WT_I32: {
-      if( m->end - m->i < 4 ){ if( err ) ps_err_at(err, (int64_t)m->i, "truncated fixed32 in %s", m->zMsg); return PS_ERROR; }
-      uint32_t w; memcpy(&w, m->z + m->i, 4); m->i += 4; f->v = w;
-      return PS_OK;
-    }
-    case WT_LEN: {
-      uint64_t len = 0; size_t at = m->i;
-      if( pb_varint(m->z, m->end, &m->i, &len, m->zMsg, err) ) return PS_ERROR;
-      if( len > m->end - m->i ){
-        if( err ) ps_err_at(err, (int64_t)at, "length %llu runs past the end of %s (%llu bytes left)",
-                            (unsigned long long)len, m->zMsg, (unsigned long long)(m->end - m->i));
-        return PS_ERROR;
-      }
-      f->off = m->i; f->len = (size_t)len; m->i += (size_t)len;
-      return PS_OK;
-    }
-    default:
-      if( err ) ps_err_at(err, (int64_t)f->at, "wire type %d of field %u is not supported in %s", f->wt, f->num, m->zMsg);
-      return PS_ERROR;
-  }
-}
-
 int pb_want(const PbField *f, int wt, const char *zField, const char *zMsg, PsErr *err){
   if( f->wt==wt ) return PS_OK;
   return ps_err_at(err, (int64_t)f->at, "field %s of %s has wire type %d, expected %d", zField, zMsg, f->wt, wt);
@@ -90,11 +51,17 @@ int pb_get(const uint8_t *z, size_t off, size_t len, uint32_t num, int wt, PbFie
 /* ------------------------------------------------------------------ schemas */
 
 static const char *short_name(const PbMsgDef *d){
+  if( d->zShort ) return d->zShort;
   const char *z = strrchr(d->zName, '.');
   return z ? z+1 : d->zName;
 }
 
 static const PbFieldDef *def_field(const PbMsgDef *d, uint32_t num, int *pIdx){
+  /* tables that list fields 1, 2, 3, ... in order (most do) are indexed directly */
+  if( num>=1 && num<=(uint32_t)d->nField && d->aField[num-1].num==num ){
+    if( pIdx ) *pIdx = (int)num-1;
+    return &d->aField[num-1];
+  }
   for(int k=0; k<d->nField; k++){
     if( d->aField[k].num==num ){ if( pIdx ) *pIdx = k; return &d->aField[k]; }
   }

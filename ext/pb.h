@@ -54,7 +54,45 @@ static inline int pb_varint(const uint8_t *z, size_t end, size_t *pi, uint64_t *
 
 /* Reads the next field of m. Returns PS_OK with f filled, PS_ERROR (err set; err may be NULL),
 ** or 3 at the end. */
-int pb_next(PbMsg *m, PbField *f, PsErr *err);
+static inline int pb_next(PbMsg *m, PbField *f, PsErr *err){
+  if( m->i >= m->end ) return 3;
+  f->at = m->i;
+  uint64_t tag = 0;
+  if( pb_varint(m->z, m->end, &m->i, &tag, m->zMsg, err) ) return PS_ERROR;
+  f->num = (uint32_t)(tag >> 3);
+  f->wt = (int)(tag & 7);
+  if( f->num==0 || (tag>>3) > 0x1FFFFFFF ){
+    if( err ) ps_err_at(err, (int64_t)f->at, "invalid field number in %s", m->zMsg);
+    return PS_ERROR;
+  }
+  switch( f->wt ){
+    case WT_VARINT: return pb_varint(m->z, m->end, &m->i, &f->v, m->zMsg, err);
+    case WT_I64:
+      if( m->end - m->i < 8 ){ if( err ) ps_err_at(err, (int64_t)m->i, "truncated fixed64 in %s", m->zMsg); return PS_ERROR; }
+      memcpy(&f->v, m->z + m->i, 8); m->i += 8;
+      return PS_OK;
+    case WT_I32: {
+      if( m->end - m->i < 4 ){ if( err ) ps_err_at(err, (int64_t)m->i, "truncated fixed32 in %s", m->zMsg); return PS_ERROR; }
+      uint32_t w; memcpy(&w, m->z + m->i, 4); m->i += 4; f->v = w;
+      return PS_OK;
+    }
+    case WT_LEN: {
+      uint64_t len = 0; size_t at = m->i;
+      if( pb_varint(m->z, m->end, &m->i, &len, m->zMsg, err) ) return PS_ERROR;
+      if( len > m->end - m->i ){
+        if( err ) ps_err_at(err, (int64_t)at, "length %llu runs past the end of %s (%llu bytes left)",
+                            (unsigned long long)len, m->zMsg, (unsigned long long)(m->end - m->i));
+        return PS_ERROR;
+      }
+      f->off = m->i; f->len = (size_t)len; m->i += (size_t)len;
+      return PS_OK;
+    }
+    default:
+      if( err ) ps_err_at(err, (int64_t)f->at, "wire type %d of field %u is not supported in %s", f->wt, f->num, m->zMsg);
+      return PS_ERROR;
+  }
+}
+
 
 /* PS_OK when f has wire type wt, else an error "field <zField> of <zMsg> has wire type ...". */
 int pb_want(const PbField *f, int wt, const char *zField, const char *zMsg, PsErr *err);
@@ -94,6 +132,7 @@ struct PbMsgDef {
   int nField;
   uint8_t bMap;               /* a map entry: key = field 1, value = field 2 */
   uint8_t bProto2;            /* declared proto2 (absent scalars still get their default in JSON) */
+  const char *zShort;         /* the name errors use ("TfStatsRecord"); NULL: after the last '.' */
 };
 
 /* The message an Any's type URL names ("type.googleapis.com/<full name>"): looked up in a

@@ -236,12 +236,25 @@ static int tfs_parse(PsCapture *cap, PsErr *err){
       if( xp_poll(&p, nRec++, g.off) ) return PS_ERROR;
       PsRecord *r = xp_record(&p, set, &pb_TfStatsRecord, g.off, g.len);
       if( r==0 ) return err->rc;
-      if( xp_string(&p, g.off, g.len, 2, "host_or_device", &r->group) ) return PS_NOMEM;
-      if( xp_string(&p, g.off, g.len, 3, "op_type", &r->category) ) return PS_NOMEM;
-      if( xp_string(&p, g.off, g.len, 4, "op_name", &r->name) ) return PS_NOMEM;
-      r->count = (int64_t)xp_varint(&p, g.off, g.len, 5);
-      r->time = xp_ns(xp_double(&p, g.off, g.len, 6), 3);
-      r->self = xp_ns(xp_double(&p, g.off, g.len, 8), 3);
+      /* one pass over the record for the columns (the last occurrence of a field wins) */
+      PbField aStr[5]; memset(aStr, 0, sizeof(aStr));
+      double tot = 0, self = 0; uint64_t occ = 0;
+      PbMsg rm = pb_sub(&t, &g, "TfStatsRecord");
+      PbField h;
+      while( pb_next(&rm, &h, 0)==PS_OK ){
+        switch( h.num ){
+          case 2: case 3: case 4: if( h.wt==WT_LEN ) aStr[h.num] = h; break;
+          case 5: if( h.wt==WT_VARINT ) occ = h.v; break;
+          case 6: if( h.wt==WT_I64 ) tot = pb_double(&h); break;
+          case 8: if( h.wt==WT_I64 ) self = pb_double(&h); break;
+        }
+      }
+      if( xp_intern(&p, &aStr[2], "host_or_device", &r->group)
+       || xp_intern(&p, &aStr[3], "op_type", &r->category)
+       || xp_intern(&p, &aStr[4], "op_name", &r->name) ) return PS_NOMEM;
+      r->count = (int64_t)occ;
+      r->time = xp_ns(tot, 3);
+      r->self = xp_ns(self, 3);
       nRecords++;
       nOcc += r->count;
       if( r->self!=PS_NULL64 ){

@@ -21,9 +21,10 @@
 #define M(num, name, sub)      { num, name, PB_MESSAGE, 0, &sub, 0 }
 #define RM(num, name, sub)     { num, name, PB_MESSAGE, 1, &sub, 0 }
 #define EN(num, name, names)   { num, name, PB_ENUM, 0, 0, names }
-#define MSG(var, full, fields)        const PbMsgDef var = { full, fields, N(fields), 0, 0 }
-#define MSG2(var, full, fields)       const PbMsgDef var = { full, fields, N(fields), 0, 1 }
-#define MAP(var, full, fields)        static const PbMsgDef var = { full, fields, N(fields), 1, 0 }
+/* the short name errors use is the variable's name after "pb_" (pb_TfStatsRecord: "TfStatsRecord") */
+#define MSG(var, full, fields)        const PbMsgDef var = { full, fields, N(fields), 0, 0, #var + 3 }
+#define MSG2(var, full, fields)       const PbMsgDef var = { full, fields, N(fields), 0, 1, #var + 3 }
+#define MAP(var, full, fields)        static const PbMsgDef var = { full, fields, N(fields), 1, 0, 0 }
 
 /* ------------------------------------------------------------------ tf_stats.proto */
 static const PbFieldDef aTfStatsRecord[] = {
@@ -275,13 +276,13 @@ MSG(pb_MemoryProfile, "tensorflow.profiler.MemoryProfile", aMemoryProfile);
 
 /* ------------------------------------------------------------------ trace_events_old.proto */
 static const PbFieldDef aOldResource[] = { F(1, "name", PB_STRING), F(2, "resource_id", PB_UINT64) };
-MSG(pb_OldResource, "tensorboard_plugin_profile.Resource", aOldResource);
+const PbMsgDef pb_OldResource = { "tensorboard_plugin_profile.Resource", aOldResource, N(aOldResource), 0, 0, "Resource" };
 static const PbFieldDef aOldResourcesEntry[] = { F(1, "key", PB_UINT64), M(2, "value", pb_OldResource) };
 MAP(pb_OldResourcesEntry, "tensorboard_plugin_profile.Device.ResourcesEntry", aOldResourcesEntry);
 static const PbFieldDef aOldDevice[] = {
   F(1, "name", PB_STRING), F(2, "device_id", PB_UINT64), RM(3, "resources", pb_OldResourcesEntry),
 };
-MSG(pb_OldDevice, "tensorboard_plugin_profile.Device", aOldDevice);
+const PbMsgDef pb_OldDevice = { "tensorboard_plugin_profile.Device", aOldDevice, N(aOldDevice), 0, 0, "Device" };
 static const PbFieldDef aOldDevicesEntry[] = { F(1, "key", PB_UINT64), M(2, "value", pb_OldDevice) };
 MAP(pb_OldDevicesEntry, "tensorboard_plugin_profile.Trace.DevicesEntry", aOldDevicesEntry);
 static const PbFieldDef aArgsEntry[] = { F(1, "key", PB_STRING), F(2, "value", PB_STRING) };
@@ -290,11 +291,11 @@ static const PbFieldDef aOldTraceEvent[] = {
   F(1, "device_id", PB_UINT64), F(2, "resource_id", PB_UINT64), F(3, "name", PB_STRING),
   F(9, "timestamp_ps", PB_UINT64), F(10, "duration_ps", PB_UINT64), RM(11, "args", pb_ArgsEntry),
 };
-MSG(pb_OldTraceEvent, "tensorboard_plugin_profile.TraceEvent", aOldTraceEvent);
+const PbMsgDef pb_OldTraceEvent = { "tensorboard_plugin_profile.TraceEvent", aOldTraceEvent, N(aOldTraceEvent), 0, 0, "TraceEvent" };
 static const PbFieldDef aOldTrace[] = {
   RM(1, "devices", pb_OldDevicesEntry), RM(4, "trace_events", pb_OldTraceEvent),
 };
-MSG(pb_OldTrace, "tensorboard_plugin_profile.Trace", aOldTrace);
+const PbMsgDef pb_OldTrace = { "tensorboard_plugin_profile.Trace", aOldTrace, N(aOldTrace), 0, 0, "Trace" };
 
 /* ------------------------------------------------------------------ trace_events.proto (proto2) */
 static const PbFieldDef aTask[] = {

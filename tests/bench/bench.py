@@ -27,6 +27,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SQLITE3 = os.environ.get("SQLITE3", "sqlite3")
+PYTHON = os.environ.get("PYTHON", "/usr/bin/python3")
 SIZES = [int(x) for x in os.environ.get("BENCH_SIZES", "1000000 5000000").split()]
 TIMEOUT = int(os.environ.get("BENCH_TIMEOUT", "300"))
 REPEAT = int(os.environ.get("BENCH_REPEAT", "3"))
@@ -194,6 +195,7 @@ def bench_text():
         if dt2 and rc2 == 0:
             print("%-40s %9.3f %9.0f %10s %9.2f   (x libprofsql %.1f)" % ("  protoc --decode_raw, same file", dt2, size / 1e6 / dt2,
                   "%.0f MB" % (rss2 / 1e6), rss2 / size, dt2 / dt if dt else 0))
+    bench_tf_stats(load)
     path = ensure_text("timings", 1000000)
     q = (".timer on\nSELECT profile_open('%s');\n"
          "SELECT count(*), max(depth), sum(self_ns) FROM record_tree;\n") % path
@@ -203,6 +205,66 @@ def bench_text():
         print("%-40s %9.3f %9s %10s" % ("profile_open + full record_tree (1M)", t[0] + t[1], "", "%.0f MB" % (rss / 1e6)))
     else:
         print("profile_open + record_tree failed: %s" % out.strip()[-80:])
+
+
+def bench_tf_stats(load):
+    """A ~100 MB TfStatsDatabase: the real 2.8 MB file (../shared) or the repository's small one,
+    concatenated (protobuf merges repeated fields of concatenated messages, so this is one valid
+    TfStatsDatabase with every record repeated); GROUP BY op_type against python protobuf's
+    ParseFromString + the same aggregate (when the .proto files and python3-protobuf are there)
+    and protoc --decode_raw."""
+    src = os.path.join(ROOT, "..", "shared", "corpus", "xprof", "xprof-gpu-input-bound-localhost.tensorflow_stats.pb")
+    if not os.path.exists(src):
+        src = os.path.join(ROOT, "tests", "data", "xprof", "tf_stats.pb")
+    one = open(src, "rb").read()
+    path = os.path.join(DATA, "bench_100mb.tensorflow_stats.pb")
+    if not os.path.exists(path):
+        with open(path + ".tmp", "wb") as f:
+            for _ in range(max(1, (100 << 20) // len(one))):
+                f.write(one)
+        os.rename(path + ".tmp", path)
+    size = os.path.getsize(path)
+    subprocess.run(["cat", path], stdout=subprocess.DEVNULL)
+    q = ("SELECT category, count(*), sum(self_ns) FROM profile_records('%s') "
+         "WHERE record_set = 'with_idle' GROUP BY category;\n") % path
+    dt, rss, out, rc = best([SQLITE3, "-batch", "-init", "/dev/null"] + load + [":memory:"], q)
+    label = "tf_stats GROUP BY op_type (%.0f MB)" % (size / 1e6)
+    if not dt or rc != 0:
+        print("%-40s failed: %s" % (label, out.strip()[-80:]))
+        return
+    print("%-40s %9.3f %9.0f %10s %9.2f" % (label, dt, size / 1e6 / dt, "%.0f MB" % (rss / 1e6), rss / size))
+    protos = os.path.join(ROOT, "..", "shared", "corpus", "xprof", "protos")
+    if os.path.isdir(protos) and shutil.which("protoc"):
+        tmp = os.path.join(DATA, "protos")
+        inc = os.path.join(tmp, "plugin", "tensorboard_plugin_profile", "protobuf")
+        os.makedirs(inc, exist_ok=True)
+        for f in os.listdir(protos):
+            shutil.copy(os.path.join(protos, f), inc)
+        desc = os.path.join(tmp, "tf_stats.desc")
+        subprocess.run(["protoc", "-I" + tmp, "-I/usr/include", "--include_imports", "--descriptor_set_out=" + desc,
+                        "plugin/tensorboard_plugin_profile/protobuf/tf_stats.proto"], check=False)
+        code = ("import sys, collections\n"
+                "from google.protobuf import descriptor_pb2, descriptor_pool, message_factory\n"
+                "fds = descriptor_pb2.FileDescriptorSet(); fds.ParseFromString(open(sys.argv[1], 'rb').read())\n"
+                "pool = descriptor_pool.DescriptorPool()\n"
+                "for fd in fds.file: pool.Add(fd)\n"
+                "cls = message_factory.MessageFactory(pool).GetPrototype(pool.FindMessageTypeByName('tensorflow.profiler.TfStatsDatabase'))\n"
+                "m = cls(); m.ParseFromString(open(sys.argv[2], 'rb').read())\n"
+                "agg = collections.defaultdict(lambda: [0, 0.0])\n"
+                "for r in m.with_idle.tf_stats_record:\n"
+                "    a = agg[r.op_type]; a[0] += 1; a[1] += r.total_self_time_in_us\n"
+                "print(len(agg))\n")
+        dt2, rss2, out2, rc2 = best([PYTHON, "-c", code, desc, path])
+        if dt2 and rc2 == 0:
+            print("%-40s %9.3f %9.0f %10s %9.2f   (x libprofsql %.1f)" % ("  python protobuf parse + aggregate", dt2, size / 1e6 / dt2,
+                  "%.0f MB" % (rss2 / 1e6), rss2 / size, dt2 / dt))
+        else:
+            print("  python protobuf baseline failed: %s" % out2.strip()[-120:])
+    if shutil.which("protoc"):
+        dt2, rss2, out2, rc2 = best(["sh", "-c", "protoc --decode_raw < '%s' > /dev/null" % path])
+        if dt2 and rc2 == 0:
+            print("%-40s %9.3f %9.0f %10s %9.2f   (x libprofsql %.1f)" % ("  protoc --decode_raw, same file", dt2, size / 1e6 / dt2,
+                  "%.0f MB" % (rss2 / 1e6), rss2 / size, dt2 / dt))
 
 
 if __name__ == "__main__":

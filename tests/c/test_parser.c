@@ -8,6 +8,8 @@
 #include "../../ext/source.h"
 #include "../../ext/formats.h"
 #include "../../ext/jobs.h"
+#include "../../ext/pb.h"
+#include "../../ext/xprof_schema.h"
 
 #include <signal.h>
 #include <stdlib.h>
@@ -1274,6 +1276,72 @@ static void test_shrink(void){
   ps_buf_free(&b);
 }
 
+/* ext/pb.c: the shortest double form, base64, the JSON rules and detection, on bytes written by
+** hand here (each expected value is worked out in the comment beside it). */
+static char *pb_render(const uint8_t *z, size_t n, const PbMsgDef *d){
+  PsBuf b; memset(&b, 0, sizeof(b));
+  if( pb_json(z, 0, n, d, &pb_xprof_registry, &b, 0) || ps_buf_append(&b, "", 1) ){ ps_buf_free(&b); return strdup("nomem"); }
+  return b.z;
+}
+
+static void test_pb(void){
+  char t[40];
+  ps_fmt_double(0.1, 0, t); CHECK_STR(t, "0.1");
+  ps_fmt_double(2.977057142857143, 0, t); CHECK_STR(t, "2.977057142857143");   /* needs 16 digits */
+  ps_fmt_double(1.0/3, 0, t); CHECK_STR(t, "0.3333333333333333");
+  ps_fmt_double(2.2250738585072014e-308, 0, t); CHECK_STR(t, "2.2250738585072014e-308");   /* DBL_MIN: 17 */
+  ps_fmt_double((double)0.1f, 1, t); CHECK_STR(t, "0.1");                     /* as a float */
+  ps_fmt_double(1.0/0.0, 0, t); CHECK_STR(t, "Infinity");
+  ps_fmt_double(-0.0, 0, t); CHECK_STR(t, "-0");
+  /* KernelReport: name "k" (0a 01 6b), block_dim packed [32,1,1] (2a 03 20 01 01), grid_dim
+  ** unpacked 7 then 2 (30 07 30 02), total_duration_ns 300 (38 ac 02), occupancy_pct 0.5f
+  ** (75 00 00 00 3f), field 99 varint 5 (unknown: 98 06 05) */
+  static const uint8_t kr[] = { 0x0a,0x01,'k', 0x2a,0x03,0x20,0x01,0x01, 0x30,0x07,0x30,0x02, 0x38,0xac,0x02,
+                                0x75,0x00,0x00,0x00,0x3f, 0x98,0x06,0x05 };
+  char *z = pb_render(kr, sizeof(kr), &pb_KernelReport);
+  CHECK_STR(z, "{\"name\":\"k\",\"registers_per_thread\":0,\"static_shmem_bytes\":0,\"dynamic_shmem_bytes\":0,"
+               "\"block_dim\":[32,1,1],\"grid_dim\":[7,2],\"total_duration_ns\":300,\"min_duration_ns\":0,"
+               "\"max_duration_ns\":0,\"is_kernel_using_tensor_core\":false,\"is_op_tensor_core_eligible\":false,"
+               "\"op_name\":\"\",\"occurrences\":0,\"occupancy_pct\":0.5,\"#99\":5}");
+  free(z);
+  /* an Any: type_url ".../tensorflow.profiler.StepSummary" is not in the registry -> base64 of
+  ** the payload 09 00..00 f0 3f (average 1.0) = "CQAAAAAAAPA/" */
+  static const char zUrl[] = "type.googleapis.com/tensorflow.profiler.StepSummary";
+  uint8_t any[128]; size_t n = 0;
+  any[n++] = 0x42; any[n++] = (uint8_t)(2 + sizeof(zUrl)-1 + 2 + 9);      /* field 8 of IPA */
+  any[n++] = 0x0a; any[n++] = (uint8_t)(sizeof(zUrl)-1); memcpy(any+n, zUrl, sizeof(zUrl)-1); n += sizeof(zUrl)-1;
+  any[n++] = 0x12; any[n++] = 9; any[n++] = 0x09; memset(any+n, 0, 6); n += 6; any[n++] = 0xf0; any[n++] = 0x3f;
+  PsBuf b; memset(&b, 0, sizeof(b));
+  CHECK_INT(pb_json_field(any, 0, n, &pb_InputPipelineAnalysisResult, 8, &pb_xprof_registry, &b, 0), PS_OK);
+  ps_buf_append(&b, "", 1);
+  CHECK_STR(b.z, "{\"@type\":\"type.googleapis.com/tensorflow.profiler.StepSummary\",\"average\":1,"
+                 "\"standard_deviation\":0,\"minimum\":0,\"maximum\":0}");   /* StepSummary is registered */
+  ps_buf_free(&b);
+  /* pb_check: field 6 of TfStatsRecord (a double) sent as a varint, at byte 2 of the record */
+  static const uint8_t bad[] = { 0x22, 0x06, 0x0a, 0x04, 0x08, 0x01, 0x30, 0x05 };
+  PsErr err; memset(&err, 0, sizeof(err));
+  CHECK_INT(pb_check(bad, 0, sizeof(bad), &pb_TfStatsDatabase, &pb_xprof_registry, &err), PS_ERROR);
+  CHECK_STR(err.msg, "byte 6: field total_time_in_us of TfStatsRecord has wire type 0, expected 1");
+  /* a length past its parent: the record says 9 bytes, the table holds 4 */
+  static const uint8_t cut[] = { 0x22, 0x04, 0x0a, 0x09, 0x08, 0x01 };
+  CHECK_INT(pb_check(cut, 0, sizeof(cut), &pb_TfStatsDatabase, &pb_xprof_registry, &err), PS_ERROR);
+  CHECK_STR(err.msg, "byte 3: length 9 runs past the end of TfStatsTable (2 bytes left)");
+  /* detection: a KernelStatsDb and an old-shape Trace both begin with field 1; each fits its own
+  ** schema and not the XSpace's (a Trace device entry {key 1, Device{name "d"}} has a varint
+  ** where an XPlane has its name) */
+  static const uint8_t ks[] = { 0x0a, 0x07, 0x0a, 0x01, 'k', 0x10, 0x20, 0x68, 0x01 };   /* reports {name, registers, occurrences 1 (68 01)} */
+  int sc; const PsFormat *pf = ps_protobuf_detect((const char*)ks, sizeof(ks), &sc);
+  CHECK(pf==&ps_format_kernel_stats); CHECK_INT(sc, 4);                     /* reports, name, registers, occurrences */
+  static const uint8_t tr[] = { 0x0a, 0x07, 0x08, 0x01, 0x12, 0x03, 0x0a, 0x01, 'd',
+                                0x22, 0x06, 0x08, 0x01, 0x1a, 0x02, 'o', 'p' };   /* + trace_events {device_id 1, name "op"} */
+  pf = ps_protobuf_detect((const char*)tr, sizeof(tr), &sc);
+  CHECK(pf==&ps_format_xprof_trace);
+  CHECK(pb_fit(tr, sizeof(tr), &pb_XSpace, &pb_xprof_registry, 4096) < pb_fit(tr, sizeof(tr), &pb_OldTrace, &pb_xprof_registry, 4096));
+  /* text is not a protobuf */
+  pf = ps_protobuf_detect("Minecraft\n    Full Server Tick Time: 1", 36, &sc);
+  CHECK(pf==0);
+}
+
 int main(void){
   test_shrink_chain();
   test_numbers();
@@ -1297,5 +1365,6 @@ int main(void){
   test_interrupt();
   test_split();
   test_shrink();
+  test_pb();
   return tl_done();
 }
