@@ -80,8 +80,9 @@ static inline int pb_next(PbMsg *m, PbField *f, PsErr *err){
       uint64_t len = 0; size_t at = m->i;
       if( pb_varint(m->z, m->end, &m->i, &len, m->zMsg, err) ) return PS_ERROR;
       if( len > m->end - m->i ){
-        if( err ) ps_err_at(err, (int64_t)at, "length %llu runs past the end of %s (%llu bytes left)",
-                            (unsigned long long)len, m->zMsg, (unsigned long long)(m->end - m->i));
+        if( err ) ps_err_at(err, (int64_t)at, "length %llu runs past the end of %s (%llu byte%s left)",
+                            (unsigned long long)len, m->zMsg, (unsigned long long)(m->end - m->i),
+                            m->end - m->i == 1 ? "" : "s");
         return PS_ERROR;
       }
       f->off = m->i; f->len = (size_t)len; m->i += (size_t)len;
