@@ -32,7 +32,7 @@ PYTHON    ?= /usr/bin/python3
 NPROC     := $(shell nproc 2>/dev/null || echo 2)
 SUBMAKE   := $(MAKE) --no-print-directory -j$(NPROC)
 
-EXT_SRC   := ext/ps_util.c ext/source.c ext/mapguard.c ext/json.c ext/capture.c ext/chrome.c ext/timings.c ext/lms.c ext/pb.c ext/xspace.c ext/xprof_schema.c ext/xprof.c ext/jobs.c ext/writer.c ext/zipsrc.c ext/flame.c ext/formats.c
+EXT_SRC   := ext/ps_util.c ext/source.c ext/mapguard.c ext/json.c ext/capture.c ext/chrome.c ext/timings.c ext/lms.c ext/pb.c ext/xspace.c ext/xprof_schema.c ext/xprof.c ext/datatable.c ext/jobs.c ext/writer.c ext/zipsrc.c ext/flame.c ext/formats.c
 VTAB_SRC  := vtab/loader.c vtab/profile_events.c vtab/profile_records.c vtab/profile_xplanes.c \
              vtab/profile_metadata.c vtab/profile_jobs.c vtab/report.c \
              vtab/profile_open.c vtab/profile_import.c vtab/flamegraph.c vtab/profsql.c
@@ -135,7 +135,7 @@ $(BUILD)/load_time: tests/bench/load_time.c $(call EXT_O,pic)
 
 # ---- libFuzzer targets (tests/fuzz/): one per parser and input path, and three through SQL
 FUZZ_TIME ?= 60
-FUZZ_FORMATS := chrome timings lms xspace newengine
+FUZZ_FORMATS := chrome timings lms xspace newengine xprof_datatable
 $(addprefix $(BUILD)/fuzz_,$(FUZZ_FORMATS)): $(BUILD)/fuzz_%: tests/fuzz/fuzz_format.c tests/fuzz/fuzz_common.h $(call EXT_O,fuzz)
 	clang $(FUZZ) $(DEFS) -DFUZZ_FORMAT=ps_format_$* -o $@ $< $(call EXT_O,fuzz) $(LDLIBS)
 $(BUILD)/fuzz_gzip: tests/fuzz/fuzz_gzip.c tests/fuzz/fuzz_common.h $(call EXT_O,fuzz)

@@ -200,6 +200,17 @@ int64_t ps_events_add(PsCapture *cap){
   return (int64_t)i;
 }
 
+PsRecord *ps_record_add(PsCapture *cap){
+  if( ps_grow((void**)&cap->aRec, sizeof(PsRecord), &cap->nRecAlloc, cap->nRec+1) ) return 0;
+  PsRecord *r = &cap->aRec[cap->nRec++];
+  memset(r, 0, sizeof(*r));
+  r->recordId = (int64_t)cap->nRec;
+  r->parentId = r->timerId = r->threadId = PS_NULL64;
+  r->time = r->count = r->violations = r->ticks = r->peak = r->self = PS_NULL64;
+  r->parent = -1; r->depth = 0;
+  return r;
+}
+
 int ps_events_want_len(PsCapture *cap){
   PsEvents *e = &cap->ev;
   if( e->aLen ) return PS_OK;

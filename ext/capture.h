@@ -146,7 +146,8 @@ typedef struct PsRecord {
   uint64_t msgOff;
   uint32_t msgLen;
   uint32_t recordSet;     /* pool id or 0 */
-  const void *pMsgDef;    /* NULL: no attrs */
+  const void *pMsgDef;    /* the format's per-record schema for attrs (xprof.c: a PbMsgDef,
+                          ** datatable.c: the table's column keys); NULL: no attrs */
 } PsRecord;
 
 /* ---------------------------------------------------------------- XSpace planes and lines */
@@ -250,6 +251,11 @@ PsCapture *ps_capture_new(void);
 void ps_capture_free(PsCapture *cap);
 /* Approximate bytes of memory held (not counting the source bytes). */
 size_t ps_capture_memory(const PsCapture *cap);
+
+/* Appends a record row of a flat list (protobuf and DataTable statistics, ext/xprof.c,
+** ext/datatable.c): record_id = its 1-based order, no parent, depth 0, every int64 column NULL,
+** the rest zero. NULL when out of memory. */
+PsRecord *ps_record_add(PsCapture *cap);
 
 /* Appends a zeroed event row (parent -1, depth -1, dur NULL); returns its index or -1 (nomem). */
 int64_t ps_events_add(PsCapture *cap);

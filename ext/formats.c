@@ -5,6 +5,7 @@
 #define _GNU_SOURCE            /* memmem */
 #include "formats.h"
 #include "json.h"
+#include "pb.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@ const PsFormat *const ps_formats[] = {
   &ps_format_overview_page,
   &ps_format_memory_profile,
   &ps_format_xprof_trace,
+  &ps_format_xprof_datatable,
   0
 };
 
@@ -61,6 +63,27 @@ static int is_protobuf(const PsFormat *p){
   return p==&ps_format_xspace || p==&ps_format_tf_stats || p==&ps_format_kernel_stats
       || p==&ps_format_input_pipeline || p==&ps_format_overview_page || p==&ps_format_memory_profile
       || p==&ps_format_xprof_trace;
+}
+
+/* What to add to "not a supported capture" for bytes that are a well-formed protobuf message (its
+** top-level fields read to the end): that no known schema explains them, rather than a guess. */
+static const char *pb_note(const char *z, size_t n){
+  /* plain text (every one of the first 256 bytes printable ASCII or a line break) is not taken
+  ** for a protobuf, even where its bytes happen to read as fields */
+  size_t lim = n < 256 ? n : 256, k;
+  for(k=0; k<lim; k++){
+    unsigned char c = (unsigned char)z[k];
+    if( (c<0x20 && c!='\t' && c!='\n' && c!='\r') || c>=0x7F ) break;
+  }
+  if( k==lim ) return "";
+  /* the fields of the first 64 KiB read without an error (a field cut by that window counts) */
+  size_t win = n < 65536 ? n : 65536;
+  PbMsg m = { (const uint8_t*)z, 0, win, "" };
+  PbField f; int rc, nField = 0;
+  while( (rc = pb_next(&m, &f, 0))==PS_OK ) nField++;
+  if( (rc!=3 && win==n) || nField==0 ) return "";
+  return ": a well-formed protobuf, but none of the messages tried (XSpace, TfStatsDatabase, "
+         "KernelStatsDb, InputPipelineAnalysisResult, OverviewPage, MemoryProfile, Trace)";
 }
 
 /* Line and column (1-based; the column counts UTF-8 characters) of byte off of z. Linear in
@@ -142,7 +165,7 @@ PsCapture *ps_capture_load(PsSource *src, const PsFormat *pFormat, PsErr *err, i
     if( pGuess==0 ){
       if( ps_source_lost(src)==0 ){                  /* not bytes zeroed under the probe */
         *pbUnsupported = 1;
-        ps_err(err, "not a supported capture (supported: %s)", ps_format_list());
+        ps_err(err, "not a supported capture (supported: %s)%s", ps_format_list(), pb_note(src->z, src->n));
       }
       ps_source_close(src);
       return 0;
@@ -175,7 +198,7 @@ PsCapture *ps_capture_load(PsSource *src, const PsFormat *pFormat, PsErr *err, i
     char zWhy[400];
     snprintf(zWhy, sizeof(zWhy), "%s", rc==PS_OK ? "" : err->msg);
     *pbUnsupported = 1;
-    if( rc==PS_OK ) ps_err(err, "not a supported capture (supported: %s)", ps_format_list());
+    if( rc==PS_OK ) ps_err(err, "not a supported capture (supported: %s)%s", ps_format_list(), pb_note(cap->src.z, cap->src.n));
     else ps_err(err, "not a supported capture (supported: %s); read as %s it fails: %s",
                 ps_format_list(), pGuess->zName, zWhy);
     rc = PS_ERROR;

@@ -18,6 +18,7 @@ extern const PsFormat ps_format_newengine;  /* jobs.c: newengine StarProfiler re
 /* xprof.c: the TensorFlow profiler's result protobufs */
 extern const PsFormat ps_format_tf_stats, ps_format_kernel_stats, ps_format_input_pipeline,
   ps_format_overview_page, ps_format_memory_profile, ps_format_xprof_trace;
+extern const PsFormat ps_format_xprof_datatable;  /* datatable.c: xprof tool output as Google DataTable JSON */
 
 /* The protobuf format (XSpace or an xprof result message) whose schema explains the most of
 ** the bytes' structure, or NULL (xprof.c); *pScore = how much it explains (pb_fit). */

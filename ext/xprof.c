@@ -104,13 +104,8 @@ static uint64_t xp_varint(const Xp *p, size_t off, size_t len, uint32_t num){
 static PsRecord *xp_record(Xp *p, uint32_t recordSet, const PbMsgDef *pDef, size_t off, size_t len){
   PsCapture *cap = p->cap;
   if( len > UINT32_MAX ){ ps_err_at(p->err, (int64_t)off, "%s longer than 4 GiB", pDef->zName); return 0; }
-  if( ps_grow((void**)&cap->aRec, sizeof(PsRecord), &cap->nRecAlloc, cap->nRec+1) ){ ps_nomem(p->err); return 0; }
-  PsRecord *r = &cap->aRec[cap->nRec++];
-  memset(r, 0, sizeof(*r));
-  r->recordId = (int64_t)cap->nRec;
-  r->parentId = r->timerId = r->threadId = PS_NULL64;
-  r->time = r->count = r->violations = r->ticks = r->peak = r->self = PS_NULL64;
-  r->parent = -1; r->depth = 0;
+  PsRecord *r = ps_record_add(cap);
+  if( r==0 ){ ps_nomem(p->err); return 0; }
   r->msgOff = off; r->msgLen = (uint32_t)len;
   r->recordSet = recordSet; r->pMsgDef = pDef;
   return r;

@@ -22,8 +22,8 @@
 #define RM(num, name, sub)     { num, name, PB_MESSAGE, 1, &sub, 0 }
 #define EN(num, name, names)   { num, name, PB_ENUM, 0, 0, names }
 /* the short name errors use is the variable's name after "pb_" (pb_TfStatsRecord: "TfStatsRecord") */
-#define MSG(var, full, fields)        const PbMsgDef var = { full, fields, N(fields), 0, 0, #var + 3 }
-#define MSG2(var, full, fields)       const PbMsgDef var = { full, fields, N(fields), 0, 1, #var + 3 }
+#define MSG(var, full, fields)        const PbMsgDef var = { full, fields, N(fields), 0, 0, &#var[3] }
+#define MSG2(var, full, fields)       const PbMsgDef var = { full, fields, N(fields), 0, 1, &#var[3] }
 #define MAP(var, full, fields)        static const PbMsgDef var = { full, fields, N(fields), 1, 0, 0 }
 
 /* ------------------------------------------------------------------ tf_stats.proto */

@@ -35,6 +35,10 @@ static int load_all(const char *z, size_t n){
       if( c->pFormat->xColumn(c, r, k, &o)==PS_NOMEM ) nomem = 1; else free(o.zFree);
     }
   }
+  for(size_t r=0; r<c->nRec && r<200 && c->pFormat->xRecordColumn; r++){
+    PsOut o;
+    if( c->pFormat->xRecordColumn(c, r, PS_COL_ATTRS, &o)==PS_NOMEM ) nomem = 1; else free(o.zFree);
+  }
   for(size_t r=0; r<c->nJob; r++){
     for(int k=0; k<PS_JOB_NCOL; k++){
       PsOut o;
@@ -50,7 +54,10 @@ int main(void){
   static const char *azFile[] = {
     "tests/data/basic.json", "tests/data/basic.json.gz", "examples/server_timings.txt",
     "examples/lms_markers.csv", "examples/gpu_host.xplane.pb", "tests/data/jobs_report.json",
-    "tests/data/jobs_report.zip",
+    "tests/data/jobs_report.zip", "tests/data/xprof/tf_stats.pb", "tests/data/xprof/kernel_stats.pb",
+    "tests/data/xprof/input_pipeline.pb", "tests/data/xprof/overview_page.pb",
+    "tests/data/xprof/memory_profile.pb", "tests/data/xprof/trace_old.pb", "tests/data/xprof/trace_new.pb",
+    "tests/data/xprof/datatable_overview.json",
   };
   long nPoints = 0;
   for(size_t f=0; f<sizeof(azFile)/sizeof(azFile[0]); f++){

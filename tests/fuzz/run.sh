@@ -12,7 +12,7 @@ secs=${1:-60}
 mkdir -p build/fuzz
 status=0
 cat tests/fuzz/*.dict > build/fuzz/all.dict
-for t in chrome timings lms xspace xprof newengine gzip zip sql report tree; do
+for t in chrome timings lms xspace xprof xprof_datatable newengine gzip zip sql report tree; do
   seeds=build/fuzz/seeds_$t
   rm -rf "$seeds"; mkdir -p "$seeds"
   cp tests/data/*.json tests/data/*.gz tests/data/*.txt tests/data/*.csv examples/*.json examples/*.txt examples/*.csv examples/*.pb tests/data/*.zip "$seeds"/ 2>/dev/null

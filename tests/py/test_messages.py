@@ -63,7 +63,7 @@ check(err(EV, obj) == f"profile_events: BLOB: the input ends inside the traceEve
 
 # ---- a damaged capture that no probe claims: the closest format's reader says where it breaks
 # (before: "not a supported capture" and nothing else)
-SUP = "chrome, timings, lms, xspace, newengine, tf_stats, kernel_stats, input_pipeline, overview_page, memory_profile, xprof_trace"
+SUP = "chrome, timings, lms, xspace, newengine, tf_stats, kernel_stats, input_pipeline, overview_page, memory_profile, xprof_trace, xprof_datatable"
 tm = b"Minecraft\n    Full Server Tick Time: 12x Count: 5 Avg: 1\n"
 p = os.path.join(d, "damaged_timings.txt")
 with open(p, "wb") as f:
@@ -79,6 +79,13 @@ check(err(EV, xs) == f"profile_events: the BLOB is not a supported capture (supp
 # bytes that look like nothing stay as they were
 check(err(EV, b"\x00\x01\x02 hello") == f"profile_events: the BLOB is not a supported capture (supported: {SUP})",
       "unknown bytes")
+# a protobuf of another schema: said so, not guessed (field 1 = 1, field 2 = 2, field 3 = "abc":
+# an XPlane would need field 3 to be an XLine, a Trace field 1 a map entry)
+pb = bytes([0x08, 0x01, 0x10, 0x02, 0x1a, 0x03]) + b"abc"
+check(err(EV, pb) == f"profile_events: the BLOB is not a supported capture (supported: {SUP}): a well-formed "
+                     "protobuf, but none of the messages tried (XSpace, TfStatsDatabase, KernelStatsDb, "
+                     "InputPipelineAnalysisResult, OverviewPage, MemoryProfile, Trace)",
+      "a protobuf of no known message", err(EV, pb))
 # a directory scan still skips files that are not captures, damaged or not
 with open(os.path.join(d, "good.json"), "wb") as f:
     f.write(whole)
