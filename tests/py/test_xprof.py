@@ -27,6 +27,7 @@ import random
 import sqlite3
 import tempfile
 
+import testlib
 import xprof_ref
 from testlib import check, connect, done, skip_part
 
@@ -49,18 +50,12 @@ db = connect()
 
 
 def rows(sql, args=()):
-    cur = db.execute(sql, args)
-    names = [d[0] for d in cur.description]
-    return [dict(zip(names, r)) for r in cur.fetchall()]
+    return testlib.rows(db, sql, args)
 
 
 def error(sql, args=()):
     """The error message of a query, or None when it runs."""
-    try:
-        db.execute(sql, args).fetchall()
-        return None
-    except sqlite3.Error as e:
-        return str(e)
+    return testlib.error(db, sql, args)
 
 
 def recs(src, fmt=None):

@@ -44,3 +44,20 @@ def skip(what):
     print(f"SKIP {what}")
     print(f"RESULT {passed} {failed} {skipped + 1}")
     sys.exit(1 if failed else 0)
+
+
+def rows(db, sql, args=()):
+    """The rows of a query as dicts keyed by column name."""
+    cur = db.execute(sql, args)
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, r)) for r in cur.fetchall()]
+
+
+def error(db, sql, args=()):
+    """The error message of a query, or None when it runs."""
+    import sqlite3
+    try:
+        db.execute(sql, args).fetchall()
+        return None
+    except sqlite3.Error as e:
+        return str(e)
