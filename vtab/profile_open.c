@@ -11,7 +11,9 @@
 **   <prefix>xplanes   SELECT * FROM profile_xplanes(source)
 **   <prefix>metadata  SELECT * FROM profile_metadata(source)
 ** and the tree views of sql/event_tree.sql (when the capture has events) and
-** sql/record_tree.sql (when it has records), with the prefix in front of every view name. The
+** sql/record_tree.sql (when it has records), and xprof's statistics of sql/xprof_stats.sql
+** (xprof_op_events, xprof_op_stats, xprof_kernel_stats, xprof_step_time: when the capture is an
+** XSpace), with the prefix in front of every view name. The
 ** SQL is the text of those files, compiled in at build time (build/sql_text.h, sql/embed.sh).
 ** (a profile_jobs view will join these when that table exists.)
 ** Returns a JSON array of the view names created.
@@ -33,7 +35,8 @@ SQLITE_EXTENSION_INIT3
 static const char *const azViewName[] = {
   "events", "records", "xplanes", "metadata",
   "event_tree", "event_ancestors", "event_descendants", "event_folded",
-  "record_tree", "record_ancestors", "record_descendants", "record_folded", 0
+  "record_tree", "record_ancestors", "record_descendants", "record_folded",
+  "xprof_op_events", "xprof_op_stats", "xprof_kernel_stats", "xprof_step_time", 0
 };
 
 static int is_ident(char c){
@@ -90,7 +93,7 @@ static void openFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     }
   }
   char *zErr = 0;
-  int bEvents = 1, bRecords = 1;
+  int bEvents = 1, bRecords = 1, bXSpace = 1;
   struct stat st;
   const char *zPath = sqlite3_value_type(argv[0])==SQLITE_TEXT ? (const char*)sqlite3_value_text(argv[0]) : 0;
   if( zPath && pConn->bNoIo ){
@@ -106,6 +109,7 @@ static void openFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     PsCacheEntry *e = ps_vt_acquire(pConn, "profile_open", argv[0], 0, &zErr, &rcLoad);
     if( e==0 ){ ps_result_load_error(ctx, zErr, rcLoad); return; }
     bEvents = e->cap->ev.n>0; bRecords = e->cap->nRec>0;
+    bXSpace = bEvents && e->cap->pFormat==&ps_format_xspace;
     ps_vt_release(e);
   }
 
@@ -144,12 +148,14 @@ static void openFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
       sqlite3_str_appendf(pOut, "%s\"%s%s\"", nOut++ ? "," : "", zPrefix, azTable[k][0]);
     }
   }
-  static const struct { const char *zSql; const char *azViews[4]; int bRecords; } aTree[] = {
+  /* bWhen: 0 a capture with events, 1 with records, 2 an XSpace (a directory or glob: always) */
+  static const struct { const char *zSql; const char *azViews[4]; int bWhen; } aTree[] = {
     { ps_sql_event_tree, {"event_tree", "event_ancestors", "event_descendants", "event_folded"}, 0 },
     { ps_sql_record_tree, {"record_tree", "record_ancestors", "record_descendants", "record_folded"}, 1 },
+    { ps_sql_xprof_stats, {"xprof_op_events", "xprof_op_stats", "xprof_kernel_stats", "xprof_step_time"}, 2 },
   };
-  for(int k=0; k<2 && rc==SQLITE_OK && zSrc; k++){
-    if( aTree[k].bRecords ? !bRecords : !bEvents ) continue;
+  for(int k=0; k<3 && rc==SQLITE_OK && zSrc; k++){
+    if( aTree[k].bWhen==0 ? !bEvents : aTree[k].bWhen==1 ? !bRecords : !bXSpace ) continue;
     char *z = ps_sql_prefixed(aTree[k].zSql, zPrefix);
     rc = z ? sqlite3_exec(db, z, 0, 0, &zErr) : SQLITE_NOMEM;
     sqlite3_free(z);

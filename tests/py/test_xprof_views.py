@@ -13,7 +13,8 @@ and device busy time.
     plane with TensorFlow / JAX / tf.data names; steps from 'Steps' lines, from host step_num
     markers and from group_id stats);
   - every loadable XSpace of ../shared/corpus/xplane (skipped with a SKIP line when absent);
-  - a non-XSpace capture (tests/data/basic.json): every view empty, no error;
+  - captures of other formats (tests/data/basic.json, a Chrome trace and a timings report of
+    examples/): every view empty, no error;
   - the file run with a name prefix the way profile_open() runs it (ps_sql_prefixed redone
     here), and through profile_open() once it creates these views;
   - growth: VM steps of each view at n and 4n events stay within 4.6x (the sqlite3 shell's
@@ -113,8 +114,9 @@ def ref(name):
 def encode_xspace(planes):
     """planes: [{'name', 'id', 'lines': [{'id', 'name', 'ts', 'events': [(meta, offset_ps, duration_ps,
     {stat: value})]}], 'meta': {event name: {stat: value}}}]. Values: int -> int64_value,
-    float -> double_value, str -> str_value, ref(x) -> ref_value, ('u', n) -> uint64_value."""
-    out = b""
+    float -> double_value, str -> str_value, ref(x) -> ref_value, ('u', n) -> uint64_value. Metadata
+    maps follow the lines, as the real writers put them."""
+    out = []
     for p in planes:
         stat_ids, ev_ids = {}, {}
 
@@ -135,27 +137,25 @@ def encode_xspace(planes):
                 b += f_bytes(5, v)
             return b
 
-        body = f_varint(1, p.get("id", 0)) + f_bytes(2, p["name"])
+        body = [f_varint(1, p.get("id", 0)), f_bytes(2, p["name"])]
         for ln in p.get("lines", []):
-            lb = f_varint(1, ln["id"]) + f_bytes(2, ln["name"]) + f_varint(3, ln["ts"])
+            lb = [f_varint(1, ln["id"]), f_bytes(2, ln["name"]), f_varint(3, ln["ts"])]
             for meta, off, dur, stats in ln["events"]:
                 eid = ev_ids.setdefault(meta, len(ev_ids) + 1)
-                eb = f_varint(1, eid) + f_varint(2, off) + f_varint(3, dur)
-                for k, v in stats.items():
-                    eb += f_bytes(4, stat(k, v))
-                lb += f_bytes(4, eb)
-            body += f_bytes(3, lb)
+                eb = [f_varint(1, eid), f_varint(2, off), f_varint(3, dur)]
+                eb += [f_bytes(4, stat(k, v)) for k, v in stats.items()]
+                lb.append(f_bytes(4, b"".join(eb)))
+            body.append(f_bytes(3, b"".join(lb)))
         for meta in p.get("meta", {}):
             ev_ids.setdefault(meta, len(ev_ids) + 1)
         for meta, eid in ev_ids.items():
-            mb = f_varint(1, eid) + f_bytes(2, meta)
-            for k, v in p.get("meta", {}).get(meta, {}).items():
-                mb += f_bytes(5, stat(k, v))
-            body += f_bytes(4, f_varint(1, eid) + f_bytes(2, mb))
+            mb = [f_varint(1, eid), f_bytes(2, meta)]
+            mb += [f_bytes(5, stat(k, v)) for k, v in p.get("meta", {}).get(meta, {}).items()]
+            body.append(f_bytes(4, f_varint(1, eid) + f_bytes(2, b"".join(mb))))
         for name, i in list(stat_ids.items()):
-            body += f_bytes(5, f_varint(1, i) + f_bytes(2, f_varint(1, i) + f_bytes(2, name)))
-        out += f_bytes(1, body)
-    return out
+            body.append(f_bytes(5, f_varint(1, i) + f_bytes(2, f_varint(1, i) + f_bytes(2, name))))
+        out.append(f_bytes(1, b"".join(body)))
+    return b"".join(out)
 
 
 # ---------------------------------------------------------------- decoding and the expected values
@@ -169,9 +169,8 @@ def decode_xspace(buf):
     """Every XEvent as a dict: row (file order), plane index, plane name, line id, line name, ts, dur,
     name, stats (the event's, then its metadata's for names the event does not have)."""
     rows = []
-    for num, _, pb in fields(buf):
-        if num != 1:
-            continue
+    planes = [pb for num, _, pb in fields(buf) if num == 1]
+    for iplane, pb in enumerate(planes):
         pf = fields(pb)
         pname = next((v.decode("utf-8", "replace") for n, w, v in pf if n == 2), "")
         stat_names, ev_meta = {}, {}
@@ -186,8 +185,6 @@ def decode_xspace(buf):
                     stat_names[key] = mname
                 else:
                     ev_meta[key] = (mname, [x for k, _, x in mf if k == 5])
-        decode_xspace.planes.append(pname)
-        iplane = len(decode_xspace.planes) - 1
 
         def stats_of(raw_stats, into):
             for sb in raw_stats:
@@ -233,8 +230,6 @@ def decode_xspace(buf):
                              "ts": lts + ns(off), "dur": ns(dur), "name": mname, "stats": st})
     return rows
 
-
-decode_xspace.planes = []
 
 
 def nest(rows):
@@ -324,7 +319,8 @@ def op_rows(rows):
             continue
         st = r["stats"]
         o = dict(r, self=r["dur"] - child[r["row"]], device=int(dev),
-                 module=(str(st.get("hlo_module", st.get("program_id"))) if dev and ("hlo_module" in st or "program_id" in st) else None),
+                 module=(str(st.get("hlo_module", st.get("program_id")))
+                         if dev and ("hlo_module" in st or "program_id" in st) else None),
                  long_name=st.get("long_name") if dev else None,
                  kernel_details=st.get("kernel_details") if dev else None)
         hop = str(st["hlo_op"]) if dev and want == "line" and st.get("hlo_op", "") != "" else None
@@ -506,7 +502,8 @@ def compare_op_stats(what, want, got):
     check(set(got) == set(want), f"{what}: op stats keys", sorted(set(got) ^ set(want), key=repr)[:6])
     for k in sorted(set(got) & set(want), key=repr):
         w, o = want[k], got[k]
-        ok = all(w[f] == o[f] for f in ("plane", "device", "n", "total", "min", "max", "self")) and same_share(w["share"], o["share"])
+        ok = (all(w[f] == o[f] for f in ("plane", "device", "n", "total", "min", "max", "self"))
+              and same_share(w["share"], o["share"]))
         check(ok, f"{what}: op {k}", {f: (w.get(f), o[f]) for f in o if w.get(f) != o[f]})
         check(math.isclose(o["avg"], o["total"] / o["n"]), f"{what}: avg of {k}", o["avg"])
     # ranks: 1..N per plane by self time, then total
@@ -547,7 +544,8 @@ def compare_all(what, db, rows, prefix=""):
     n_ops = db.execute(f"SELECT count(*) FROM {prefix}xprof_op_events").fetchone()[0]
     check(n_ops == len(ops), f"{what}: {n_ops} op rows, expected {len(ops)}")
     # per row: name, type, source, self time
-    got = {r[0]: r[1:] for r in db.execute(f"SELECT id, op_name, op_type, op_source, self_ns, module FROM {prefix}xprof_op_events")}
+    got = {r[0]: r[1:] for r in db.execute(
+        f"SELECT id, op_name, op_type, op_source, self_ns, module FROM {prefix}xprof_op_events")}
     bad = [o["row"] for o in ops if got.get(o["row"]) != (o["op_name"], o["op_type"], o["source"], o["self"], o["module"])]
     check(not bad, f"{what}: op rows named and timed as expected", [(b, got.get(b)) for b in bad[:3]])
     compare_op_stats(what, expected_op_stats(ops), got_op_stats(db, prefix))
@@ -558,11 +556,6 @@ def compare_all(what, db, rows, prefix=""):
         a[:8] == b[:8] and same_share(a[8], b[8]) for a, b in zip(have_steps, want_steps)),
         f"{what}: steps", (have_steps[:4], want_steps[:4]))
     return ops
-
-
-def load_rows(buf):
-    decode_xspace.planes = []
-    return decode_xspace(buf)
 
 
 db = connect()
@@ -582,11 +575,13 @@ A = encode_xspace([
                 "hlo_op": "outer::dot.3", "hlo_module": "jit_f",
                 "kernel_details": "regs:128\nstatic_shared:49152 dynamic_shared:0 grid:4,2,1 block:128,1,1 occ_pct:12.5"}),
             ("MemcpyDtoD", 80 * US, 2 * US, {"tf_op": "model/copy:Identity", "memcpy_details": "kind:DtoD size:64"}),
-            ("some_kernel", 90 * US, 1 * US, {"kernel_details": " grid:1,1,1 block:512,1,1 private_mem:0 group_mem:0 occ_pct:0"}),
+            ("some_kernel", 90 * US, 1 * US,
+             {"kernel_details": " grid:1,1,1 block:512,1,1 private_mem:0 group_mem:0 occ_pct:0"}),
             ("tiny_kernel", 95 * US, 400, {"kernel_details": "regs:8 grid:1,1,1 block:32,1,1", "hlo_op": "tiny.1"}),
         ]},
         {"id": 8, "name": "Stream #8(Kernel)", "ts": T0, "events": [("fusion_1", 5 * US, 10 * US, FUSION)]},
-        {"id": 0xDEADBEEF + 5 - (1 << 32), "name": "XLA Ops", "ts": T0, "events": [("1/fusion.1", 0, 24 * US, {"group_id": 1})]},
+        {"id": 0xDEADBEEF + 5 - (1 << 32), "name": "XLA Ops", "ts": T0,
+         "events": [("1/fusion.1", 0, 24 * US, {"group_id": 1})]},
         {"id": 0xDEADBEEF - (1 << 32), "name": "Steps", "ts": T0, "events": [
             ("1", 0, 50 * US, {"group_id": 1}),
             ("2", 50 * US, 50 * US, {"group_id": 2, "step_name": "train 2"})]},
@@ -611,7 +606,7 @@ A = encode_xspace([
     ]},
 ])
 open_views(db, A)
-rows_a = load_rows(A)
+rows_a = decode_xspace(A)
 compare_all("hand-made A", db, rows_a)
 # the same values, by hand
 GPU, TPU, HOST = 0, 1, 2
@@ -662,18 +657,25 @@ B = encode_xspace([
     {"name": "/device:GPU:0", "lines": [{"id": 1, "name": "Stream #1", "ts": T0, "events": [
         ("a", 0, 10 * US, {"hlo_op": "a.1"}), ("b", 30 * US, 20 * US, {"hlo_op": "b.1"})]}]},
     {"name": "/device:GPU:1", "id": 1, "lines": [{"id": 1, "name": "Stream #1", "ts": T0, "events": [
-        ("c", 5 * US, 20 * US, {"hlo_op": "c.1"})]}]},
+        ("c", 5 * US, 20 * US, {"hlo_op": "c.1"}),
+        # after the steps; launch parameters that do not parse
+        ("odd", 100 * US, 1 * US, {"kernel_details": "regs:4294967296 static_shared:12 dynamic_shared:1:2 grid:1,2 "
+                                                     "block:01,002,3 occ_pct:abc"})]}]},
     {"name": "/host:CPU", "lines": [{"id": 1, "name": "main", "ts": T0, "events": [
         ("train", 0, 40 * US, {"step_num": 0}), ("train_function", 2 * US, 36 * US, {"step_num": 0}),
         ("train", 40 * US, 40 * US, {"step_num": 1})]}]},
 ])
 open_views(db, B)
-rows_b = load_rows(B)
+rows_b = decode_xspace(B)
 compare_all("hand-made B", db, rows_b)
 steps = got_steps(db)
 check(steps == [("step_num", None, 0, "train", T0, 40000, 20000 + 20000, 2, 0.5),
                 ("step_num", None, 1, "train", T0 + 40000, 40000, 10000, 2, 0.125)],
       "B by hand: steps from step_num markers, busy summed over both GPUs", steps)
+kern = db.execute("SELECT kernel_name, op_name, registers_per_thread, static_shmem_bytes, dynamic_shmem_bytes, block_dim, "
+                  "grid_dim, occupancy_pct FROM xprof_kernel_stats").fetchall()
+check(kern == [("odd", None, None, 12, None, "1,2,3", None, None)],
+      "B by hand: regs past 32 bits, 'a:b:c' tokens, two dims, a non-number: NULL; '01,002,3' is 1,2,3", kern)
 
 # ---------------------------------------------------------------- C: group_id only
 
@@ -681,11 +683,12 @@ C = encode_xspace([
     {"name": "/device:GPU:0", "lines": [{"id": 3, "name": "Stream #3", "ts": T0, "events": [
         ("k", 2 * US, 20 * US, {"group_id": 5, "hlo_op": "k.1"})]}]},
     {"name": "/host:CPU", "lines": [
-        {"id": 1, "name": "t1", "ts": T0, "events": [("a", 0, 10 * US, {"group_id": 5}), ("c", 30 * US, 5 * US, {"group_id": 6})]},
+        {"id": 1, "name": "t1", "ts": T0,
+         "events": [("a", 0, 10 * US, {"group_id": 5}), ("c", 30 * US, 5 * US, {"group_id": 6})]},
         {"id": 2, "name": "t2", "ts": T0, "events": [("b", 20 * US, 10 * US, {"group_id": 5})]}]},
 ])
 open_views(db, C)
-rows_c = load_rows(C)
+rows_c = decode_xspace(C)
 compare_all("hand-made C", db, rows_c)
 steps = got_steps(db)
 check(steps == [("group_id", None, 5, "5", T0, 30000, 20000, 1, 20000 / 30000),
@@ -708,13 +711,15 @@ with tempfile.TemporaryDirectory() as tmp:
 
 # ---------------------------------------------------------------- not an XSpace: empty, no error
 
-open_views(db, os.path.join("tests", "data", "basic.json"))
-for v in VIEWS:
-    try:
-        n = db.execute(f"SELECT count(*) FROM {v}").fetchone()[0]
-        check(n == 0, f"basic.json: {v} is empty", n)
-    except sqlite3.Error as e:
-        check(False, f"basic.json: {v} fails: {e}")
+for path in (os.path.join("tests", "data", "basic.json"), os.path.join("examples", "browser_trace.json.gz"),
+             os.path.join("examples", "server_timings.txt")):
+    open_views(db, path)
+    for v in VIEWS:
+        try:
+            n = db.execute(f"SELECT count(*) FROM {v}").fetchone()[0]
+            check(n == 0, f"{path}: {v} is empty", n)
+        except sqlite3.Error as e:
+            check(False, f"{path}: {v} fails: {e}")
 
 # ---------------------------------------------------------------- the file as profile_open() runs it
 
@@ -751,7 +756,6 @@ def prefixed(sql, prefix, names):
     return "".join(prefix + t if k == "ident" and t in names else t for k, t in tokens(sql))
 
 
-
 m = re.search(r"azViewName\[\] = \{(.*?)\};", open(os.path.join("vtab", "profile_open.c"), encoding="utf-8").read(), re.S)
 AZ = re.findall(r'"(\w+)"', m.group(1)) if m else []
 # the SQL without its -- comments and '...' literals (the prefixer skips both)
@@ -764,7 +768,6 @@ check('"' not in code and "/*" not in code, "no double-quoted identifiers or /* 
 idents = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", code))
 clash = sorted((idents & set(AZ + VIEWS)) - {"events"} - set(VIEWS))
 check(not clash, "no CTE or column of the file is named like a view profile_open() prefixes", clash)
-
 
 db2 = connect()
 db2.execute("CREATE TEMP TABLE p_events AS SELECT * FROM profile_events(?)", (A,))
@@ -805,7 +808,7 @@ else:
                 check("profile_events" in str(e), f"{name}: the views give the load error", str(e))
             continue
         open_views(db, path)
-        rows = load_rows(buf)
+        rows = decode_xspace(buf)
         ops = compare_all(name, db, rows)
         check(any(o["device"] for o in ops) and any(not o["device"] for o in ops), f"{name}: device and host ops")
         counts = [db.execute(f"SELECT count(*) FROM {v}").fetchone()[0] for v in VIEWS]
@@ -825,7 +828,8 @@ def synthetic(n):
         for s in range(2):
             evs = [(f"kern_{i % 8}", i * 3 * US, 2 * US + (i % 5) * 1000,
                     {"hlo_op": ref(f"op.{i // 50}"), "hlo_module": "m",
-                     "kernel_details": f"regs:{32 + i % 4} static_shared:0 dynamic_shared:0 grid:{1 + i % 3},1,1 block:256,1,1 occ_pct:50"})
+                     "kernel_details": f"regs:{32 + i % 4} static_shared:0 dynamic_shared:0 grid:{1 + i % 3},1,1 "
+                                       "block:256,1,1 occ_pct:50"})
                    for i in range(k)]
             lines.append({"id": 10 + s, "name": f"Stream #{10 + s}", "ts": T0, "events": evs})
         lines.append({"id": 0xDEADBEEF - (1 << 32), "name": "Steps", "ts": T0,
@@ -862,6 +866,6 @@ with tempfile.TemporaryDirectory() as tmp:
     # and the values there too (many names, steps, kernels)
     buf = open(files[4000], "rb").read()
     open_views(db, files[4000])
-    compare_all("synthetic n", db, load_rows(buf))
+    compare_all("synthetic n", db, decode_xspace(buf))
 
 done()
