@@ -29,6 +29,10 @@ for t in chrome timings lms xspace xprof xprof_datatable newengine gzip zip sql 
       [ -f "$f" ] && [ "$(wc -c < "$f")" -lt 300000 ] && { printf '\006'; cat "$f"; } > "$seeds/xprof-$(basename "$f")"
     done
   fi
+  if [ "$t" = xprof_datatable ]; then
+    cp tests/data/xprof/*.json "$seeds"/ 2>/dev/null
+    [ -d ../shared/corpus/xprof ] && cp ../shared/corpus/xprof/*.json "$seeds"/ 2>/dev/null
+  fi
   if [ "$t" = gzip ]; then
     # what the gzip target parses is what it inflates: every other seed, gzipped
     for f in "$seeds"/*; do

@@ -74,6 +74,8 @@ def sniff(b):
     if t[:1] == b"{" and (re.match(rb'\{\s*"(active_jobs|analysis|completed_jobs)"', t)
                           or b'"newengine.profiler.report.v' in t[:1 << 20]):
         return "newengine"
+    if re.match(rb'(\[\s*\{\s*"(cols|rows|p)"|\{\s*"cols")\s*:', t):
+        return "xprof_datatable"
     if t[:1] in (b"{", b"["):
         return "chrome"
     if re.search(rb"\n[ \t][^\n]* Time: \d+ Count: ", b[:65536]):
@@ -109,7 +111,7 @@ def captures():
     """(path, bytes, target) of every capture to cut, and the lines saying what was left out."""
     paths, notes = [], []
     for d, exts in (("tests/data", (".json", ".gz", ".txt", ".csv", ".zip")),
-                    ("tests/data/xprof", (".pb",)),
+                    ("tests/data/xprof", (".pb", ".json")),
                     ("examples", (".json", ".txt", ".csv", ".pb"))):
         if not os.path.isdir(d):
             continue
@@ -130,7 +132,7 @@ def captures():
             continue
         b = open(p, "rb").read()
         if os.path.basename(os.path.dirname(p)) == "xprof":
-            t = "xprof" if p.endswith(".pb") else None   # the result protobufs: fuzz_xprof, detecting
+            t = "xprof" if p.endswith(".pb") else sniff(b)   # the result protobufs: fuzz_xprof, detecting
         else:
             t = sniff(b) if len(b) > 1 else None
         if t is None:
