@@ -131,26 +131,26 @@ static int check_any(const uint8_t *z, size_t off, size_t len, const PbRegistry 
   return PS_OK;
 }
 
+int pb_check_field(const uint8_t *z, const PbMsgDef *d, const PbField *f, const PbRegistry *r, PsErr *err){
+  const PbFieldDef *fd = def_field(d, f->num, 0);
+  if( fd==0 ) return PS_OK;                           /* unknown: kept, skipped by wire type */
+  const char *zMsg = short_name(d);
+  int wt = type_wt(fd->type);
+  if( f->wt!=wt ){
+    if( fd->bRepeated && f->wt==WT_LEN && type_packable(fd->type) ) return check_packed(z, f->off, f->len, fd, zMsg, err);
+    return pb_want(f, wt, fd->zName, zMsg, err);
+  }
+  if( fd->type==PB_MESSAGE ) return check_msg(z, f->off, f->len, fd->pSub, r, short_name(fd->pSub), err);
+  if( fd->type==PB_ANY ) return check_any(z, f->off, f->len, r, err);
+  return PS_OK;
+}
+
 static int check_msg(const uint8_t *z, size_t off, size_t len, const PbMsgDef *d, const PbRegistry *r,
                      const char *zMsg, PsErr *err){
   PbMsg m = { z, off, off+len, zMsg };
   PbField f; int rc;
   while( (rc = pb_next(&m, &f, err))==PS_OK ){
-    const PbFieldDef *fd = def_field(d, f.num, 0);
-    if( fd==0 ) continue;                             /* unknown: kept, skipped by wire type */
-    int wt = type_wt(fd->type);
-    if( f.wt!=wt ){
-      if( fd->bRepeated && f.wt==WT_LEN && type_packable(fd->type) ){
-        if( check_packed(z, f.off, f.len, fd, zMsg, err) ) return PS_ERROR;
-        continue;
-      }
-      return pb_want(&f, wt, fd->zName, zMsg, err);
-    }
-    if( fd->type==PB_MESSAGE ){
-      if( check_msg(z, f.off, f.len, fd->pSub, r, short_name(fd->pSub), err) ) return PS_ERROR;
-    }else if( fd->type==PB_ANY ){
-      if( check_any(z, f.off, f.len, r, err) ) return PS_ERROR;
-    }
+    if( pb_check_field(z, d, &f, r, err) ) return PS_ERROR;
   }
   return rc==3 ? PS_OK : rc;
 }

@@ -147,6 +147,10 @@ const PbMsgDef *pb_registry_find(const PbRegistry *r, const char *zUrl, size_t n
 ** PS_OK or PS_ERROR with err naming the byte offset and the field. */
 int pb_check(const uint8_t *z, size_t off, size_t len, const PbMsgDef *pDef, const PbRegistry *r, PsErr *err);
 
+/* pb_check for one field f read from a message of schema d (its wire type, and what it holds all
+** the way down): for a reader that walks a message itself and checks as it goes. */
+int pb_check_field(const uint8_t *z, const PbMsgDef *d, const PbField *f, const PbRegistry *r, PsErr *err);
+
 /* Appends message [off, off+len) of z as JSON to b, by these rules (proto3's JSON mapping with
 ** the .proto field names): fields in declaration order; an absent scalar is written with its
 ** default (0, false, ""; proto2 messages too, as protobuf's MessageToDict with
