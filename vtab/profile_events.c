@@ -10,7 +10,8 @@
 **
 ** Columns (times in integer nanoseconds)
 **   id           row id: 0-based, stable, file order of the row's first event
-**   ts           start, ns (Trace Event 'ts' µs x 1000, rounded to nearest)
+**   ts           start, ns (Trace Event 'ts' µs x 1000, rounded to nearest); NULL where the file
+**                gives no start time (input_pipeline steps, ext/xprof.c)
 **   dur          duration, ns: X 'dur'; B->E, b->e, S->F end minus begin; 0 for instants;
 **                NULL when unknown (a B never ended, counters, metadata, ...)
 **   name, cat    event name and category
@@ -32,7 +33,8 @@
 **   byte_offset  offset of the event in the (decompressed) file
 **   display_name, offset_ps, duration_ps, num_occurrences   XSpace: the event metadata's
 **                display_name, and the XEvent's exact offset_ps / duration_ps (ps) and
-**                num_occurrences (aggregated events); NULL for other formats
+**                num_occurrences (aggregated events); offset_ps / duration_ps also hold an
+**                xprof_trace TraceEvent's exact timestamp_ps / duration_ps; NULL for other formats
 **   file         the capture file of the row: a source that is a directory or a glob pattern
 **                reads every capture it names, one after the other (ids, parent_id and the
 **                id / parent_id lookups are per file: join on file too); NULL for a BLOB
