@@ -187,11 +187,11 @@ static int xp_meta_all(Xp *p, const char *zScope, size_t off, size_t len, const 
 ** fields is another message: an error, not an empty capture. */
 static int xp_claim(Xp *p, const PbMsgDef *pDef){
   PbMsg m = { p->z, 0, p->n, pDef->zName };
-  PbField f;
-  while( pb_next(&m, &f, 0)==PS_OK ){
+  PbField f; int rc;
+  while( (rc = pb_next(&m, &f, 0))==PS_OK ){
     if( pb_def_field(pDef, f.num) ) return PS_OK;
   }
-  if( p->n==0 ) return PS_OK;
+  if( rc!=3 || p->n==0 ) return PS_OK;     /* damaged bytes: the reader's walk says where */
   char zList[400]; size_t k = 0;
   for(int i=0; i<pDef->nField && k + 64 < sizeof(zList); i++){
     k += (size_t)snprintf(zList+k, sizeof(zList)-k, "%s%u %s", i ? ", " : "", pDef->aField[i].num, pDef->aField[i].zName);
