@@ -100,7 +100,8 @@ static void any_parts(const uint8_t *z, size_t off, size_t len, PbField *pUrl, i
 /* ------------------------------------------------------------------ check */
 
 static int check_msg(const uint8_t *z, size_t off, size_t len, const PbMsgDef *d, const PbRegistry *r,
-                     const char *zMsg, PsErr *err);
+                     const char *zMsg, PsErr *err, int depth);
+static int check_field(const uint8_t *z, const PbMsgDef *d, const PbField *f, const PbRegistry *r, PsErr *err, int depth);
 
 /* A packed run of scalars [off, off+len) of type t. */
 static int check_packed(const uint8_t *z, size_t off, size_t len, const PbFieldDef *fd, const char *zMsg, PsErr *err){
@@ -117,7 +118,7 @@ static int check_packed(const uint8_t *z, size_t off, size_t len, const PbFieldD
   return PS_OK;
 }
 
-static int check_any(const uint8_t *z, size_t off, size_t len, const PbRegistry *r, PsErr *err){
+static int check_any(const uint8_t *z, size_t off, size_t len, const PbRegistry *r, PsErr *err, int depth){
   PbMsg m = { z, off, off+len, "google.protobuf.Any" };
   PbField f; int rc;
   while( (rc = pb_next(&m, &f, err))==PS_OK ){
@@ -127,11 +128,11 @@ static int check_any(const uint8_t *z, size_t off, size_t len, const PbRegistry 
   PbField url, val; int bUrl, bVal;
   any_parts(z, off, len, &url, &bUrl, &val, &bVal);
   const PbMsgDef *pd = bUrl ? pb_registry_find(r, (const char*)z + url.off, url.len) : 0;
-  if( pd && bVal ) return check_msg(z, val.off, val.len, pd, r, short_name(pd), err);
+  if( pd && bVal ) return check_msg(z, val.off, val.len, pd, r, short_name(pd), err, depth+1);
   return PS_OK;
 }
 
-int pb_check_field(const uint8_t *z, const PbMsgDef *d, const PbField *f, const PbRegistry *r, PsErr *err){
+static int check_field(const uint8_t *z, const PbMsgDef *d, const PbField *f, const PbRegistry *r, PsErr *err, int depth){
   const PbFieldDef *fd = def_field(d, f->num, 0);
   if( fd==0 ) return PS_OK;                           /* unknown: kept, skipped by wire type */
   const char *zMsg = short_name(d);
@@ -140,23 +141,35 @@ int pb_check_field(const uint8_t *z, const PbMsgDef *d, const PbField *f, const 
     if( fd->bRepeated && f->wt==WT_LEN && type_packable(fd->type) ) return check_packed(z, f->off, f->len, fd, zMsg, err);
     return pb_want(f, wt, fd->zName, zMsg, err);
   }
-  if( fd->type==PB_MESSAGE ) return check_msg(z, f->off, f->len, fd->pSub, r, short_name(fd->pSub), err);
-  if( fd->type==PB_ANY ) return check_any(z, f->off, f->len, r, err);
+  if( fd->type==PB_MESSAGE ) return check_msg(z, f->off, f->len, fd->pSub, r, short_name(fd->pSub), err, depth+1);
+  if( fd->type==PB_ANY ) return check_any(z, f->off, f->len, r, err, depth+1);
   return PS_OK;
 }
 
+int pb_check_field(const uint8_t *z, const PbMsgDef *d, const PbField *f, const PbRegistry *r, PsErr *err){
+  return check_field(z, d, f, r, err, 1);
+}
+
+/* An Any may hold a message that holds an Any (an InputPipelineAnalysisResult in step_details):
+** hostile bytes could nest them until the stack ran out, so nesting has a limit far above any
+** real file's (a handful of levels); pb_json then never recurses deeper than this check did. */
+#define PB_MAX_DEPTH 100
+
 static int check_msg(const uint8_t *z, size_t off, size_t len, const PbMsgDef *d, const PbRegistry *r,
-                     const char *zMsg, PsErr *err){
+                     const char *zMsg, PsErr *err, int depth){
+  if( depth > PB_MAX_DEPTH ){
+    return ps_err_at(err, (int64_t)off, "%s nested more than %d messages deep", zMsg, PB_MAX_DEPTH);
+  }
   PbMsg m = { z, off, off+len, zMsg };
   PbField f; int rc;
   while( (rc = pb_next(&m, &f, err))==PS_OK ){
-    if( pb_check_field(z, d, &f, r, err) ) return PS_ERROR;
+    if( check_field(z, d, &f, r, err, depth) ) return PS_ERROR;
   }
   return rc==3 ? PS_OK : rc;
 }
 
 int pb_check(const uint8_t *z, size_t off, size_t len, const PbMsgDef *pDef, const PbRegistry *r, PsErr *err){
-  return check_msg(z, off, len, pDef, r, short_name(pDef), err);
+  return check_msg(z, off, len, pDef, r, short_name(pDef), err, 0);
 }
 
 /* ------------------------------------------------------------------ JSON */

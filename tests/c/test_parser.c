@@ -1337,6 +1337,27 @@ static void test_pb(void){
   pf = ps_protobuf_detect((const char*)tr, sizeof(tr), &sc);
   CHECK(pf==&ps_format_xprof_trace);
   CHECK(pb_fit(tr, sizeof(tr), &pb_XSpace, &pb_xprof_registry, 4096) < pb_fit(tr, sizeof(tr), &pb_OldTrace, &pb_xprof_registry, 4096));
+  /* an InputPipelineAnalysisResult whose step_details Any holds an InputPipelineAnalysisResult,
+  ** 200 deep (hostile: without a limit the check and the JSON recursed until the stack ran out) */
+  {
+    static const char zIpa[] = "type.googleapis.com/tensorflow.profiler.InputPipelineAnalysisResult";
+    size_t cap = 200 * 128 + 64, nIn = 0;
+    uint8_t *in = malloc(cap), *out = malloc(cap);
+    for(int d=0; d<200 && in && out; d++){
+      size_t o = 0, nAny = 2 + (sizeof(zIpa)-1) + 1 + (nIn < 128 ? 1 : 2) + nIn;
+      out[o++] = 0x22;                                         /* step_details = 4 */
+      if( nAny < 128 ) out[o++] = (uint8_t)nAny; else { out[o++] = (uint8_t)(0x80 | (nAny & 0x7f)); out[o++] = (uint8_t)(nAny >> 7); }
+      out[o++] = 0x0a; out[o++] = (uint8_t)(sizeof(zIpa)-1); memcpy(out+o, zIpa, sizeof(zIpa)-1); o += sizeof(zIpa)-1;
+      out[o++] = 0x12;                                         /* value */
+      if( nIn < 128 ) out[o++] = (uint8_t)nIn; else { out[o++] = (uint8_t)(0x80 | (nIn & 0x7f)); out[o++] = (uint8_t)(nIn >> 7); }
+      memcpy(out+o, in, nIn); o += nIn;
+      uint8_t *t = in; in = out; out = t; nIn = o;
+    }
+    memset(&err, 0, sizeof(err));
+    CHECK_INT(pb_check(in, 0, nIn, &pb_InputPipelineAnalysisResult, &pb_xprof_registry, &err), PS_ERROR);
+    CHECK(strstr(err.msg, "InputPipelineAnalysisResult nested more than 100 messages deep")!=0);
+    free(in); free(out);
+  }
   /* text is not a protobuf */
   pf = ps_protobuf_detect("Minecraft\n    Full Server Tick Time: 1", 36, &sc);
   CHECK(pf==0);
