@@ -375,6 +375,13 @@ int ps_meta_int(PsCapture *cap, const char *zScope, const char *zKey, int64_t v,
   return PS_OK;
 }
 
+int ps_meta_real(PsCapture *cap, const char *zScope, const char *zKey, double v, int64_t off){
+  PsMeta *m = meta_add(cap, zScope, zKey, off);
+  if( m==0 ) return PS_NOMEM;
+  m->type = PS_META_REAL; m->r = v;
+  return PS_OK;
+}
+
 int ps_meta_text(PsCapture *cap, const char *zScope, const char *zKey, const char *z, size_t n,
                  int type, int64_t off){
   size_t bad;

@@ -284,6 +284,7 @@ int ps_text_diag(PsCapture *cap, int64_t off, const char *zField, const char *z,
 ** stored repaired when it breaks the text rule (in the capture arena); a value that points into
 ** the source bytes then also gets an 'invalid_text' diagnostic naming its bad byte. */
 int ps_meta_int(PsCapture *cap, const char *zScope, const char *zKey, int64_t v, int64_t off);
+int ps_meta_real(PsCapture *cap, const char *zScope, const char *zKey, double v, int64_t off);
 int ps_meta_text(PsCapture *cap, const char *zScope, const char *zKey, const char *z, size_t n,
                  int type, int64_t off);
 /* A JSON member given again (the last one wins): marks the metadata rows [m0, m1) that the

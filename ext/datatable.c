@@ -273,10 +273,7 @@ static int dt_meta_value(Dt *p, const char *zScope, const char *zKey, size_t v, 
     memcpy(t, z+v, e-v); t[e-v] = 0;
     double r = strtod(t, 0);
     if( t!=buf ) free(t);
-    size_t m0 = cap->nMeta;
-    if( ps_meta_int(cap, zScope, zKey, 0, (int64_t)v) ) return ps_nomem(p->err);
-    cap->aMeta[m0].type = PS_META_REAL; cap->aMeta[m0].r = r;
-    return PS_OK;
+    return ps_meta_real(cap, zScope, zKey, r, (int64_t)v) ? ps_nomem(p->err) : PS_OK;
   }
   if( c=='t' || c=='f' ){
     return ps_meta_int(cap, zScope, zKey, c=='t', (int64_t)v) ? ps_nomem(p->err) : PS_OK;

@@ -350,16 +350,8 @@ static int tm_derived(Tm *p, int64_t sampleNs){
   if( pTicks && ps_meta_int(cap, "derived", "ticks", pTicks->count, -1) ) return PS_NOMEM;
   if( sampleNs>0 ){
     double sec = (double)sampleNs / 1e9;
-    if( pTicks ){
-      PsMeta *m;
-      if( ps_meta_int(cap, "derived", "average_tps", 0, -1) ) return PS_NOMEM;
-      m = &cap->aMeta[cap->nMeta-1]; m->type = PS_META_REAL; m->r = (double)pTicks->count / sec;
-    }
-    if( pFull ){
-      PsMeta *m;
-      if( ps_meta_int(cap, "derived", "server_load_pct", 0, -1) ) return PS_NOMEM;
-      m = &cap->aMeta[cap->nMeta-1]; m->type = PS_META_REAL; m->r = (double)pFull->time / (double)sampleNs * 100.0;
-    }
+    if( pTicks && ps_meta_real(cap, "derived", "average_tps", (double)pTicks->count / sec, -1) ) return PS_NOMEM;
+    if( pFull && ps_meta_real(cap, "derived", "server_load_pct", (double)pFull->time / (double)sampleNs * 100.0, -1) ) return PS_NOMEM;
   }
   return PS_OK;
 }
