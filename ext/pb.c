@@ -68,8 +68,7 @@ static const PbFieldDef *def_field(const PbMsgDef *d, uint32_t num, int *pIdx){
   return 0;
 }
 
-/* The wire type a (non-packed) value of this type has. */
-static int type_wt(int t){
+int pb_type_wt(int t){
   switch( t ){
     case PB_DOUBLE: case PB_FIXED64: case PB_SFIXED64: return WT_I64;
     case PB_FLOAT: case PB_FIXED32: case PB_SFIXED32: return WT_I32;
@@ -77,7 +76,7 @@ static int type_wt(int t){
     default: return WT_VARINT;
   }
 }
-static int type_packable(int t){ return type_wt(t)!=WT_LEN; }
+static int type_packable(int t){ return pb_type_wt(t)!=WT_LEN; }
 
 const PbMsgDef *pb_registry_find(const PbRegistry *r, const char *zUrl, size_t nUrl){
   if( r==0 ) return 0;
@@ -105,7 +104,7 @@ static int check_field(const uint8_t *z, const PbMsgDef *d, const PbField *f, co
 
 /* A packed run of scalars [off, off+len) of type t. */
 static int check_packed(const uint8_t *z, size_t off, size_t len, const PbFieldDef *fd, const char *zMsg, PsErr *err){
-  int wt = type_wt(fd->type);
+  int wt = pb_type_wt(fd->type);
   if( wt==WT_I64 || wt==WT_I32 ){
     size_t w = wt==WT_I64 ? 8 : 4;
     if( len % w ) return ps_err_at(err, (int64_t)off, "packed field %s of %s holds %zu bytes, not a multiple of %zu", fd->zName, zMsg, len, w);
@@ -136,7 +135,7 @@ static int check_field(const uint8_t *z, const PbMsgDef *d, const PbField *f, co
   const PbFieldDef *fd = def_field(d, f->num, 0);
   if( fd==0 ) return PS_OK;                           /* unknown: kept, skipped by wire type */
   const char *zMsg = short_name(d);
-  int wt = type_wt(fd->type);
+  int wt = pb_type_wt(fd->type);
   if( f->wt!=wt ){
     if( fd->bRepeated && f->wt==WT_LEN && type_packable(fd->type) ) return check_packed(z, f->off, f->len, fd, zMsg, err);
     return pb_want(f, wt, fd->zName, zMsg, err);
@@ -278,8 +277,8 @@ static int json_map_entry(const uint8_t *z, size_t off, size_t len, const PbMsgD
                           PsBuf *b, int64_t *pBad){
   const PbFieldDef *kd = def_field(e, 1, 0), *vd = def_field(e, 2, 0);
   PbField kf, vf;
-  int bK = kd && pb_get(z, off, len, 1, type_wt(kd->type), &kf);
-  int bV = vd && pb_get(z, off, len, 2, type_wt(vd->type), &vf);
+  int bK = kd && pb_get(z, off, len, 1, pb_type_wt(kd->type), &kf);
+  int bV = vd && pb_get(z, off, len, 2, pb_type_wt(vd->type), &vf);
   if( kd->type==PB_STRING ){
     if( put_text(b, z, bK ? kf.off : 0, bK ? kf.len : 0, pBad) ) return PS_NOMEM;
   }else{
@@ -302,7 +301,7 @@ static int json_field(const uint8_t *z, size_t off, size_t len, const PbMsgDef *
   }
   int bMap = fd->type==PB_MESSAGE && fd->pSub->bMap;
   if( ps_buf_append(b, bMap ? "{" : "[", 1) ) return PS_NOMEM;
-  int nItem = 0, wt = type_wt(fd->type);
+  int nItem = 0, wt = pb_type_wt(fd->type);
   PbMsg m = { z, off, off+len, d->zName };
   PbField f;
   while( pb_next(&m, &f, 0)==PS_OK ){
@@ -338,7 +337,7 @@ static int json_msg(const uint8_t *z, size_t off, size_t len, const PbMsgDef *d,
     int k;
     const PbFieldDef *fd = def_field(d, f.num, &k);
     if( fd==0 || k>=64 ){ nUnknown++; continue; }
-    if( fd->bRepeated || f.wt==type_wt(fd->type) ){ aLast[k] = f; aHave[k] = 1; }
+    if( fd->bRepeated || f.wt==pb_type_wt(fd->type) ){ aLast[k] = f; aHave[k] = 1; }
   }
   int n = pnMembers ? *pnMembers : 0;
   if( bBraces && ps_buf_append(b, "{", 1) ) return PS_NOMEM;
@@ -373,7 +372,7 @@ int pb_json_field(const uint8_t *z, size_t off, size_t len, const PbMsgDef *pDef
   const PbFieldDef *fd = def_field(pDef, num, 0);
   if( fd==0 ) return put(b, "null");
   PbField f;
-  int bHave = !fd->bRepeated && pb_get(z, off, len, num, type_wt(fd->type), &f);
+  int bHave = !fd->bRepeated && pb_get(z, off, len, num, pb_type_wt(fd->type), &f);
   return json_field(z, off, len, pDef, fd, bHave ? &f : 0, r, b, pBad);
 }
 
@@ -437,7 +436,7 @@ static int fit_msg(Fit *p, size_t off, size_t end, const PbMsgDef *d, int depth)
     }
     const PbFieldDef *fd = def_field(d, num, 0);
     if( fd==0 ){ p->nUnknown++; goto next; }
-    int want = type_wt(fd->type);
+    int want = pb_type_wt(fd->type);
     if( wt!=want ){
       if( fd->bRepeated && wt==WT_LEN && type_packable(fd->type) ){ p->nKnown++; fit_seen(p, fd); goto next; }
       return -1;

@@ -132,7 +132,6 @@ struct PbMsgDef {
   const PbFieldDef *aField;
   int nField;
   uint8_t bMap;               /* a map entry: key = field 1, value = field 2 */
-  uint8_t bProto2;            /* declared proto2 (absent scalars still get their default in JSON) */
   const char *zShort;         /* the name errors use ("TfStatsRecord"); NULL: after the last '.' */
 };
 
@@ -190,6 +189,9 @@ int pb_fit(const uint8_t *z, size_t n, const PbMsgDef *pDef, const PbRegistry *r
 /* One field of message [off, off+len): the last occurrence of field num with wire type wt
 ** (*pf filled, returns 1), or 0 when absent. The bytes must have passed pb_check. */
 int pb_get(const uint8_t *z, size_t off, size_t len, uint32_t num, int wt, PbField *pf);
+/* The wire type a (non-packed) value of PB_* type t has. */
+int pb_type_wt(int t);
+
 /* A double / float / signed field value from a PbField. */
 static inline double pb_double(const PbField *f){ double d; memcpy(&d, &f->v, 8); return d; }
 

@@ -130,21 +130,12 @@ static int xp_meta_field(Xp *p, const char *zScope, const char *zKey, size_t off
   PbField f;
   int bHave = 0;
   if( !fd->bRepeated ){
-    int wt = fd->type==PB_DOUBLE || fd->type==PB_FIXED64 || fd->type==PB_SFIXED64 ? WT_I64
-           : fd->type==PB_FLOAT || fd->type==PB_FIXED32 || fd->type==PB_SFIXED32 ? WT_I32
-           : fd->type==PB_STRING || fd->type==PB_BYTES || fd->type==PB_MESSAGE || fd->type==PB_ANY ? WT_LEN
-           : WT_VARINT;
-    bHave = xp_get(p, off, len, fd->num, wt, &f);
+    bHave = xp_get(p, off, len, fd->num, pb_type_wt(fd->type), &f);
     int64_t at = bHave ? (int64_t)f.at : -1;
     switch( fd->type ){
       case PB_MESSAGE: case PB_ANY: case PB_BYTES: case PB_ENUM: case PB_FLOAT: break;
-      case PB_DOUBLE: {
-        double d = bHave ? pb_double(&f) : 0.0;
-        size_t m0 = cap->nMeta;
-        if( ps_meta_int(cap, zScope, zKey, 0, at) ) return ps_nomem(p->err);
-        cap->aMeta[m0].type = PS_META_REAL; cap->aMeta[m0].r = d; cap->aMeta[m0].i = 0;
-        return PS_OK;
-      }
+      case PB_DOUBLE:
+        return ps_meta_real(cap, zScope, zKey, bHave ? pb_double(&f) : 0.0, at) ? ps_nomem(p->err) : PS_OK;
       case PB_STRING: {
         const char *z = bHave ? (const char*)p->z + f.off : "";
         if( ps_meta_text(cap, zScope, zKey, z, bHave ? f.len : 0, PS_META_TEXT, at) ) return ps_nomem(p->err);
@@ -182,7 +173,6 @@ static int xp_meta_all(Xp *p, const char *zScope, size_t off, size_t len, const 
   return PS_OK;
 }
 
-/* The whole file against its schema: every later pass may then read without checks. */
 /* A file forced to a format (the second argument) whose top level holds none of the message's
 ** fields is another message: an error, not an empty capture. */
 static int xp_claim(Xp *p, const PbMsgDef *pDef){
@@ -200,6 +190,7 @@ static int xp_claim(Xp *p, const PbMsgDef *pDef){
                    pDef->zName, zList);
 }
 
+/* The whole file against its schema (every later pass may then read without checks), and claimed. */
 static int xp_check(Xp *p, const PbMsgDef *pDef){
   if( pb_check(p->z, 0, p->n, pDef, &pb_xprof_registry, p->err) ) return PS_ERROR;
   return xp_claim(p, pDef);
@@ -647,14 +638,14 @@ static int xp_column(const PsCapture *cap, size_t row, int iCol, PsOut *o){
   const uint8_t *z = (const uint8_t*)cap->src.z;
   size_t off = (size_t)e->aOff[row], len = e->aLen ? e->aLen[row] : 0;
   PsBuf b = {0,0,0};
-  const char *zFmt = cap->pFormat->zName;
+  const PsFormat *pFmt = cap->pFormat;
   if( iCol==PS_COL_ARGS ){
-    if( strcmp(zFmt, "memory_profile")==0 ) return xp_out(&b, o, pb_json(z, off, len, &pb_MemoryProfileSnapshot, &pb_xprof_registry, &b, 0));
-    if( strcmp(zFmt, "xprof_trace")==0 ) return xp_out(&b, o, pb_json_field(z, off, len, &pb_OldTraceEvent, 11, &pb_xprof_registry, &b, 0));
+    if( pFmt==&ps_format_memory_profile ) return xp_out(&b, o, pb_json(z, off, len, &pb_MemoryProfileSnapshot, &pb_xprof_registry, &b, 0));
+    if( pFmt==&ps_format_xprof_trace ) return xp_out(&b, o, pb_json_field(z, off, len, &pb_OldTraceEvent, 11, &pb_xprof_registry, &b, 0));
     /* a step: the unpacked PerGenericStepDetails, or the Any it could not unpack */
     return xp_out(&b, o, pb_json_any(z, off, len, &pb_xprof_registry, (e->aFlags[row] & PS_EV_FMT1)!=0, &b, 0));
   }
-  if( strcmp(zFmt, "xprof_trace")==0 && (iCol==PS_COL_OFFSET_PS || iCol==PS_COL_DURATION_PS) ){
+  if( pFmt==&ps_format_xprof_trace && (iCol==PS_COL_OFFSET_PS || iCol==PS_COL_DURATION_PS) ){
     PbField f;                                  /* timestamp_ps / duration_ps, exact */
     o->type = PS_META_INT;
     o->i = pb_get(z, off, len, iCol==PS_COL_OFFSET_PS ? 9 : 10, WT_VARINT, &f) ? (int64_t)f.v : 0;

@@ -22,9 +22,8 @@
 #define RM(num, name, sub)     { num, name, PB_MESSAGE, 1, &sub, 0 }
 #define EN(num, name, names)   { num, name, PB_ENUM, 0, 0, names }
 /* the short name errors use is the variable's name after "pb_" (pb_TfStatsRecord: "TfStatsRecord") */
-#define MSG(var, full, fields)        const PbMsgDef var = { full, fields, N(fields), 0, 0, &#var[3] }
-#define MSG2(var, full, fields)       const PbMsgDef var = { full, fields, N(fields), 0, 1, &#var[3] }
-#define MAP(var, full, fields)        static const PbMsgDef var = { full, fields, N(fields), 1, 0, 0 }
+#define MSG(var, full, fields)        const PbMsgDef var = { full, fields, N(fields), 0, &#var[3] }
+#define MAP(var, full, fields)        static const PbMsgDef var = { full, fields, N(fields), 1, 0 }
 
 /* ------------------------------------------------------------------ tf_stats.proto */
 static const PbFieldDef aTfStatsRecord[] = {
@@ -276,13 +275,13 @@ MSG(pb_MemoryProfile, "tensorflow.profiler.MemoryProfile", aMemoryProfile);
 
 /* ------------------------------------------------------------------ trace_events_old.proto */
 static const PbFieldDef aOldResource[] = { F(1, "name", PB_STRING), F(2, "resource_id", PB_UINT64) };
-const PbMsgDef pb_OldResource = { "tensorboard_plugin_profile.Resource", aOldResource, N(aOldResource), 0, 0, "Resource" };
+const PbMsgDef pb_OldResource = { "tensorboard_plugin_profile.Resource", aOldResource, N(aOldResource), 0, "Resource" };
 static const PbFieldDef aOldResourcesEntry[] = { F(1, "key", PB_UINT64), M(2, "value", pb_OldResource) };
 MAP(pb_OldResourcesEntry, "tensorboard_plugin_profile.Device.ResourcesEntry", aOldResourcesEntry);
 static const PbFieldDef aOldDevice[] = {
   F(1, "name", PB_STRING), F(2, "device_id", PB_UINT64), RM(3, "resources", pb_OldResourcesEntry),
 };
-const PbMsgDef pb_OldDevice = { "tensorboard_plugin_profile.Device", aOldDevice, N(aOldDevice), 0, 0, "Device" };
+const PbMsgDef pb_OldDevice = { "tensorboard_plugin_profile.Device", aOldDevice, N(aOldDevice), 0, "Device" };
 static const PbFieldDef aOldDevicesEntry[] = { F(1, "key", PB_UINT64), M(2, "value", pb_OldDevice) };
 MAP(pb_OldDevicesEntry, "tensorboard_plugin_profile.Trace.DevicesEntry", aOldDevicesEntry);
 static const PbFieldDef aArgsEntry[] = { F(1, "key", PB_STRING), F(2, "value", PB_STRING) };
@@ -291,11 +290,11 @@ static const PbFieldDef aOldTraceEvent[] = {
   F(1, "device_id", PB_UINT64), F(2, "resource_id", PB_UINT64), F(3, "name", PB_STRING),
   F(9, "timestamp_ps", PB_UINT64), F(10, "duration_ps", PB_UINT64), RM(11, "args", pb_ArgsEntry),
 };
-const PbMsgDef pb_OldTraceEvent = { "tensorboard_plugin_profile.TraceEvent", aOldTraceEvent, N(aOldTraceEvent), 0, 0, "TraceEvent" };
+const PbMsgDef pb_OldTraceEvent = { "tensorboard_plugin_profile.TraceEvent", aOldTraceEvent, N(aOldTraceEvent), 0, "TraceEvent" };
 static const PbFieldDef aOldTrace[] = {
   RM(1, "devices", pb_OldDevicesEntry), RM(4, "trace_events", pb_OldTraceEvent),
 };
-const PbMsgDef pb_OldTrace = { "tensorboard_plugin_profile.Trace", aOldTrace, N(aOldTrace), 0, 0, "Trace" };
+const PbMsgDef pb_OldTrace = { "tensorboard_plugin_profile.Trace", aOldTrace, N(aOldTrace), 0, "Trace" };
 
 /* ------------------------------------------------------------------ trace_events.proto (proto2) */
 static const PbFieldDef aTask[] = {
@@ -306,17 +305,17 @@ static const PbFieldDef aTask[] = {
   F(12, "sparse_core_freq_hz", PB_UINT64), F(13, "gtc_freq_hz", PB_UINT64),
   F(14, "peak_memory_usage", PB_UINT64), F(15, "cpu_limit", PB_DOUBLE), F(16, "cpu_usage", PB_DOUBLE),
 };
-MSG2(pb_Task, "tensorflow.profiler.Task", aTask);
+MSG(pb_Task, "tensorflow.profiler.Task", aTask);
 static const PbFieldDef aResource[] = {
   F(1, "name", PB_STRING), F(2, "resource_id", PB_UINT32), F(3, "num_events", PB_UINT32),
 };
-MSG2(pb_Resource, "tensorflow.profiler.Resource", aResource);
+MSG(pb_Resource, "tensorflow.profiler.Resource", aResource);
 static const PbFieldDef aResourcesEntry[] = { F(1, "key", PB_UINT32), M(2, "value", pb_Resource) };
 MAP(pb_ResourcesEntry, "tensorflow.profiler.Device.ResourcesEntry", aResourcesEntry);
 static const PbFieldDef aDevice[] = {
   F(1, "name", PB_STRING), F(2, "device_id", PB_UINT32), RM(3, "resources", pb_ResourcesEntry),
 };
-MSG2(pb_Device, "tensorflow.profiler.Device", aDevice);
+MSG(pb_Device, "tensorflow.profiler.Device", aDevice);
 static const PbFieldDef aDevicesEntry[] = { F(1, "key", PB_UINT32), M(2, "value", pb_Device) };
 MAP(pb_DevicesEntry, "tensorflow.profiler.Trace.DevicesEntry", aDevicesEntry);
 static const PbFieldDef aTasksEntry[] = { F(1, "key", PB_UINT32), M(2, "value", pb_Task) };
@@ -327,7 +326,7 @@ static const PbFieldDef aTrace[] = {
   RM(1, "devices", pb_DevicesEntry), RM(6, "tasks", pb_TasksEntry), F(4, "min_timestamp_ps", PB_UINT64),
   F(5, "max_timestamp_ps", PB_UINT64), F(7, "num_events", PB_UINT64), RM(8, "name_table", pb_NameTableEntry),
 };
-MSG2(pb_Trace, "tensorflow.profiler.Trace", aTrace);
+MSG(pb_Trace, "tensorflow.profiler.Trace", aTrace);
 
 /* ------------------------------------------------------------------ xplane.proto (detection) */
 static const PbFieldDef aXStat[] = {
