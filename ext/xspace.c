@@ -378,19 +378,9 @@ static int stats_json(const PsCapture *cap, const PsPlane *pl, size_t off, size_
     if( dup || kind==0 ) continue;
     if( *pnSeen < 256 ) aSeen[(*pnSeen)++] = nameId;
     PsStr nm = ps_pool_get(&cap->pool, nameId);
-    if( ps_buf_append(b, *pnMembers ? ",\"" : "\"", *pnMembers ? 2 : 1) ) return PS_NOMEM;
-    if( nm.z ){
-      for(uint32_t k=0; k<nm.n; k++){
-        char c = nm.z[k];
-        if( c=='"' || c=='\\' ){ if( ps_buf_append(b, "\\", 1) ) return PS_NOMEM; }
-        if( (unsigned char)c < 0x20 ){ snprintf(tmp, sizeof(tmp), "\\u%04x", c); if( ps_buf_append(b, tmp, 6) ) return PS_NOMEM; continue; }
-        if( ps_buf_append(b, &c, 1) ) return PS_NOMEM;
-      }
-    }else{
-      snprintf(tmp, sizeof(tmp), "stat_%lld", (long long)metaId);
-      if( ps_buf_append(b, tmp, strlen(tmp)) ) return PS_NOMEM;
-    }
-    if( ps_buf_append(b, "\":", 2) ) return PS_NOMEM;
+    if( *pnMembers && ps_buf_append(b, ",", 1) ) return PS_NOMEM;
+    if( !nm.z ) snprintf(tmp, sizeof(tmp), "stat_%lld", (long long)metaId);
+    if( ps_json_quote(b, nm.z ? nm.z : tmp, nm.z ? nm.n : strlen(tmp), 0) || ps_buf_append(b, ":", 1) ) return PS_NOMEM;
     (*pnMembers)++;
     switch( kind ){
       case 2: {
@@ -408,26 +398,11 @@ static int stats_json(const PsCapture *cap, const PsPlane *pl, size_t off, size_
           PsStr r = ps_pool_get(&cap->pool, rx ? rx->name : 0);
           s = r.z ? r.z : ""; sn = r.n;
         }else{ s = cap->src.z + val.off; sn = val.len; }
-        /* the text rule applies to the string before it is written as JSON: invalid UTF-8 and
-        ** NUL become U+FFFD; the first such byte is reported to the caller */
-        char *zFix = 0; size_t bad;
-        if( !ps_text_check(s, sn, &bad) ){
-          if( pBadOff && *pBadOff<0 ) *pBadOff = (int64_t)(val.off + bad);
-          size_t m = ps_text_repair(s, sn, 0);
-          zFix = malloc(m ? m : 1);
-          if( zFix==0 ) return PS_NOMEM;
-          ps_text_repair(s, sn, zFix);
-          s = zFix; sn = m;
-        }
-        int rc = ps_buf_append(b, "\"", 1);
-        for(size_t k=0; k<sn && rc==0; k++){
-          unsigned char c = (unsigned char)s[k];
-          if( c=='"' || c=='\\' ){ rc = ps_buf_append(b, "\\", 1) || ps_buf_append(b, (const char*)&c, 1); }
-          else if( c<0x20 ){ snprintf(tmp, sizeof(tmp), "\\u%04x", c); rc = ps_buf_append(b, tmp, 6); }
-          else rc = ps_buf_append(b, (const char*)&c, 1);
-        }
-        free(zFix);
-        if( rc || ps_buf_append(b, "\"", 1) ) return PS_NOMEM;
+        /* the text rule applies to the string before it is written as JSON (ps_json_quote):
+        ** invalid UTF-8 and NUL become U+FFFD; the first such byte is reported to the caller */
+        size_t bad = (size_t)-1;
+        if( ps_json_quote(b, s, sn, &bad) ) return PS_NOMEM;
+        if( bad!=(size_t)-1 && pBadOff && *pBadOff<0 ) *pBadOff = (int64_t)(val.off + bad);
         break;
       }
       case 6: {
