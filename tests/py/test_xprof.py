@@ -619,14 +619,7 @@ def ps_to_ns(ps):
 def wire_map_keys(data):
     """The keys of the map<string, ...> in field 1 of a message, in the order they are on the wire."""
     def varint(i):
-        v = sh = 0
-        while True:
-            b = data[i]
-            i += 1
-            v |= (b & 0x7F) << sh
-            sh += 7
-            if b < 0x80:
-                return v, i
+        return testlib.read_varint(data, i)
 
     def skip(i, wt):
         if wt == 0:

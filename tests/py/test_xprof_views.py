@@ -30,6 +30,7 @@ import struct
 import subprocess
 import tempfile
 
+import testlib
 from testlib import check, connect, done, skip_part
 
 SQL_FILE = os.path.join("sql", "xprof_stats.sql")
@@ -65,15 +66,7 @@ def f_double(num, d):
     return varint(num << 3 | 1) + struct.pack("<d", d)
 
 
-def read_varint(buf, i):
-    v = shift = 0
-    while True:
-        b = buf[i]
-        i += 1
-        v |= (b & 0x7F) << shift
-        shift += 7
-        if b < 0x80:
-            return v, i
+read_varint = testlib.read_varint
 
 
 def fields(buf):

@@ -61,3 +61,15 @@ def error(db, sql, args=()):
         return None
     except sqlite3.Error as e:
         return str(e)
+
+
+def read_varint(buf, i):
+    """A protobuf varint at buf[i]: (value, offset after it)."""
+    v = shift = 0
+    while True:
+        b = buf[i]
+        i += 1
+        v |= (b & 0x7F) << shift
+        shift += 7
+        if b < 0x80:
+            return v, i
