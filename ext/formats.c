@@ -37,10 +37,12 @@ const PsFormat *ps_format_find(const char *zName){
 const PsFormat *ps_format_detect(const char *z, size_t n){
   const PsFormat *pBest = 0;
   int best = 0;
+  ps_protobuf_detect_memo(z, n, 1);           /* the protobuf probes share one schema walk */
   for(int i=0; ps_formats[i]; i++){
     int s = ps_formats[i]->xProbe(z, n);
     if( s>best ){ best = s; pBest = ps_formats[i]; }
   }
+  ps_protobuf_detect_memo(z, n, 0);
   return pBest;
 }
 

@@ -23,6 +23,9 @@ extern const PsFormat ps_format_xprof_datatable;  /* datatable.c: xprof tool out
 /* The protobuf format (XSpace or an xprof result message) whose schema explains the most of
 ** the bytes' structure, or NULL (xprof.c); *pScore = how much it explains (pb_fit). */
 const PsFormat *ps_protobuf_detect(const char *z, size_t n, int *pScore);
+/* bOn 1: computes the answer for z[0..n) once and gives it to every ps_protobuf_detect() of the
+** same bytes in this thread until called with bOn 0 (ps_format_detect brackets its probes so). */
+void ps_protobuf_detect_memo(const char *z, size_t n, int bOn);
 
 /* XSpace: the JSON object of a stats list (xspace.c), for lazy columns and metadata. */
 int ps_xspace_stats_json(const PsCapture *cap, uint32_t iPlane, size_t off, size_t len, uint32_t statField,

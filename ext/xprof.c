@@ -676,7 +676,19 @@ static const struct { const PsFormat *pFormat; const PbMsgDef *pDef; } aKind[] =
   { &ps_format_xprof_trace, &pb_Trace },
 };
 
+/* The result for the bytes being detected, kept while ps_format_detect() asks each format's
+** probe about the same bytes: seven probes share one walk of the schemas. */
+static __thread struct { const char *z; size_t n; const PsFormat *p; int score; int bOn; } g_memo;
+
+void ps_protobuf_detect_memo(const char *z, size_t n, int bOn){
+  g_memo.bOn = 0;
+  if( !bOn ) return;
+  g_memo.p = ps_protobuf_detect(z, n, &g_memo.score);
+  g_memo.z = z; g_memo.n = n; g_memo.bOn = 1;
+}
+
 const PsFormat *ps_protobuf_detect(const char *z, size_t n, int *pScore){
+  if( g_memo.bOn && g_memo.z==z && g_memo.n==n ){ *pScore = g_memo.score; return g_memo.p; }
   int best = 1, iBest = -1;       /* at least two distinct fields of the schema */
   *pScore = 0;
   if( n==0 ) return 0;
