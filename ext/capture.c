@@ -119,8 +119,8 @@ void ps_capture_free(PsCapture *cap){
   PsEvents *e = &cap->ev;
   free(e->aTs); free(e->aDur); free(e->aOff); free(e->aEndOff); free(e->aLen); free(e->aName); free(e->aCat);
   free(e->aThread); free(e->aTrack); free(e->aParent); free(e->aDepth); free(e->aPh);
-  free(e->aFlags);
-  free(cap->aThread); free(cap->aTrack); free(cap->aMeta); free(cap->aLink); free(cap->aRec);
+  free(e->aFlags); free(e->aStack); free(e->aWeight); free(e->aCpu);
+  free(cap->aThread); free(cap->aTrack); free(cap->aMeta); free(cap->aLink); free(cap->aRec); free(cap->aStackRef);
   free(cap->aPlane); free(cap->aLine); free(cap->aJob);
   free(cap->aChildStart); free(cap->aChildList); free(cap->aRoots);
   free(cap->aByStr[0]); free(cap->aByStr[1]); free(cap->aRecById); free(cap->aRecByParent);
@@ -133,7 +133,8 @@ void ps_capture_free(PsCapture *cap){
 
 size_t ps_capture_memory(const PsCapture *cap){
   const PsEvents *e = &cap->ev;
-  size_t perRow = 3*8 + 6*4 + 2 + (e->aEndOff ? 8 : 0) + (e->aLen ? 4 : 0);
+  size_t perRow = 3*8 + 6*4 + 2 + (e->aEndOff ? 8 : 0) + (e->aLen ? 4 : 0)
+                + (e->aStack ? 4 : 0) + (e->aWeight ? 8 : 0) + (e->aCpu ? 4 : 0);
   return e->nAlloc*perRow + cap->pool.arena.nTotal + cap->arena.nTotal
        + cap->pool.nAlloc*sizeof(PsStr) + cap->pool.nHash*4
        + cap->nThreadAlloc*sizeof(PsThread) + cap->nTrackAlloc*sizeof(PsTrack)
@@ -164,6 +165,9 @@ static void ps_events_hugepages(PsEvents *e){
   hugepages(e->aPh, n); hugepages(e->aFlags, n);
   if( e->aEndOff ) hugepages(e->aEndOff, n*8);
   if( e->aLen ) hugepages(e->aLen, n*4);
+  if( e->aStack ) hugepages(e->aStack, n*4);
+  if( e->aWeight ) hugepages(e->aWeight, n*8);
+  if( e->aCpu ) hugepages(e->aCpu, n*4);
 }
 
 int ps_events_reserve(PsCapture *cap, size_t need){
@@ -184,6 +188,9 @@ int ps_events_reserve(PsCapture *cap, size_t need){
     GROW(aLen);
     memset(e->aLen + e->nAlloc, 0, (n - e->nAlloc)*sizeof(uint32_t));
   }
+  if( e->aStack ){ GROW(aStack); for(size_t k=e->nAlloc; k<n; k++) e->aStack[k] = -1; }
+  if( e->aWeight ){ GROW(aWeight); for(size_t k=e->nAlloc; k<n; k++) e->aWeight[k] = 1; }
+  if( e->aCpu ){ GROW(aCpu); for(size_t k=e->nAlloc; k<n; k++) e->aCpu[k] = -1; }
 #undef GROW
   e->nAlloc = n;
   ps_events_hugepages(e);
@@ -197,6 +204,9 @@ int64_t ps_events_add(PsCapture *cap){
   e->aTs[i] = 0; e->aDur[i] = PS_NULL64; e->aOff[i] = 0;
   e->aName[i] = 0; e->aCat[i] = 0; e->aThread[i] = 0; e->aTrack[i] = 0;
   e->aParent[i] = -1; e->aDepth[i] = -1; e->aPh[i] = 0; e->aFlags[i] = 0;
+  if( e->aStack ) e->aStack[i] = -1;
+  if( e->aWeight ) e->aWeight[i] = 1;
+  if( e->aCpu ) e->aCpu[i] = -1;
   return (int64_t)i;
 }
 
@@ -216,6 +226,28 @@ int ps_events_want_len(PsCapture *cap){
   if( e->aLen ) return PS_OK;
   e->aLen = calloc(e->nAlloc ? e->nAlloc : 1, sizeof(uint32_t));
   return e->aLen ? PS_OK : PS_NOMEM;
+}
+
+/* A row column that starts as v in every row (allocated rows included). */
+static int want_i32(PsCapture *cap, int32_t **pa, int32_t v){
+  if( *pa ) return PS_OK;
+  size_t n = cap->ev.nAlloc ? cap->ev.nAlloc : 1;
+  int32_t *a = malloc(n*sizeof(int32_t));
+  if( a==0 ) return PS_NOMEM;
+  for(size_t k=0; k<n; k++) a[k] = v;
+  *pa = a;
+  return PS_OK;
+}
+int ps_events_want_stack(PsCapture *cap){ return want_i32(cap, &cap->ev.aStack, -1); }
+int ps_events_want_cpu(PsCapture *cap){ return want_i32(cap, &cap->ev.aCpu, -1); }
+int ps_events_want_weight(PsCapture *cap){
+  PsEvents *e = &cap->ev;
+  if( e->aWeight ) return PS_OK;
+  size_t n = e->nAlloc ? e->nAlloc : 1;
+  e->aWeight = malloc(n*sizeof(int64_t));
+  if( e->aWeight==0 ) return PS_NOMEM;
+  for(size_t k=0; k<n; k++) e->aWeight[k] = 1;
+  return PS_OK;
 }
 
 int ps_events_want_endoff(PsCapture *cap){
@@ -478,6 +510,9 @@ int ps_capture_compact(PsCapture *cap){
       e->aTs[j] = e->aTs[i]; e->aDur[j] = e->aDur[i]; e->aOff[j] = e->aOff[i];
       if( e->aEndOff ) e->aEndOff[j] = e->aEndOff[i];
       if( e->aLen ) e->aLen[j] = e->aLen[i];
+      if( e->aStack ) e->aStack[j] = e->aStack[i];
+      if( e->aWeight ) e->aWeight[j] = e->aWeight[i];
+      if( e->aCpu ) e->aCpu[j] = e->aCpu[i];
       e->aName[j] = e->aName[i]; e->aCat[j] = e->aCat[i]; e->aThread[j] = e->aThread[i];
       e->aTrack[j] = e->aTrack[i]; e->aParent[j] = e->aParent[i]; e->aDepth[j] = e->aDepth[i];
       e->aPh[j] = e->aPh[i]; e->aFlags[j] = e->aFlags[i];

@@ -101,6 +101,7 @@ enum { PS_DIAG_UNMATCHED_END, PS_DIAG_UNCLOSED, PS_DIAG_OVERLAP, PS_DIAG_NO_PH,
 #define PS_EV_SLICE   0x01   /* has an extent [ts, ts+dur): nests and can be a parent */
 #define PS_EV_POINT   0x02   /* an instant on its track: gets a parent, is never one */
 #define PS_EV_DEAD    0x04   /* merged into another row; removed by ps_capture_compact */
+#define PS_EV_SAMPLE  0x08   /* a stack sample: counts toward its leaf record (ext/stacks.h) */
 #define PS_EV_FMT1    0x10   /* format-specific bits */
 #define PS_EV_FMT2    0x20
 #define PS_EV_FMT3    0x40
@@ -121,7 +122,14 @@ typedef struct PsEvents {
   int32_t  *aDepth;       /* nesting depth on the track, -1 for NULL */
   uint8_t  *aPh;          /* phase character ('X', 'B', ...) or 0 */
   uint8_t  *aFlags;       /* PS_EV_* */
+  /* stacks (ext/stacks.h); each NULL until a parser asks for it (ps_events_want_stack) */
+  int32_t  *aStack;       /* record row of the leaf frame of the row's stack, -1 for none */
+  int64_t  *aWeight;      /* samples a sample row stands for (folded counts, pprof values); 1 when NULL */
+  int32_t  *aCpu;         /* CPU the row ran on, -1 for none (perf script, Chrome samples, ftrace) */
 } PsEvents;
+
+/* A row's stack named by frame id, resolved once every frame is known (ext/stacks.h). */
+typedef struct PsStackRef { int32_t row; int64_t id; uint64_t off; } PsStackRef;
 
 /* A (row -> row) link, e.g. the slice a flow event binds to. Sorted by row after parsing. */
 typedef struct PsLink { int32_t row, target; } PsLink;
@@ -148,6 +156,10 @@ typedef struct PsRecord {
   uint32_t recordSet;     /* pool id or 0 */
   const void *pMsgDef;    /* the format's per-record schema for attrs (xprof.c: a PbMsgDef,
                           ** datatable.c: the table's column keys); NULL: no attrs */
+  /* stack frames (ext/stacks.h): the frame's attrs, a JSON object as the file gives the frame
+  ** (into the source bytes or the capture arena), used when the format has no xRecordColumn */
+  const char *zAttrs;
+  uint32_t nAttrs;
 } PsRecord;
 
 /* ---------------------------------------------------------------- XSpace planes and lines */
@@ -228,7 +240,8 @@ struct PsCapture {
   PsTrack *aTrack;   size_t nTrack, nTrackAlloc;
   PsMeta *aMeta;     size_t nMeta, nMetaAlloc;
   PsLink *aLink;     size_t nLink, nLinkAlloc;    /* flow binding: event row -> slice row */
-  PsRecord *aRec;    size_t nRec, nRecAlloc;      /* timer records (timings reports) */
+  PsRecord *aRec;    size_t nRec, nRecAlloc;      /* timer records (timings reports), stack frames */
+  PsStackRef *aStackRef; size_t nStackRef, nStackRefAlloc;  /* pending until ps_stacks_finish */
   PsPlane *aPlane;   size_t nPlane, nPlaneAlloc;  /* XSpace planes */
   PsLine *aLine;     size_t nLine, nLineAlloc;    /* XSpace lines */
   char *zHost;                                    /* XSpace hostnames[0] (arena), or NULL */
@@ -264,6 +277,10 @@ int ps_events_reserve(PsCapture *cap, size_t n);
 /* Allocates ev.aEndOff / ev.aLen (zeroed) if not yet. */
 int ps_events_want_endoff(PsCapture *cap);
 int ps_events_want_len(PsCapture *cap);
+/* Allocates ev.aStack (every row -1), ev.aWeight (every row 1) / ev.aCpu (every row -1) if not yet. */
+int ps_events_want_stack(PsCapture *cap);
+int ps_events_want_weight(PsCapture *cap);
+int ps_events_want_cpu(PsCapture *cap);
 
 /* Finds or adds the thread (pid, tid); returns its index or -1 when out of memory.
 ** A new thread also gets a PS_TRACK_THREAD track. */

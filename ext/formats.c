@@ -24,6 +24,11 @@ const PsFormat *const ps_formats[] = {
   &ps_format_memory_profile,
   &ps_format_xprof_trace,
   &ps_format_xprof_datatable,
+  &ps_format_cpuprofile,
+  &ps_format_speedscope,
+  &ps_format_pprof,
+  &ps_format_perf_script,
+  &ps_format_folded,
   0
 };
 

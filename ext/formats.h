@@ -19,6 +19,12 @@ extern const PsFormat ps_format_newengine;  /* jobs.c: newengine StarProfiler re
 extern const PsFormat ps_format_tf_stats, ps_format_kernel_stats, ps_format_input_pipeline,
   ps_format_overview_page, ps_format_memory_profile, ps_format_xprof_trace;
 extern const PsFormat ps_format_xprof_datatable;  /* datatable.c: xprof tool output as Google DataTable JSON */
+/* sampled call stacks (ext/stacks.h) */
+extern const PsFormat ps_format_cpuprofile;   /* cpuprofile.c: V8 .cpuprofile JSON (new and old shapes) */
+extern const PsFormat ps_format_speedscope;   /* speedscope.c: speedscope's file format JSON */
+extern const PsFormat ps_format_pprof;        /* pprof.c: pprof profile.proto (gzip unwrapped below) */
+extern const PsFormat ps_format_perf_script;  /* perfscript.c: `perf script` text */
+extern const PsFormat ps_format_folded;       /* folded.c: collapsed / folded stacks text */
 
 /* The protobuf format (XSpace or an xprof result message) whose schema explains the most of
 ** the bytes' structure, or NULL (xprof.c); *pScore = how much it explains (pb_fit). */

@@ -35,6 +35,7 @@
 ** time × 100.
 */
 #include "formats.h"
+#include "stacks.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -233,13 +234,6 @@ static int tm_meta_line(Tm *p, const char *z, size_t n, size_t off){
 
 /* ---------------------------------------------------------------- tree */
 
-typedef struct IdRow { int64_t id; int32_t row; } IdRow;
-static int idrow_cmp(const void *a, const void *b){
-  const IdRow *x = a, *y = b;
-  if( x->id!=y->id ) return x->id < y->id ? -1 : 1;
-  return x->row < y->row ? -1 : (x->row > y->row);
-}
-
 static int tm_tree(Tm *p){
   PsCapture *cap = p->cap;
   size_t n = cap->nRec;
@@ -248,65 +242,7 @@ static int tm_tree(Tm *p){
     for(size_t r=0; r<n; r++){ a[r].depth = 0; }
     return PS_OK;
   }
-  int rc = PS_NOMEM;
-  IdRow *aId = malloc((n ? n : 1)*sizeof(IdRow));
-  int32_t *aStack = malloc((n ? n : 1)*sizeof(int32_t));
-  uint8_t *aState = calloc(n ? n : 1, 1);
-  if( aId==0 || aStack==0 || aState==0 ) goto out;
-  for(size_t r=0; r<n; r++){ aId[r].id = a[r].recordId; aId[r].row = (int32_t)r; }
-  qsort(aId, n, sizeof(IdRow), idrow_cmp);
-  /* a RecordId used again: links by that id go to its first record, and the later ones are left
-  ** out of the tree (depth NULL, state 2 below) — SQL walks join on record_id, so a second
-  ** record of one id would otherwise close a loop (1 -> 2 -> the second 1 -> 2 ...) */
-  for(size_t k=1, k0=0; k<n; k++){          /* k0: the first entry of aId[k]'s id */
-    if( aId[k].id!=aId[k-1].id ){ k0 = k; continue; }
-    PsRecord *d = &a[aId[k].row];
-    if( ps_diag(cap, PS_DIAG_DUPLICATE, -1, "line %u: RecordId %lld is used again (first on line %u); "
-                "links go to the first, and this record is left out of the tree (depth NULL)",
-                d->line, (long long)d->recordId, a[aId[k0].row].line) ) goto out;
-    d->depth = -1;
-    aState[aId[k].row] = 2;
-  }
-  /* resolve parents (they may come later in the file) */
-  for(size_t r=0; r<n; r++){
-    if( a[r].parentId==PS_NULL64 || aState[r] ) continue;
-    size_t lo = 0, hi = n;
-    while( lo<hi ){ size_t m = (lo+hi)/2; if( aId[m].id < a[r].parentId ) lo = m+1; else hi = m; }
-    if( lo<n && aId[lo].id==a[r].parentId ){
-      a[r].parent = aId[lo].row;
-    }else if( ps_diag(cap, PS_DIAG_MISSING_PARENT, -1, "line %u: ParentRecordId %lld of RecordId %lld does not exist; the record is a root",
-                      a[r].line, (long long)a[r].parentId, (long long)a[r].recordId) ){
-      goto out;
-    }
-  }
-  /* depths, iteratively; a cycle cuts its members out of the tree (depth NULL) */
-  for(size_t r0=0; r0<n; r0++){
-    if( aState[r0] ) continue;
-    size_t nStack = 0;
-    int32_t r = (int32_t)r0;
-    while( r>=0 && aState[r]==0 ){ aState[r] = 1; aStack[nStack++] = r; r = a[r].parent; }
-    int32_t base;
-    if( r<0 ) base = -1;
-    else if( aState[r]==1 ){
-      /* r is on the stack: the records from r up to the top form a cycle */
-      size_t k = nStack;
-      while( k>0 && aStack[k-1]!=r ) k--;
-      for(size_t j=k-1; j<nStack; j++){
-        PsRecord *c = &a[aStack[j]];
-        if( ps_diag(cap, PS_DIAG_CYCLE, -1, "line %u: RecordId %lld is in a ParentRecordId cycle; left out of the tree",
-                    c->line, (long long)c->recordId) ) goto out;
-        c->parent = -1; c->depth = -1; aState[aStack[j]] = 2;
-      }
-      nStack = k-1;
-      base = -2;          /* below a cycle: not in the tree either */
-    }else base = a[r].depth < 0 ? -2 : a[r].depth;
-    while( nStack>0 ){
-      int32_t x = aStack[--nStack];
-      if( base==-2 ){ a[x].depth = -1; }
-      else{ a[x].depth = base + 1; base = a[x].depth; }
-      aState[x] = 2;
-    }
-  }
+  if( ps_records_tree(cap, "RecordId", "ParentRecordId", p->err) ) return PS_NOMEM;
   /* self time; a difference beyond int64 ns (hostile Time values) leaves self NULL */
   for(size_t r=0; r<n; r++) a[r].self = a[r].time;
   for(size_t r=0; r<n; r++){
@@ -316,14 +252,10 @@ static int tm_tree(Tm *p){
     if( __builtin_sub_overflow(q->self, a[r].time, &q->self) || q->self==PS_NULL64 ){
       q->self = PS_NULL64;
       if( ps_diag(cap, PS_DIAG_OTHER, -1, "line %u: Time minus the children's Time is outside int64 ns; self_ns is NULL",
-                  q->line) ) goto out;
+                  q->line) ) return ps_nomem(p->err);
     }
   }
-  rc = PS_OK;
-out:
-  free(aId); free(aStack); free(aState);
-  if( rc==PS_NOMEM ) ps_nomem(p->err);
-  return rc;
+  return PS_OK;
 }
 
 /* ---------------------------------------------------------------- derived figures */

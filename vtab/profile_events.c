@@ -35,6 +35,11 @@
 **                display_name, and the XEvent's exact offset_ps / duration_ps (ps) and
 **                num_occurrences (aggregated events); offset_ps / duration_ps also hold an
 **                xprof_trace TraceEvent's exact timestamp_ps / duration_ps; NULL for other formats
+**   stack_id     record_id (profile_records) of the leaf frame of the row's call stack: a
+**                sample's stack (ph 'P' rows of the sampled formats, Chrome 'samples' and
+**                V8 CPU profiles), or a Chrome slice's 'sf' / 'stack'; NULL for none (ext/stacks.h)
+**   cpu          the CPU the row ran on (perf script's [cpu], Chrome samples' 'cpu'); NULL when
+**                the file does not say
 **   file         the capture file of the row: a source that is a directory or a glob pattern
 **                reads every capture it names, one after the other (ids, parent_id and the
 **                id / parent_id lookups are per file: join on file too); NULL for a BLOB
@@ -64,8 +69,8 @@ SQLITE_EXTENSION_INIT3
   "ph TEXT, pid, tid, process_name TEXT, thread_name TEXT, depth INTEGER, parent_id INTEGER, " \
   "track INTEGER, args TEXT, tts INTEGER, tdur INTEGER, async_id, scope TEXT, flow_id, " \
   "flow_in INTEGER, flow_out INTEGER, slice_id INTEGER, byte_offset INTEGER, " \
-  "display_name TEXT, offset_ps INTEGER, duration_ps INTEGER, num_occurrences INTEGER, file TEXT, " \
-  "source HIDDEN, format HIDDEN)"
+  "display_name TEXT, offset_ps INTEGER, duration_ps INTEGER, num_occurrences INTEGER, " \
+  "stack_id INTEGER, cpu INTEGER, file TEXT, source HIDDEN, format HIDDEN)"
 #define EV_ID            0
 #define EV_TS            1
 #define EV_DUR           2
@@ -93,9 +98,11 @@ SQLITE_EXTENSION_INIT3
 #define EV_OFFSET_PS    24
 #define EV_DURATION_PS  25
 #define EV_NUM_OCC      26
-#define EV_FILE         27
-#define EV_SOURCE       28
-#define EV_FORMAT       29
+#define EV_STACK_ID     27
+#define EV_CPU          28
+#define EV_FILE         29
+#define EV_SOURCE       30
+#define EV_FORMAT       31
 
 #define EV_IDX_SOURCE  1
 #define EV_IDX_FORMAT  2
@@ -391,6 +398,15 @@ static int evColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
       return SQLITE_OK;
     }
     case EV_BYTE_OFFSET: sqlite3_result_int64(ctx, (sqlite3_int64)e->aOff[r]); return SQLITE_OK;
+    case EV_STACK_ID: {
+      int32_t s = e->aStack ? e->aStack[r] : -1;
+      if( s<0 || (size_t)s>=cap->nRec ) sqlite3_result_null(ctx);
+      else sqlite3_result_int64(ctx, cap->aRec[s].recordId);
+      return SQLITE_OK;
+    }
+    case EV_CPU:
+      if( e->aCpu==0 || e->aCpu[r]<0 ) sqlite3_result_null(ctx); else sqlite3_result_int(ctx, e->aCpu[r]);
+      return SQLITE_OK;
     case EV_FILE:
       ps_vt_result_file(ctx, &c->set, c->iPart);
       return SQLITE_OK;

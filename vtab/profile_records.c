@@ -1,6 +1,8 @@
 /*
 ** profile_records.c — the profile_records table-valued function: one row per timer record of a
 ** timings report (PocketMine-MP tree and legacy v1 reports, Spigot/Bukkit v1 reports), and one
+** per stack frame / call-tree node of a sampled capture (ext/stacks.h: count = self samples,
+** time_ns / self_ns = inclusive / self sampled time), and one
 ** per statistics record of the TensorFlow profiler's result files (ext/xprof.c: a TfStatsRecord,
 ** KernelReport, InputOpDetails or OverviewTfOp; their columns are listed in docs/tf_stats.md,
 ** docs/kernel_stats.md, docs/input_pipeline.md, docs/overview_page.md).
@@ -34,7 +36,9 @@
 **                     'with_idle' / 'without_idle' (tf_stats), 'reports' (kernel_stats),
 **                     'input_op_details', 'top_device_ops'; NULL for timings reports
 **   attrs             JSON: the record's whole message, every field by its .proto name (ext/pb.h
-**                     gives the rules), for the xprof result files; NULL otherwise
+**                     gives the rules), for the xprof result files; for a stack frame its
+**                     particulars (source line, column, address, ...; ext/stacks.h and each
+**                     format's docs page); NULL otherwise
 **   file              the report file (a directory or glob source reads several; record ids
 **                     and the lookups are per file); NULL for a BLOB
 ** Errors: as profile_events (vtab/loader.c). SQLITE_VTAB_DIRECTONLY: it reads files.
@@ -252,6 +256,7 @@ static int rcColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
         sqlite3_result_error_nomem(ctx);
         return SQLITE_NOMEM;
       }
+      if( o.type==0 && r->zAttrs ){ o.type = PS_META_JSON; o.z = r->zAttrs; o.n = r->nAttrs; }
       ps_vt_result(ctx, &o);
       break;
     }
