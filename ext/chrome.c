@@ -36,6 +36,7 @@
 */
 #include "formats.h"
 #include "json.h"
+#include "stacks.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,7 @@
 
 /* aFlags format bits */
 #define CH_BP_E    PS_EV_FMT1      /* flow 'f' with "bp":"e" binds to the enclosing slice */
+#define CH_HAS_STACK PS_EV_FMT2    /* the event has sf / stack / esf / estack (ch_stacks reads them) */
 
 /* ------------------------------------------------------------------ parser state */
 
@@ -58,6 +60,7 @@ typedef struct ChEvent {
   PsBuf id;                   /* the id as text (decoded string or number literal) */
   PsBuf scope;                /* the optional "scope" string */
   size_t argsOff;             /* offset of the args value, 0 if none */
+  uint8_t hasStack;           /* sf, stack, esf or estack present (read after the parse) */
 } ChEvent;
 
 typedef struct ProcName { PsValue pid; uint32_t name; } ProcName;
@@ -382,12 +385,15 @@ static int ch_m_event(Chrome *p, int64_t thread);
 
 /* The event keys the parser reads; everything else is skipped. */
 enum { CH_K_OTHER, CH_K_SLOW, CH_K_PH, CH_K_TS, CH_K_DUR, CH_K_NAME, CH_K_CAT, CH_K_PID, CH_K_TID,
-       CH_K_ARGS, CH_K_ID, CH_K_ID2, CH_K_S, CH_K_BP, CH_K_SCOPE };
+       CH_K_ARGS, CH_K_ID, CH_K_ID2, CH_K_S, CH_K_BP, CH_K_SCOPE,
+       CH_K_SF, CH_K_STACK, CH_K_ESF, CH_K_ESTACK,     /* stacks: only noted (CH_HAS_STACK) */
+       CH_K_N };
 
 static int ch_key_code(const char *k, size_t kn){
   switch( kn ){
     case 1: return k[0]=='s' ? CH_K_S : CH_K_OTHER;
     case 2:
+      if( k[0]=='s' && k[1]=='f' ) return CH_K_SF;
       if( k[0]=='p' && k[1]=='h' ) return CH_K_PH;
       if( k[0]=='t' && k[1]=='s' ) return CH_K_TS;
       if( k[0]=='i' && k[1]=='d' ) return CH_K_ID;
@@ -399,12 +405,16 @@ static int ch_key_code(const char *k, size_t kn){
       if( memcmp(k, "cat", 3)==0 ) return CH_K_CAT;
       if( memcmp(k, "dur", 3)==0 ) return CH_K_DUR;
       if( memcmp(k, "id2", 3)==0 ) return CH_K_ID2;
+      if( memcmp(k, "esf", 3)==0 ) return CH_K_ESF;
       return CH_K_OTHER;
     case 4:
       if( memcmp(k, "name", 4)==0 ) return CH_K_NAME;
       if( memcmp(k, "args", 4)==0 ) return CH_K_ARGS;
       return CH_K_OTHER;
-    case 5: return memcmp(k, "scope", 5)==0 ? CH_K_SCOPE : CH_K_OTHER;
+    case 5:
+      if( memcmp(k, "stack", 5)==0 ) return CH_K_STACK;
+      return memcmp(k, "scope", 5)==0 ? CH_K_SCOPE : CH_K_OTHER;
+    case 6: return memcmp(k, "estack", 6)==0 ? CH_K_ESTACK : CH_K_OTHER;
   }
   return CH_K_OTHER;
 }
@@ -441,6 +451,7 @@ static inline int ch_key_fast(const char *k, size_t *pi){
     case 's':
       if( w2==K2('s','"') ){ code = CH_K_S; len = 2; break; }
       if( (w & 0xFFFFFFFFFFFFull)==K6('s','c','o','p','e','"') ){ code = CH_K_SCOPE; len = 6; break; }
+      if( w3==K3('s','f','"') ){ code = CH_K_SF; len = 3; break; }
       return CH_K_SLOW;
     case 'b': if( w3==K3('b','p','"') ){ code = CH_K_BP; len = 3; break; } return CH_K_SLOW;
     default: return CH_K_SLOW;
@@ -453,7 +464,7 @@ static inline int ch_key_fast(const char *k, size_t *pi){
 ** which repeats a key the parser reads: found again off the hot path, which only counts keys. */
 static int ch_dup_keys(Chrome *p, size_t off){
   const char *z = p->z;
-  size_t aAt[CH_K_SCOPE+1] = {0};
+  size_t aAt[CH_K_N] = {0};
   size_t i = ps_json_ws(z, p->n, off+1);
   while( i<p->n && z[i]=='"' ){
     size_t k0 = i;
@@ -483,7 +494,7 @@ static int ch_event(Chrome *p, size_t *pi){
   e->ts = 0; e->dur = 0; e->name = 0; e->cat = 0;
   e->pid.type = PS_VAL_NULL; e->tid.type = PS_VAL_NULL;
   e->pid.i = e->tid.i = 0; e->pid.s = e->tid.s = 0;
-  e->hasId = 0; e->idLocal = 0; e->scope.n = 0; e->argsOff = 0;
+  e->hasId = 0; e->idLocal = 0; e->scope.n = 0; e->argsOff = 0; e->hasStack = 0;
 
   i = ws(p, i+1);
   if( i<n && z[i]=='}' ){
@@ -533,6 +544,7 @@ static int ch_event(Chrome *p, size_t *pi){
         break;
       }
       case CH_K_ID2: rc = ch_id2(p, &i); break;
+      case CH_K_SF: case CH_K_STACK: case CH_K_ESF: case CH_K_ESTACK: e->hasStack = 1; break;
       case CH_K_NAME:
         if( i<n && z[i]=='n' && i+4<=n && memcmp(z+i, "null", 4)==0 ){ i += 4; e->name = 0; rc = 0; }
         else rc = ch_string_id(p, &i, "name", &e->name);
@@ -584,6 +596,7 @@ static int ch_event(Chrome *p, size_t *pi){
   uint8_t fl = (uint8_t)ch_phase_flags(ph, e->s);
   if( ph=='X' && !e->hasDur ) fl = PS_EV_POINT;
   if( ph=='f' && e->bp=='e' ) fl |= CH_BP_E;
+  if( e->hasStack ) fl |= CH_HAS_STACK;
   ev->aFlags[r] = fl;
   uint32_t track = cap->aThread[thread].track;
   if( ph==0 ){
@@ -1109,11 +1122,339 @@ static int ch_process_names(Chrome *p){
   return PS_OK;
 }
 
+/* ------------------------------------------------------------------ stacks */
+/* Call stacks (ext/stacks.h): the top-level 'stackFrames' dictionary becomes frame records,
+** the top-level 'samples' array sample rows, and events with 'sf' or 'stack' (an E kept alone:
+** its 'esf' or 'estack') get their stack; 'P' events are samples. Frame ids: every real file keys
+** stackFrames by integers written as strings ("7") and refers to them by number or string (7,
+** "7"): those are the record ids. Ids that are not integers, and the frames of inline 'stack'
+** arrays, get ids after the largest integer id the file uses, in order of first appearance. */
+
+typedef struct ChIds {
+  uint32_t *aStr; int64_t *aId;    /* open addressing: pool id of a non-integer id -> its id */
+  size_t n, nHash;
+  int64_t next;                    /* the next id to give */
+} ChIds;
+
+/* The id for the non-integer id text str (a pool id), given on first use. -1 when out of memory. */
+static int64_t ch_ids_get(ChIds *m, uint32_t str){
+  if( (m->n+1)*2 > m->nHash ){
+    size_t nh = m->nHash ? m->nHash*2 : 64;
+    uint32_t *a = calloc(nh, sizeof(uint32_t)); int64_t *b = malloc(nh*sizeof(int64_t));
+    if( a==0 || b==0 ){ free(a); free(b); return -1; }
+    for(size_t k=0; k<m->nHash; k++) if( m->aStr[k] ){
+      size_t j = (m->aStr[k]*2654435761u) & (nh-1);
+      while( a[j] ) j = (j+1) & (nh-1);
+      a[j] = m->aStr[k]; b[j] = m->aId[k];
+    }
+    free(m->aStr); free(m->aId); m->aStr = a; m->aId = b; m->nHash = nh;
+  }
+  size_t j = (str*2654435761u) & (m->nHash-1);
+  while( m->aStr[j] ){
+    if( m->aStr[j]==str ) return m->aId[j];
+    j = (j+1) & (m->nHash-1);
+  }
+  m->aStr[j] = str; m->aId[j] = m->next++; m->n++;
+  return m->aId[j];
+}
+
+/* The frame id written at v (a number or a string). 1: an integer (*pId); 0: another id, whose
+** text (decoded) is interned as *pStr; -1: malformed or out of memory (err set). */
+static int ch_id_value(Chrome *p, size_t v, const char *zWhat, int64_t *pId, uint32_t *pStr){
+  const char *z = p->z; size_t n = p->n, i = v;
+  const char *s; size_t sn;
+  if( i<n && z[i]=='"' ){
+    if( ps_json_string(z, n, &i, &p->scratch, &s, &sn, p->err) ) return -1;
+  }else{
+    if( ps_json_skip(z, n, &i, p->err) ) return -1;
+    s = z+v; sn = i-v;
+  }
+  PsDec d;
+  if( ps_dec_parse(s, sn, &d)==0 && ps_dec_int64(&d, pId)==0 && *pId<INT64_MAX/2 && *pId>INT64_MIN/2 ) return 1;
+  if( ps_json_intern(p->cap, z, n, v, s, sn, zWhat, pStr) ){ ps_nomem(p->err); return -1; }
+  return 0;
+}
+
+/* The record id for the id at v (ch_id_value, non-integers through m). -1 on error. */
+static int ch_frame_id(Chrome *p, ChIds *m, size_t v, const char *zWhat, int64_t *pId){
+  uint32_t str;
+  int k = ch_id_value(p, v, zWhat, pId, &str);
+  if( k<0 ) return PS_ERROR;
+  if( k==0 && (*pId = ch_ids_get(m, str))<0 ) return ps_nomem(p->err);
+  return PS_OK;
+}
+
+/* Member iteration over an object or array already validated by the parse: *pi is at its '{' /
+** until the next string decode, and the offset of its opening quote; all NULL/0 for arrays) and
+** until the next string decode, and the key's quote; NULL for arrays) and *pv its value's offset,
+** with *pi past the value; 0 at the end. */
+static int ch_member(Chrome *p, size_t *pi, int bObj, const char **pk, size_t *pkn, size_t *pkq, size_t *pv){
+  const char *z = p->z; size_t n = p->n, i = ws(p, *pi);
+  if( i>=n || (z[i]!=(bObj ? '{' : '[') && z[i]!=',') ) return 0;
+  i = ws(p, i+1);
+  if( i>=n || z[i]=='}' || z[i]==']' ) return 0;
+  if( bObj ){
+    if( z[i]!='"' ) return 0;
+    *pkq = i;
+    if( ps_json_string(z, n, &i, &p->scratch, pk, pkn, 0) ) return 0;
+    i = ws(p, i);
+    if( i>=n || z[i]!=':' ) return 0;
+    i = ws(p, i+1);
+  }else{ *pk = 0; *pkn = 0; *pkq = 0; }
+  *pv = i;
+  if( ps_json_skip(z, n, &i, 0) ) return 0;
+  *pi = i;
+  return 1;
+}
+
+/* The value of key zKey in the object at off, or 0 when absent. */
+static size_t ch_field(Chrome *p, size_t off, const char *zKey){
+  size_t v;
+  return ps_json_find_key(p->z, p->n, off, zKey, &v)==1 ? v : 0;
+}
+
+/* The metadata row (scope 'trace') of top-level key zKey holding JSON: its value's offset, or 0. */
+static size_t ch_top_value(Chrome *p, const char *zKey){
+  PsCapture *cap = p->cap;
+  size_t k = strlen(zKey), v = 0;
+  for(size_t m=0; m<cap->nMeta; m++){
+    PsStr sc = ps_pool_get(&cap->pool, cap->aMeta[m].scope), ky = ps_pool_get(&cap->pool, cap->aMeta[m].key);
+    if( cap->aMeta[m].type==PS_META_JSON && sc.n==5 && memcmp(sc.z, "trace", 5)==0 && ky.n==k
+     && memcmp(ky.z, zKey, k)==0 && cap->aMeta[m].off>=0 ) v = (size_t)cap->aMeta[m].off;
+  }
+  return v;
+}
+
+/* The largest integer frame id at v (an id value), into *pMax. */
+static void ch_max_id(Chrome *p, size_t v, int64_t *pMax){
+  int64_t id; uint32_t str;
+  PsErr e0; memset(&e0, 0, sizeof(e0));
+  PsErr *keep = p->err; p->err = &e0;
+  if( v && ch_id_value(p, v, "sf", &id, &str)==1 && id>*pMax ) *pMax = id;
+  p->err = keep;
+}
+
+/* An inline 'stack' array at v (root first): its frames interned as a path of the trie; the leaf
+** record row into *pLeaf (-1 for an empty array). */
+static int ch_inline_stack(Chrome *p, ChIds *m, PsStackTrie *t, size_t v, int32_t *pLeaf){
+  PsCapture *cap = p->cap;
+  const char *z = p->z;
+  int32_t parent = -1;
+  size_t i = v, w; const char *k; size_t kn, kq;
+  *pLeaf = -1;
+  if( z[v]!='[' ) return ps_diag(cap, PS_DIAG_OTHER, (int64_t)v, "'stack' is not an array; the row has no stack") ? ps_nomem(p->err) : PS_OK;
+  while( ch_member(p, &i, 0, &k, &kn, &kq, &w) ){
+    const char *s; size_t sn, j = w;
+    uint32_t name = 0;
+    if( z[w]=='"' ){
+      if( ps_json_string(z, p->n, &j, &p->scratch, &s, &sn, 0) ) break;
+    }else{ s = z+w; sn = i-w; }
+    if( ps_json_intern(cap, z, p->n, w, s, sn, "stack frame", &name) ) return ps_nomem(p->err);
+    int bNew;
+    int32_t r = ps_stack_child(cap, t, parent, ps_stack_key(name, 0), name, 0, &bNew);
+    if( r<0 ) return ps_nomem(p->err);
+    if( bNew ){
+      PsRecord *x = &cap->aRec[r];
+      x->recordId = m->next++;
+      x->parentId = parent>=0 ? cap->aRec[parent].recordId : PS_NULL64;
+      x->msgOff = w;
+    }
+    parent = r;
+  }
+  *pLeaf = parent;
+  return PS_OK;
+}
+
+/* A row's stack from its 'sf' (or 'esf') id or its inline 'stack' ('estack'). */
+static int ch_row_stack(Chrome *p, ChIds *m, PsStackTrie *t, int32_t row, size_t off, int bEnd){
+  size_t v = ch_field(p, off, bEnd ? "esf" : "sf");
+  if( v ){
+    int64_t id;
+    if( ch_frame_id(p, m, v, bEnd ? "esf" : "sf", &id) ) return PS_ERROR;
+    return ps_stack_ref(p->cap, row, id, v) ? ps_nomem(p->err) : PS_OK;
+  }
+  v = ch_field(p, off, bEnd ? "estack" : "stack");
+  if( v ){
+    int32_t leaf;
+    if( ch_inline_stack(p, m, t, v, &leaf) ) return PS_ERROR;
+    if( ps_events_want_stack(p->cap) ) return ps_nomem(p->err);
+    p->cap->ev.aStack[row] = leaf;
+  }
+  return PS_OK;
+}
+
+/* The thread of a sample without a pid: the first thread of the trace events with its tid (as
+** catapult finds a sample's thread by tid), else (NULL, tid). */
+static int64_t ch_sample_thread(Chrome *p, const PsValue *pid, const PsValue *tid,
+                                uint32_t **paTid, size_t *pnTid){
+  PsCapture *cap = p->cap;
+  if( pid->type!=PS_VAL_NULL || tid->type==PS_VAL_NULL ) return ch_thread(p, pid, tid);
+  if( *paTid==0 ){
+    /* tid -> first thread, over the threads the trace events made */
+    size_t nh = 64;
+    while( nh < 2*cap->nThread + 2 ) nh *= 2;
+    *paTid = calloc(nh, sizeof(uint32_t));
+    if( *paTid==0 ) return -1;
+    *pnTid = nh;
+    for(size_t th=0; th<cap->nThread; th++){
+      const PsValue *v = &cap->aThread[th].tid;
+      uint64_t key[3] = { v->type, (uint64_t)v->i, v->s };
+      size_t h = (size_t)ps_hash(key, sizeof(key)) & (nh-1);
+      while( (*paTid)[h] ){
+        const PsValue *w = &cap->aThread[(*paTid)[h]-1].tid;
+        if( w->type==v->type && w->i==v->i && w->s==v->s ) break;
+        h = (h+1) & (nh-1);
+      }
+      if( (*paTid)[h]==0 ) (*paTid)[h] = (uint32_t)th + 1;
+    }
+  }
+  uint64_t key[3] = { tid->type, (uint64_t)tid->i, tid->s };
+  size_t h = (size_t)ps_hash(key, sizeof(key)) & (*pnTid-1);
+  while( (*paTid)[h] ){
+    const PsThread *th = &cap->aThread[(*paTid)[h]-1];
+    if( th->tid.type==tid->type && th->tid.i==tid->i && th->tid.s==tid->s ) return (int64_t)((*paTid)[h]-1);
+    h = (h+1) & (*pnTid-1);
+  }
+  return ch_thread(p, pid, tid);
+}
+
+/* One element of the top-level 'samples' array: {cpu, tid, ts, name, sf | stack, weight, ...}. */
+static int ch_sample(Chrome *p, ChIds *m, PsStackTrie *t, size_t off, uint32_t **paTid, size_t *pnTid){
+  PsCapture *cap = p->cap;
+  const char *z = p->z;
+  if( z[off]!='{' ){
+    return ps_diag(cap, PS_DIAG_OTHER, (int64_t)off, "a 'samples' entry is not an object; skipped") ? ps_nomem(p->err) : PS_OK;
+  }
+  PsValue pid, tid; memset(&pid, 0, sizeof(pid)); memset(&tid, 0, sizeof(tid));
+  int64_t ts = 0, weight = 1, cpu = -1; uint8_t hasTs = 0;
+  uint32_t name = 0;
+  size_t v, i;
+  if( (v = ch_field(p, off, "pid"))!=0 ){ i = v; if( ch_pidtid(p, &i, "pid", &pid) ) return PS_ERROR; }
+  if( (v = ch_field(p, off, "tid"))!=0 ){ i = v; if( ch_pidtid(p, &i, "tid", &tid) ) return PS_ERROR; }
+  if( (v = ch_field(p, off, "ts"))!=0 ){ i = v; if( ch_time(p, &i, "ts", &ts, &hasTs) ) return PS_ERROR; }
+  if( (v = ch_field(p, off, "name"))!=0 && z[v]=='"' ){ i = v; if( ch_string_id(p, &i, "name", &name) ) return PS_ERROR; }
+  if( (v = ch_field(p, off, "weight"))!=0 ){
+    int64_t w; uint32_t str;
+    int k = ch_id_value(p, v, "weight", &w, &str);
+    if( k<0 ) return PS_ERROR;
+    if( k==1 && w>=0 ) weight = w;
+    else if( ps_diag(cap, PS_DIAG_OTHER, (int64_t)v, "a sample's 'weight' is not a non-negative integer; taken as 1") ) return ps_nomem(p->err);
+  }
+  if( (v = ch_field(p, off, "cpu"))!=0 ){
+    int64_t c; uint32_t str;
+    int k = ch_id_value(p, v, "cpu", &c, &str);
+    if( k<0 ) return PS_ERROR;
+    if( k==1 && c>=0 && c<INT32_MAX ) cpu = c;      /* Hermes writes "-1": no CPU */
+  }
+  if( !hasTs && ps_diag(cap, PS_DIAG_OTHER, (int64_t)off, "a sample without 'ts'; ts taken as 0") ) return ps_nomem(p->err);
+  int64_t th = ch_sample_thread(p, &pid, &tid, paTid, pnTid);
+  if( th<0 ) return ps_nomem(p->err);
+  int64_t r = ps_sample_add(cap, ts, PS_NULL64, (uint32_t)th, -1, weight, off);
+  if( r<0 ) return ps_nomem(p->err);
+  cap->ev.aName[r] = name;
+  if( cpu>=0 ){
+    if( ps_events_want_cpu(cap) ) return ps_nomem(p->err);
+    cap->ev.aCpu[r] = (int32_t)cpu;
+  }
+  if( (v = ch_field(p, off, "comm"))!=0 && z[v]=='"' && cap->aThread[th].threadName==0 ){
+    i = v;
+    if( ch_string_id(p, &i, "comm", &cap->aThread[th].threadName) ) return PS_ERROR;
+  }
+  return ch_row_stack(p, m, t, (int32_t)r, off, 0);
+}
+
+static int ch_stacks(Chrome *p){
+  PsCapture *cap = p->cap;
+  PsEvents *e = &cap->ev;
+  size_t vFrames = ch_top_value(p, "stackFrames"), vSamples = ch_top_value(p, "samples");
+  size_t nFlagged = 0, nP = 0, nSamples = 0;
+  for(size_t r=0; r<e->n; r++){
+    if( e->aFlags[r] & CH_HAS_STACK ) nFlagged++;
+    if( e->aPh[r]=='P' ) nP++;
+  }
+  if( vFrames==0 && vSamples==0 && nFlagged==0 && nP==0 ) return PS_OK;
+  const char *z = p->z;
+  const char *k; size_t kn, kq, v, i;
+  ChIds m; memset(&m, 0, sizeof(m));
+  PsStackTrie t; memset(&t, 0, sizeof(t));
+  uint32_t *aTid = 0; size_t nTid = 0;
+  int rc = PS_ERROR;
+  /* the largest integer id in use, so that the ids given to other frames never meet one */
+  int64_t maxId = 0;
+  if( vFrames && z[vFrames]=='{' ){
+    for(i = vFrames; ch_member(p, &i, 1, &k, &kn, &kq, &v); ){
+      ch_max_id(p, kq, &maxId);
+      if( z[v]=='{' ) ch_max_id(p, ch_field(p, v, "parent"), &maxId);
+    }
+  }
+  if( vSamples && z[vSamples]=='[' ){
+    for(i = vSamples; ch_member(p, &i, 0, &k, &kn, &kq, &v); ) if( z[v]=='{' ) ch_max_id(p, ch_field(p, v, "sf"), &maxId);
+  }
+  for(size_t r=0; r<e->n; r++){
+    if( !(e->aFlags[r] & CH_HAS_STACK) ) continue;
+    ch_max_id(p, ch_field(p, e->aOff[r], "sf"), &maxId);
+    ch_max_id(p, ch_field(p, e->aOff[r], "esf"), &maxId);
+  }
+  m.next = maxId + 1;
+  /* frames */
+  if( vFrames && z[vFrames]!='{' ){
+    if( ps_diag(cap, PS_DIAG_OTHER, (int64_t)vFrames, "'stackFrames' is not an object; no frames read") ) goto nomem;
+  }else if( vFrames ){
+    for(i = vFrames; ch_member(p, &i, 1, &k, &kn, &kq, &v); ){
+      int64_t id, parentId = PS_NULL64;
+      if( ch_frame_id(p, &m, kq, "stackFrames key", &id) ) goto out;
+      if( z[v]!='{' ){
+        if( ps_diag(cap, PS_DIAG_OTHER, (int64_t)v, "stack frame %lld is not an object; skipped", (long long)id) ) goto nomem;
+        continue;
+      }
+      size_t w = ch_field(p, v, "parent"), j;
+      if( w && !(z[w]=='n' && memcmp(z+w, "null", 4)==0) && ch_frame_id(p, &m, w, "parent", &parentId) ) goto out;
+      uint32_t name = 0, cat = 0;
+      if( (w = ch_field(p, v, "name"))!=0 && z[w]=='"' ){ j = w; if( ch_string_id(p, &j, "name", &name) ) goto out; }
+      if( (w = ch_field(p, v, "category"))!=0 && z[w]=='"' ){ j = w; if( ch_string_id(p, &j, "category", &cat) ) goto out; }
+      PsRecord *rec = ps_frame_add(cap, id, parentId, name, cat);
+      if( rec==0 ) goto nomem;
+      rec->msgOff = v;
+      size_t ve = v;
+      if( ps_json_skip(z, p->n, &ve, 0)==0 ){ rec->zAttrs = z+v; rec->nAttrs = (uint32_t)(ve-v); }
+    }
+  }
+  /* rows with sf / stack; P events are samples */
+  for(size_t r=0; r<e->n; r++){
+    if( (r & 0xffff)==0xffff && ps_source_poll(&cap->src) ){ rc = ps_interrupted(p->err); goto out; }
+    if( e->aPh[r]=='P' ) e->aFlags[r] |= PS_EV_SAMPLE;
+    if( !(e->aFlags[r] & CH_HAS_STACK) ) continue;
+    int bEnd = e->aPh[r]=='E';
+    if( ch_row_stack(p, &m, &t, (int32_t)r, e->aOff[r], bEnd) ) goto out;
+  }
+  /* global samples, after the trace events */
+  if( vSamples && z[vSamples]!='[' ){
+    if( ps_diag(cap, PS_DIAG_OTHER, (int64_t)vSamples, "'samples' is not an array; no samples read") ) goto nomem;
+  }else if( vSamples ){
+    for(i = vSamples; ch_member(p, &i, 0, &k, &kn, &kq, &v); nSamples++){
+      if( (nSamples & 0xffff)==0xffff && ps_source_poll(&cap->src) ){ rc = ps_interrupted(p->err); goto out; }
+      if( ch_sample(p, &m, &t, v, &aTid, &nTid) ) goto out;
+    }
+  }
+  if( ps_stacks_finish(cap, 1, p->err) ) goto out;
+  if( cap->nRec && ps_meta_int(cap, "capture", "stack_frames", (int64_t)cap->nRec, -1) ) goto nomem;
+  if( nSamples && ps_meta_int(cap, "capture", "samples", (int64_t)nSamples, -1) ) goto nomem;
+  rc = PS_OK;
+  goto out;
+nomem:
+  rc = ps_nomem(p->err);
+out:
+  free(m.aStr); free(m.aId); free(aTid);
+  ps_stack_trie_free(&t);
+  return rc;
+}
+
 static int ch_finish(Chrome *p){
   PsCapture *cap = p->cap;
   if( ch_process_names(p) ) return PS_ERROR;
   if( ch_match(p) ) return PS_ERROR;
   if( ps_capture_compact(cap) ) return ps_nomem(p->err);
+  if( ch_stacks(p) ) return PS_ERROR;
   if( ps_capture_nest(cap, p->err) ) return PS_NOMEM;
   if( ch_bind_flows(p) ) return PS_ERROR;
   /* counts */

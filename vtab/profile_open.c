@@ -13,7 +13,8 @@
 ** and the tree views of sql/event_tree.sql (when the capture has events) and
 ** sql/record_tree.sql (when it has records), and xprof's statistics of sql/xprof_stats.sql
 ** (xprof_op_events, xprof_op_stats, xprof_kernel_stats, xprof_step_time: when the capture is an
-** XSpace), with the prefix in front of every view name. The
+** XSpace), and sql/stacks.sql (stack_functions, stack_folded: when the capture has call stacks),
+** with the prefix in front of every view name. The
 ** SQL is the text of those files, compiled in at build time (build/sql_text.h, sql/embed.sh).
 ** (a profile_jobs view will join these when that table exists.)
 ** Returns a JSON array of the view names created.
@@ -36,7 +37,8 @@ static const char *const azViewName[] = {
   "events", "records", "xplanes", "metadata",
   "event_tree", "event_ancestors", "event_descendants", "event_folded",
   "record_tree", "record_ancestors", "record_descendants", "record_folded",
-  "xprof_op_events", "xprof_op_stats", "xprof_kernel_stats", "xprof_step_time", 0
+  "xprof_op_events", "xprof_op_stats", "xprof_kernel_stats", "xprof_step_time",
+  "stack_functions", "stack_folded", 0
 };
 
 static int is_ident(char c){
@@ -93,7 +95,7 @@ static void openFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     }
   }
   char *zErr = 0;
-  int bEvents = 1, bRecords = 1, bXSpace = 1;
+  int bEvents = 1, bRecords = 1, bXSpace = 1, bStacks = 1;
   struct stat st;
   const char *zPath = sqlite3_value_type(argv[0])==SQLITE_TEXT ? (const char*)sqlite3_value_text(argv[0]) : 0;
   if( zPath && pConn->bNoIo ){
@@ -110,6 +112,7 @@ static void openFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     if( e==0 ){ ps_result_load_error(ctx, zErr, rcLoad); return; }
     bEvents = e->cap->ev.n>0; bRecords = e->cap->nRec>0;
     bXSpace = bEvents && e->cap->pFormat==&ps_format_xspace;
+    bStacks = bRecords && e->cap->ev.aStack!=0;
     ps_vt_release(e);
   }
 
@@ -148,18 +151,21 @@ static void openFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
       sqlite3_str_appendf(pOut, "%s\"%s%s\"", nOut++ ? "," : "", zPrefix, azTable[k][0]);
     }
   }
-  /* bWhen: 0 a capture with events, 1 with records, 2 an XSpace (a directory or glob: always) */
+  /* bWhen: 0 a capture with events, 1 with records, 2 an XSpace, 3 with call stacks (a directory
+  ** or glob: always) */
   static const struct { const char *zSql; const char *azViews[4]; int bWhen; } aTree[] = {
     { ps_sql_event_tree, {"event_tree", "event_ancestors", "event_descendants", "event_folded"}, 0 },
     { ps_sql_record_tree, {"record_tree", "record_ancestors", "record_descendants", "record_folded"}, 1 },
     { ps_sql_xprof_stats, {"xprof_op_events", "xprof_op_stats", "xprof_kernel_stats", "xprof_step_time"}, 2 },
+    { ps_sql_stacks, {"stack_functions", "stack_folded", 0, 0}, 3 },
   };
-  for(int k=0; k<3 && rc==SQLITE_OK && zSrc; k++){
-    if( aTree[k].bWhen==0 ? !bEvents : aTree[k].bWhen==1 ? !bRecords : !bXSpace ) continue;
+  for(int k=0; k<4 && rc==SQLITE_OK && zSrc; k++){
+    int w = aTree[k].bWhen;
+    if( w==0 ? !bEvents : w==1 ? !bRecords : w==2 ? !bXSpace : !bStacks ) continue;
     char *z = ps_sql_prefixed(aTree[k].zSql, zPrefix);
     rc = z ? sqlite3_exec(db, z, 0, 0, &zErr) : SQLITE_NOMEM;
     sqlite3_free(z);
-    for(int v=0; v<4 && rc==SQLITE_OK; v++){
+    for(int v=0; v<4 && rc==SQLITE_OK && aTree[k].azViews[v]; v++){
       sqlite3_str_appendf(pOut, ",\"%s%s\"", zPrefix, aTree[k].azViews[v]);
     }
   }

@@ -2,7 +2,8 @@
 match an independent computation with Python's json module (decimal arithmetic, no floats):
   - events per phase (profile_metadata scope 'ph') = events in the file, per ph;
   - complete slices (ph 'X' with dur): count and sum(dur) in ns per name, and sum(ts);
-  - every B is a row; every B row with a dur consumed exactly one E;
+  - every B is a row; every B row with a dur consumed exactly one E; one more row per entry of
+    the top-level 'samples' array;
   - displayTimeUnit as written.
 Skips with a message when ../shared/corpus is absent (a user's checkout does not have it).
 Prints "RESULT <passed> <failed>" last."""
@@ -82,7 +83,10 @@ for name in files:
     check(b_rows == n_b, f"{name}: {b_rows} B rows, file has {n_b} B events")
     merged = b_closed + db.execute(
         "SELECT count(dur) FROM profile_events(?) WHERE ph IN ('b', 'S')", (path,)).fetchone()[0]
-    check(rows == len(events) - merged, f"{name}: {rows} rows != {len(events)} events - {merged} merged ends")
+    # the top-level 'samples' array: one row each, after the events
+    n_samples = len(doc.get("samples", [])) if isinstance(doc, dict) else 0
+    check(rows == len(events) - merged + n_samples,
+          f"{name}: {rows} rows != {len(events)} events - {merged} merged ends + {n_samples} samples")
 
     if isinstance(doc, dict) and "displayTimeUnit" in doc:
         dtu = db.execute("SELECT value FROM profile_metadata(?) WHERE scope = 'trace' AND key = 'displayTimeUnit'",

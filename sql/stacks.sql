@@ -1,0 +1,86 @@
+-- stacks.sql — what a CPU profile is for, as TEMP views: which functions burn the time, self and
+-- total, and the folded stacks a flame graph is drawn from.
+--
+-- Input: a table or view `records` with at least file, record_id, parent_record_id, name,
+-- category, count, self_ns, depth: the frames / call-tree nodes of a sampled capture (ext/stacks.h:
+-- count = the samples whose leaf is the node, self_ns = their sampled time) — e.g.
+--   CREATE TEMP VIEW records AS SELECT * FROM profile_records('cpu.pprof');
+--   .read sql/stacks.sql
+-- (profile_open() creates `records` and these views for a capture with stacks.)
+--
+-- Views
+--   stack_functions(file, name, category, self_samples, total_samples, self_ns, total_ns)
+--       one row per function (name and category: a function of two files or modules is two
+--       rows): self = the samples whose leaf is the function; total = the samples with the
+--       function anywhere on their stack, counted ONCE per sample however often the function
+--       recurses on it (a;b;a;b adds 1 to a's total, not 2), as flame graph tools count.
+--       self_ns / total_ns are NULL for captures whose samples carry no time (folded stacks,
+--       perf events that count cycles); samples are sums of the sample weights.
+--   stack_folded(file, stack, samples, self_ns)
+--       one row per call-tree node with samples of its own: stack = the names from the root
+--       joined with ';' (flamegraph.pl's folded form 'a;b;c'), samples = its count, self_ns.
+--       `SELECT stack || ' ' || samples FROM stack_folded` is a folded file.
+-- Cycle-safe as record_tree.sql: nodes out of the tree (depth NULL) are never reached; every walk
+-- stops at depth 100000.
+--
+-- Cost (n nodes, d deep): both walks carry a string per node (the set of functions above it /
+-- the stack text), so they cost O(n·d) — for a profile's call tree (thousands to a few hundred
+-- thousand nodes, tens deep) well under a second. stack_functions explodes only nodes with
+-- samples of their own.
+DROP VIEW IF EXISTS temp.stack_functions;
+CREATE TEMP VIEW stack_functions AS
+WITH RECURSIVE
+  node(file, id, parent_id, name, category, cnt, self_t, in_tree) AS MATERIALIZED (
+    SELECT coalesce(file, ''), record_id, parent_record_id, name, category, count, self_ns,
+           depth IS NOT NULL FROM records),
+  -- a function is a (name, category) pair, numbered so the walk carries integers
+  fn(k, name, category) AS MATERIALIZED (
+    SELECT row_number() OVER (ORDER BY name, category), name, category
+      FROM (SELECT DISTINCT name, category FROM node)),
+  nk(file, id, parent_id, k, cnt, self_t, in_tree) AS MATERIALIZED (
+    SELECT n.file, n.id, n.parent_id, f.k, n.cnt, n.self_t, n.in_tree
+      FROM node n JOIN fn f ON f.name IS n.name AND f.category IS n.category),
+  -- names: the set of functions from the root to the node, as ',k1,k2,...,'
+  walk(file, id, cnt, self_t, names, depth) AS (
+    SELECT n.file, n.id, n.cnt, n.self_t, ',' || n.k || ',', 0
+      FROM nk n
+     WHERE n.in_tree AND (n.parent_id IS NULL
+        OR NOT EXISTS (SELECT 1 FROM node p WHERE p.id = n.parent_id AND p.file = n.file))
+    UNION ALL
+    SELECT c.file, c.id, c.cnt, c.self_t,
+           CASE WHEN instr(w.names, ',' || c.k || ',') THEN w.names ELSE w.names || c.k || ',' END,
+           w.depth + 1
+      FROM walk w JOIN nk c ON c.parent_id = w.id AND c.file = w.file
+     WHERE c.in_tree AND w.depth < 100000
+  ),
+  self(file, k, s, st) AS (
+    SELECT file, k, sum(cnt), sum(self_t) FROM nk WHERE in_tree GROUP BY file, k),
+  total(file, k, s, st) AS (
+    SELECT w.file, CAST(j.value AS INTEGER), sum(w.cnt), sum(w.self_t)
+      FROM walk w, json_each('[' || substr(w.names, 2, length(w.names) - 2) || ']') j
+     WHERE w.cnt > 0
+     GROUP BY w.file, CAST(j.value AS INTEGER))
+SELECT nullif(t.file, '') AS file, f.name, f.category,
+       coalesce(s.s, 0) AS self_samples, t.s AS total_samples,
+       CASE WHEN t.st IS NULL THEN NULL ELSE coalesce(s.st, 0) END AS self_ns, t.st AS total_ns
+  FROM total t JOIN fn f ON f.k = t.k
+  LEFT JOIN self s ON s.file = t.file AND s.k = t.k;
+
+DROP VIEW IF EXISTS temp.stack_folded;
+CREATE TEMP VIEW stack_folded AS
+WITH RECURSIVE
+  node(file, id, parent_id, name, cnt, self_t, in_tree) AS MATERIALIZED (
+    SELECT coalesce(file, ''), record_id, parent_record_id, name, count, self_ns,
+           depth IS NOT NULL FROM records),
+  walk(file, id, stack, cnt, self_t, depth) AS (
+    SELECT n.file, n.id, coalesce(n.name, ''), n.cnt, n.self_t, 0
+      FROM node n
+     WHERE n.in_tree AND (n.parent_id IS NULL
+        OR NOT EXISTS (SELECT 1 FROM node p WHERE p.id = n.parent_id AND p.file = n.file))
+    UNION ALL
+    SELECT c.file, c.id, w.stack || ';' || coalesce(c.name, ''), c.cnt, c.self_t, w.depth + 1
+      FROM walk w JOIN node c ON c.parent_id = w.id AND c.file = w.file
+     WHERE c.in_tree AND w.depth < 100000
+  )
+SELECT nullif(file, '') AS file, stack, cnt AS samples, self_t AS self_ns
+  FROM walk WHERE cnt > 0;

@@ -1,0 +1,163 @@
+"""Call stacks in Chrome trace JSON (Trace Event Format, "Stack frames" and "Samples"): the
+top-level stackFrames dictionary as profile_records, the top-level samples array as sample rows,
+sf / stack on events as stack_id, P events as samples; stack_functions / stack_folded over them.
+
+Every corpus trace with stackFrames, samples or sf is checked against Python's json module:
+frames (id, parent, name, category), per-frame self weight (the samples and P events whose leaf
+it is, weights summed), per-function self and total weight with a function counted once per
+sample however often it recurses, the folded stacks, and the rows' stack_id, ts and cpu.
+A hand-made file (tests/data/stacks/chrome_stacks_edge.json) pins the edge cases by hand:
+non-integer ids, a parent cycle, a missing parent, undefined sf ids, inline stacks, esf on an E
+kept alone, string weights and cpus, samples without pid finding their thread by tid."""
+import collections
+import decimal
+import gzip
+import json
+import os
+
+from testlib import check, connect, done, rows, skip_part
+
+CORPUS = os.path.join("..", "shared", "corpus", "chrome")
+EDGE = "tests/data/stacks/chrome_stacks_edge.json"
+
+
+def ns(v):
+    d = decimal.Decimal(str(v)) * 1000
+    return int(d.quantize(decimal.Decimal(1), rounding=decimal.ROUND_HALF_UP))
+
+
+def load(path):
+    raw = open(path, "rb").read()
+    if raw[:2] == b"\x1f\x8b":
+        raw = gzip.decompress(raw)
+    return json.loads(raw.decode("utf-8"), parse_float=decimal.Decimal)
+
+
+def frame_id(v):
+    return int(v)
+
+
+def reference(doc):
+    """Python's own reading: frames, per-frame self weight, per-function self/total weight."""
+    frames = {frame_id(k): f for k, f in doc.get("stackFrames", {}).items()}
+    events = doc["traceEvents"] if isinstance(doc, dict) else doc
+    leaves = []                       # (leaf frame id, weight) per sample
+    for s in doc.get("samples", []):
+        if "sf" in s:
+            leaves.append((frame_id(s["sf"]), int(s.get("weight", 1))))
+    for e in events:
+        if e.get("ph") == "P" and "sf" in e:
+            leaves.append((frame_id(e["sf"]), 1))
+    self_w = collections.Counter()
+    fn_self = collections.Counter()
+    fn_total = collections.Counter()
+    folded = collections.Counter()
+    for leaf, w in leaves:
+        if leaf not in frames:
+            continue
+        self_w[leaf] += w
+        path, seen, x = [], set(), leaf
+        while x is not None and x in frames and x not in seen:
+            seen.add(x)
+            path.append(x)
+            p = frames[x].get("parent")
+            x = frame_id(p) if p is not None else None
+        key = lambda f: (frames[f].get("name"), frames[f].get("category"))
+        fn_self[key(leaf)] += w
+        for k in set(key(f) for f in path):
+            fn_total[k] += w
+        folded[";".join(frames[f].get("name") for f in reversed(path))] += w
+    return frames, self_w, fn_self, fn_total, folded
+
+
+def check_file(db, path, name):
+    doc = load(path)
+    if not isinstance(doc, dict):
+        return
+    frames, self_w, fn_self, fn_total, folded = reference(doc)
+    recs = {r["record_id"]: r for r in rows(db, "SELECT * FROM profile_records(?)", (path,))}
+    check(set(recs) == set(frames), f"{name}: frame ids", sorted(set(recs) ^ set(frames))[:5])
+    bad = [i for i, f in frames.items() if i in recs and (
+        recs[i]["name"] != f.get("name") or recs[i]["category"] != f.get("category")
+        or recs[i]["parent_record_id"] != (frame_id(f["parent"]) if f.get("parent") is not None else None))]
+    check(not bad, f"{name}: frame name/category/parent", bad[:5])
+    got_self = {i: r["count"] for i, r in recs.items() if r["count"]}
+    check(got_self == dict(self_w), f"{name}: self weight per frame",
+          sorted(set(got_self.items()) ^ set(self_w.items()))[:5])
+    db.execute("SELECT profile_open(?)", (path,))
+    fn = {(r["name"], r["category"]): (r["self_samples"], r["total_samples"])
+          for r in rows(db, "SELECT * FROM stack_functions")}
+    ref = {k: (fn_self.get(k, 0), t) for k, t in fn_total.items()}
+    check(fn == ref, f"{name}: stack_functions self/total", sorted(set(fn.items()) ^ set(ref.items()))[:5])
+    # (frames of equal names under equal parents' names fold into one stack, as flamegraph.pl adds them)
+    got_folded = dict(db.execute("SELECT stack, sum(samples) FROM stack_folded GROUP BY stack").fetchall())
+    check(got_folded == dict(folded), f"{name}: stack_folded", sorted(set(got_folded.items()) ^ set(folded.items()))[:3])
+    # the sample rows: one per entry of 'samples', after the events, in file order
+    samples = doc.get("samples", [])
+    if samples:
+        got = db.execute("SELECT ts, stack_id, cpu FROM profile_events(?) ORDER BY id DESC LIMIT ?",
+                         (path, len(samples))).fetchall()[::-1]
+        want = [(ns(s["ts"]), frame_id(s["sf"]) if "sf" in s else None,
+                 int(s["cpu"]) if "cpu" in s and int(s["cpu"]) >= 0 else None) for s in samples]
+        check(got == want, f"{name}: sample rows (ts, stack_id, cpu)", [g for g, w in zip(got, want) if g != w][:3])
+    # events with sf keep it as stack_id
+    events = [e for e in doc["traceEvents"] if e != {}]
+    # (an end event's sf is the end stack of the row its begin made: not the row's stack_id)
+    n_sf = sum(1 for e in events if "sf" in e and e.get("ph") not in ("E", "e", "F"))
+    got_sf = db.execute("SELECT count(*) FROM profile_events(?) WHERE stack_id IS NOT NULL", (path,)).fetchone()[0]
+    check(got_sf == n_sf + sum(1 for s in samples if "sf" in s), f"{name}: rows with a stack_id", got_sf)
+
+
+db = connect()
+if os.path.isdir(CORPUS):
+    n = 0
+    for name in sorted(os.listdir(CORPUS)):
+        path = os.path.join(CORPUS, name)
+        try:
+            doc = load(path)
+        except ValueError:            # the unterminated-array files: no stacks in them
+            doc = None
+        if isinstance(doc, dict) and ("stackFrames" in doc or "samples" in doc):
+            check_file(db, path, name)
+            n += 1
+    check(n >= 4, f"corpus traces with stacks: {n}")
+    # the 10,441 perf samples over 13,408 frames: weights are the perf periods
+    perf = os.path.join(CORPUS, "catapult-perf_sampling_trace_with_trace_events.json.gz")
+    got = db.execute("SELECT count(*), sum(cpu IS NOT NULL) FROM profile_events(?) WHERE stack_id IS NOT NULL",
+                     (perf,)).fetchone()
+    check(got == (10441, 10441), "perf sampling: 10,441 samples with a CPU", got)
+    got = db.execute("SELECT count(*) FROM profile_records(?)", (perf,)).fetchone()[0]
+    check(got == 13408, "perf sampling: 13,408 frames", got)
+else:
+    skip_part(f"corpus traces with stacks: {CORPUS} not found (../shared/corpus absent)")
+
+# ---- the hand-made edge file: values worked out by hand from the file
+ev = rows(db, "SELECT id, ts, name, ph, pid, tid, stack_id, cpu FROM profile_events(?)", (EDGE,))
+check([r["stack_id"] for r in ev] == [3, 408, 407, 405, 3, None, 3, 2, 405, 12, None, 407],
+      "edge: stack_id per row (sf, inline stacks, esf of a lone E, undefined ids NULL)", [r["stack_id"] for r in ev])
+check([r["cpu"] for r in ev][6:8] == [2, 3], "edge: cpu as number and string", [r["cpu"] for r in ev][6:8])
+check(ev[6]["ts"] == 101500 and ev[7]["ts"] == 102000, "edge: sample ts in ns (101.5 and \"102\" µs)")
+check((ev[6]["pid"], ev[6]["tid"]) == (1, 7), "edge: a sample without pid takes the thread with its tid", ev[6])
+check((ev[9]["pid"], ev[9]["tid"]) == (2, 8), "edge: a sample with a pid keeps it", ev[9])
+recs = {r["record_id"]: r for r in rows(db, "SELECT * FROM profile_records(?)", (EDGE,))}
+# ids: integers as written; 'a' and the inline frames after the largest integer id used (404)
+check(sorted(recs) == [1, 2, 3, 10, 11, 12, 405, 406, 407, 408], "edge: record ids", sorted(recs))
+check((recs[405]["name"], recs[405]["parent_record_id"]) == ("named by a string", 1), "edge: non-integer key 'a'")
+check([recs[i]["name"] for i in (406, 407, 408)] == ["main", "run", "0x1f"] and recs[408]["parent_record_id"] == 407,
+      "edge: an inline stack is a path of frames, root first")
+# self weight: frame 3 = sample (10) + P event sf "3" (1); 2 = "4"; 'a' = 1; 12 = 1; inline run = 1
+check({i: r["count"] for i, r in recs.items() if r["count"]} == {3: 11, 2: 4, 405: 1, 12: 1, 407: 1},
+      "edge: self weight per frame", {i: r["count"] for i, r in recs.items() if r["count"]})
+check(recs[10]["depth"] is None and recs[11]["depth"] is None, "edge: a parent cycle is out of the tree")
+check(recs[12]["depth"] == 0, "edge: a missing parent makes a root")
+diag = db.execute("SELECT key, value FROM profile_metadata(?) WHERE scope = 'diagnostic'", (EDGE,)).fetchall()
+check(("unknown_id", "byte 550: stack frame id 99 is not defined; the row has no stack") in diag, "edge: undefined sf 99", diag)
+check(("missing_parent", "byte 902: parent 404 of frame id 12 does not exist; the record is a root") in diag,
+      "edge: missing parent diagnostic", diag)
+check(sum(1 for k, _ in diag if k == "parent_cycle") == 2, "edge: both cycle members named", diag)
+db.execute("SELECT profile_open(?)", (EDGE,))
+fn = {r["name"]: (r["self_samples"], r["total_samples"]) for r in rows(db, "SELECT * FROM stack_functions")}
+# by hand: main(app) is on the stacks of 3 (11), 2 (4), 'a' (1) -> total 16; loop: 15; leaf: 11
+check(fn.get("leaf") == (11, 11) and fn.get("loop") == (4, 15) and fn.get("named by a string") == (1, 1),
+      "edge: stack_functions by hand", fn)
+done()
