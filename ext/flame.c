@@ -2,7 +2,9 @@
 ** flame.c — a self-contained SVG flame graph (icicle: roots on top) of a capture's parent tree,
 ** without SQLite. Frames are merged by stack (the names from the root down, as folded stacks
 ** are), each frame's width is the self time of everything under it, i.e. its inclusive time
-** (slices: dur minus the children's dur, never negative; timings records: self_ns). The first
+** (slices: dur minus the children's dur, never negative; timings records: self_ns). A capture
+** with stack samples (ext/stacks.h) is drawn from its samples: width = sampled time (their dur),
+** or the sample count (weights) when no sample has a duration (folded stacks, perf cycles). The first
 ** level is each track or thread ("process / thread"; timings: the category), or the roots.
 ** Hovering a frame shows its <title>: name, milliseconds and share of the total. No script, no
 ** external reference: it opens in any browser offline.
@@ -89,11 +91,11 @@ static void fl_label(const PsCapture *cap, const FNode *x, char **azThread, PsBu
 }
 
 /* The first-level frame of group t, escaped for SVG (malloc'ed; NULL when out of memory):
-** timings: the category; else "process / thread", or for an async track "process / async
+** bCategory (timings records): the category; else "process / thread", or for an async track "process / async
 ** cat=x id=0x1". A process or thread without a name is "pid N" / "tid N" (ps_value_text). */
-static char *fl_group_label(const PsCapture *cap, int bByTrack, uint32_t t){
+static char *fl_group_label(const PsCapture *cap, int bCategory, int bByTrack, uint32_t t){
   PsBuf lb; memset(&lb, 0, sizeof(lb));
-  if( cap->nRec ){
+  if( bCategory ){
     PsStr s = ps_pool_get(&cap->pool, t);
     xml_text(&lb, s.z, s.n);
   }else{
@@ -113,25 +115,112 @@ static char *fl_group_label(const PsCapture *cap, int bByTrack, uint32_t t){
   return lb.z;
 }
 
-int ps_flame_svg(const PsCapture *capc, int eGroup, const char *zTitle, PsBuf *out, PsErr *err){
+/* ---------------------------------------------------------------- samples */
+/* A capture with stack samples (ext/stacks.h) is drawn from them: each sample adds its value to
+** the path of frames from its stack's root to its leaf, under its thread's (or track's) frame. */
+static int fl_has_samples(const PsCapture *cap, int *pbTime){
+  const PsEvents *e = &cap->ev;
+  int bAny = 0, bDur = 0;
+  if( e->aStack==0 ) return 0;
+  for(size_t r=0; r<e->n; r++){
+    if( !(e->aFlags[r] & PS_EV_SAMPLE) || e->aStack[r]<0 ) continue;
+    bAny = 1;
+    if( e->aDur[r]!=PS_NULL64 ){ bDur = 1; break; }
+  }
+  *pbTime = bDur;
+  return bAny;
+}
+
+typedef struct FlPair { uint32_t group; int32_t leaf; int64_t value; } FlPair;
+
+/* The samples into f: values summed per (group, leaf frame) first (profiles repeat few stacks
+** over many samples), then each distinct pair's frames from the root placed once. */
+static int fl_samples(const PsCapture *cap, Fl *f, int32_t root, int eGroup, int bTime,
+                      char **azLabel, size_t nLabel){
+  const PsEvents *e = &cap->ev;
+  size_t nh = 1024, nPair = 0;
+  FlPair *a = 0; uint32_t *h = 0; int32_t *aChain = 0;
+  int rc = -1;
+  size_t nAlloc = 0;
+  h = calloc(nh, sizeof(uint32_t));
+  aChain = malloc((cap->nRec ? cap->nRec : 1) * sizeof(int32_t));
+  if( h==0 || aChain==0 ) goto out;
+  for(size_t r=0; r<e->n; r++){
+    int32_t leaf = e->aStack[r];
+    if( !(e->aFlags[r] & PS_EV_SAMPLE) || leaf<0 || (size_t)leaf>=cap->nRec ) continue;
+    int64_t v = bTime ? (e->aDur[r]!=PS_NULL64 && e->aDur[r]>0 ? e->aDur[r] : 0) : (e->aWeight ? e->aWeight[r] : 1);
+    uint32_t g = eGroup==PS_FLAME_MERGED ? 0 : eGroup==PS_FLAME_TRACK ? e->aTrack[r] : e->aThread[r];
+    if( (nPair+1)*2 > nh ){
+      size_t nh2 = nh*2;
+      uint32_t *h2 = calloc(nh2, sizeof(uint32_t));
+      if( h2==0 ) goto out;
+      for(size_t k=0; k<nPair; k++){
+        size_t j = (size_t)(((uint64_t)a[k].group*0x9E3779B97F4A7C15ull ^ (uint64_t)(uint32_t)a[k].leaf*0xC2B2AE3D27D4EB4Full) >> 20) & (nh2-1);
+        while( h2[j] ) j = (j+1) & (nh2-1);
+        h2[j] = (uint32_t)k + 1;
+      }
+      free(h); h = h2; nh = nh2;
+    }
+    size_t j = (size_t)(((uint64_t)g*0x9E3779B97F4A7C15ull ^ (uint64_t)(uint32_t)leaf*0xC2B2AE3D27D4EB4Full) >> 20) & (nh-1);
+    while( h[j] && !(a[h[j]-1].group==g && a[h[j]-1].leaf==leaf) ) j = (j+1) & (nh-1);
+    if( h[j]==0 ){
+      if( ps_grow((void**)&a, sizeof(FlPair), &nAlloc, nPair+1) ) goto out;
+      a[nPair].group = g; a[nPair].leaf = leaf; a[nPair].value = 0;
+      h[j] = (uint32_t)++nPair;
+    }
+    fl_add(&a[h[j]-1].value, v);
+  }
+  for(size_t k=0; k<nPair; k++){
+    int32_t parentNode = root;
+    if( eGroup!=PS_FLAME_MERGED && a[k].group < nLabel ){
+      uint32_t g = a[k].group;
+      if( azLabel[g]==0 && (azLabel[g] = fl_group_label(cap, 0, eGroup==PS_FLAME_TRACK, g))==0 ) goto out;
+      parentNode = fl_child(f, root, g, 1);
+      if( parentNode<0 ) goto out;
+    }
+    /* the frames from the leaf up (a parent walk never repeats a record: at most nRec steps) */
+    size_t nChain = 0;
+    for(int32_t x = a[k].leaf; x>=0 && nChain<cap->nRec; x = cap->aRec[x].parent) aChain[nChain++] = x;
+    while( nChain>0 ){
+      parentNode = fl_child(f, parentNode, cap->aRec[aChain[--nChain]].name, 0);
+      if( parentNode<0 ) goto out;
+    }
+    fl_add(&f->a[parentNode].value, a[k].value);
+  }
+  rc = 0;
+out:
+  free(a); free(h); free(aChain);
+  return rc;
+}
+
+int ps_flame_svg(const PsCapture *capc, int eGroup, const char *zTitle, PsBuf *out,
+                 PsFlameInfo *pInfo, PsErr *err){
   PsCapture *cap = (PsCapture*)capc;
   Fl f; memset(&f, 0, sizeof(f));
   char **azThread = 0; size_t nThreadLabel = 0;
   int32_t *aNode = 0;          /* row -> trie node */
   size_t *aChain = 0;          /* rows of the walk up to a placed ancestor */
   int rc = PS_NOMEM;
+  int bTime = 1;
+  int bSamples = fl_has_samples(cap, &bTime);
+  int bWeighted = bSamples && !bTime && cap->ev.aWeight!=0;
+  const char *zUnit = bWeighted ? "weight" : "samples";
+  /* the tree drawn: the samples' stacks; else timer/statistics records (a capture whose records
+  ** are stack frames without samples draws its slices); else the slices */
+  int bRec = !bSamples && cap->nRec && cap->ev.aStack==0;
   int32_t root = fl_child(&f, -1, 0, 0);
   if( root<0 ) goto out;
-  size_t nRows = cap->nRec ? cap->nRec : cap->ev.n;
+  size_t nRows = bSamples ? 0 : bRec ? cap->nRec : cap->ev.n;
   aNode = malloc((nRows ? nRows : 1) * sizeof(int32_t));
   if( aNode==0 ) goto out;
-  int bByTrack = eGroup==PS_FLAME_TRACK && cap->nRec==0;   /* label key: a track, else a thread */
+  int bByTrack = eGroup==PS_FLAME_TRACK && !bRec;   /* label key: a track, else a thread */
   if( eGroup!=PS_FLAME_MERGED ){
-    size_t nLab = cap->nRec ? cap->pool.n + 1 : bByTrack ? cap->nTrack : cap->nThread;
+    size_t nLab = bRec ? cap->pool.n + 1 : bByTrack ? cap->nTrack : cap->nThread;
     azThread = calloc(nLab ? nLab : 1, sizeof(char*));
     if( azThread==0 ) goto out;
     nThreadLabel = nLab;
   }
+  if( bSamples && fl_samples(cap, &f, root, eGroup, bTime, azThread, nThreadLabel) ) goto out;
   /* rows in an order where parents come first: file order, with unresolved parents looked up
   ** on demand (a parent later in the file is placed first by the recursion below) */
   /* aNode: -1 not yet placed, -3 on the chain being walked, -2 not a frame (no extent) */
@@ -144,36 +233,38 @@ int ps_flame_svg(const PsCapture *capc, int eGroup, const char *zTitle, PsBuf *o
     size_t nChain = 0;
     size_t r = r0;
     while( aNode[r]==-1 ){
-      int keep = cap->nRec ? 1 : ((cap->ev.aFlags[r] & PS_EV_SLICE) && cap->ev.aDur[r]!=PS_NULL64);
+      int keep = bRec ? 1 : ((cap->ev.aFlags[r] & PS_EV_SLICE) && cap->ev.aDur[r]!=PS_NULL64);
       if( !keep ){ aNode[r] = -2; break; }
       aNode[r] = -3;
       aChain[nChain++] = r;
-      int32_t p = cap->nRec ? cap->aRec[r].parent : cap->ev.aParent[r];
+      int32_t p = bRec ? cap->aRec[r].parent : cap->ev.aParent[r];
       if( p<0 ) break;
       r = (size_t)p;
     }
     while( nChain>0 ){
       size_t x = aChain[--nChain];
-      int32_t p = cap->nRec ? cap->aRec[x].parent : cap->ev.aParent[x];
+      int32_t p = bRec ? cap->aRec[x].parent : cap->ev.aParent[x];
       int32_t parentNode;
       if( p>=0 && aNode[p]>=0 ) parentNode = aNode[p];
       else if( eGroup!=PS_FLAME_MERGED ){
-        uint32_t t = cap->nRec ? cap->aRec[x].category : bByTrack ? cap->ev.aTrack[x] : cap->ev.aThread[x];
+        uint32_t t = bRec ? cap->aRec[x].category : bByTrack ? cap->ev.aTrack[x] : cap->ev.aThread[x];
         if( t >= nThreadLabel ){ parentNode = root; }
         else{
-          if( azThread[t]==0 && (azThread[t] = fl_group_label(cap, bByTrack, t))==0 ) goto out;
+          if( azThread[t]==0 && (azThread[t] = fl_group_label(cap, bRec, bByTrack, t))==0 ) goto out;
           parentNode = fl_child(&f, root, t, 1);
           if( parentNode<0 ) goto out;
         }
       }else parentNode = root;
-      uint32_t nm = cap->nRec ? cap->aRec[x].name : cap->ev.aName[x];
+      uint32_t nm = bRec ? cap->aRec[x].name : cap->ev.aName[x];
       int32_t node = fl_child(&f, parentNode, nm, 0);
       if( node<0 ) goto out;
       aNode[x] = node;
     }
   }
   /* self time into each node */
-  if( cap->nRec ){
+  if( bSamples ){
+    /* fl_samples put each stack's value on its leaf node */
+  }else if( bRec ){
     for(size_t r=0; r<nRows; r++){
       if( aNode[r]<0 ) continue;
       int64_t s = cap->aRec[r].self!=PS_NULL64 ? cap->aRec[r].self : cap->aRec[r].time;
@@ -192,6 +283,7 @@ int ps_flame_svg(const PsCapture *capc, int eGroup, const char *zTitle, PsBuf *o
   for(size_t i=f.n; i-- > 1; ) fl_add(&f.a[f.a[i].parent].value, f.a[i].value);
   /* layout: depth-first, children by value (largest first) */
   int64_t total = f.a[root].value;
+  if( pInfo ){ pInfo->total = total; pInfo->bTime = bTime; pInfo->bWeighted = bWeighted; }
   int maxDepth = 0;
   {
     /* depth of each node (parents precede children) */
@@ -214,7 +306,9 @@ int ps_flame_svg(const PsCapture *capc, int eGroup, const char *zTitle, PsBuf *o
     xml_text(&tb, zTitle, strlen(zTitle));
     bad |= ps_buf_append(out, tb.z ? tb.z : "", tb.n);
     ps_buf_free(&tb);
-    bad |= ps_buf_printf(out, " — %.3f ms in all (width = time, hover a frame)</text>\n", total/1e6);
+    if( bTime ) bad |= ps_buf_printf(out, " — %.3f ms in all (width = time, hover a frame)</text>\n", total/1e6);
+    else bad |= ps_buf_printf(out, " — %lld %s in all (width = %s, hover a frame)</text>\n",
+                              (long long)total, zUnit, bWeighted ? "sample weight" : "samples");
     /* DFS with an explicit stack; each child's x = parent's x + the widths of its elder siblings */
     int nSt = 0;
     aStack[nSt++] = root;
@@ -235,8 +329,10 @@ int ps_flame_svg(const PsCapture *capc, int eGroup, const char *zTitle, PsBuf *o
         if( i==root ){ rr = 230; gg = 230; bb = 230; }
         bad |= ps_buf_printf(out, "<g><title>");
         bad |= ps_buf_append(out, lab.z, lab.n);
-        bad |= ps_buf_printf(out, " — %.3f ms (%.2f%%)</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"rgb(%d,%d,%d)\"/>",
-                             x->value/1e6, share, pad + aX[i], y, w, H - 1, rr, gg, bb);
+        if( bTime ) bad |= ps_buf_printf(out, " — %.3f ms (%.2f%%)", x->value/1e6, share);
+        else bad |= ps_buf_printf(out, " — %lld %s (%.2f%%)", (long long)x->value, zUnit, share);
+        bad |= ps_buf_printf(out, "</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"rgb(%d,%d,%d)\"/>",
+                             pad + aX[i], y, w, H - 1, rr, gg, bb);
         if( w > 30 ){
           /* as many characters as fit (about 6.5 px each) */
           size_t nFit = (size_t)((w - 6) / 6.5);

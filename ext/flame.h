@@ -15,10 +15,20 @@
                             ** ("process / async cat=x id=0x1"), as Perfetto shows them */
 /* Timings records have no threads or tracks: THREAD and TRACK both group them by category. */
 
-/* Appends a self-contained SVG icicle flame graph of cap (slices by parent_id, or timings
-** records by ParentRecordId) to out: frames merged by stack, width = inclusive time (the self
-** time of everything below), hover = "<name> — <ms> ms (<share>%)", first level by eGroup.
+/* What a graph's widths measure (ps_flame_svg fills it when not NULL). */
+typedef struct PsFlameInfo {
+  int64_t total;          /* the root's width: ns (bTime), else samples or summed sample weights */
+  int bTime;              /* 1: widths are ns */
+  int bWeighted;          /* widths are sample weights (Chrome sample 'weight', pprof counts, ...) */
+} PsFlameInfo;
+
+/* Appends a self-contained SVG icicle flame graph of cap to out: the stacks of its samples
+** (ext/stacks.h) when it has any, else its timer/statistics records by ParentRecordId, else its
+** slices by parent_id. Frames merged by stack, width = inclusive time (the self time of
+** everything below; for samples without durations the sample count or weight), hover =
+** "<name> — <ms> ms (<share>%)" (or "— N samples" / "— N weight"), first level by eGroup.
 ** PS_OK or PS_NOMEM. */
-int ps_flame_svg(const PsCapture *cap, int eGroup, const char *zTitle, PsBuf *out, PsErr *err);
+int ps_flame_svg(const PsCapture *cap, int eGroup, const char *zTitle, PsBuf *out,
+                 PsFlameInfo *pInfo, PsErr *err);
 
 #endif

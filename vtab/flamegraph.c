@@ -3,7 +3,11 @@
 ** flame graph (ext/flame.c) of a capture with a parent tree — Chrome slices, XSpace XEvents, lms
 ** markers, timings records — to path (temporary file + rename). Options: {"group": "track"
 ** (default: one first-level frame per track: each thread, each async track; timings: category)
-** | "thread" (async slices under their thread) | "none" (merged), "title": "..."}. Returns {"path":..., "bytes":N, "total_ms":X}. SQLITE_DIRECTONLY.
+** | "thread" (async slices under their thread) | "none" (merged), "title": "..."}. A capture
+** with stack samples (pprof, perf script, V8 CPU profiles, Chrome 'samples', ...) is drawn from
+** its samples' stacks. Returns {"path":..., "bytes":N, "total_ms":X}, or for samples without
+** durations {"path":..., "bytes":N, "total_samples":N} ("total_weight" when samples carry
+** weights). SQLITE_DIRECTONLY.
 ** Errors: those of loading the capture, "has no parent tree" (a newengine report), and
 ** "cannot write '<path>': ...".
 */
@@ -52,7 +56,8 @@ static void flameFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   }
   PsBuf b; memset(&b, 0, sizeof(b));
   PsErr err; memset(&err, 0, sizeof(err));
-  int rc = ps_flame_svg(cap, eGroup, zTitle, &b, &err);
+  PsFlameInfo info; memset(&info, 0, sizeof(info));
+  int rc = ps_flame_svg(cap, eGroup, zTitle, &b, &info, &err);
   if( rc==PS_OK && ps_source_lost_error(&cap->src, &err) ){
     /* the mapped file was cut short while the frames were named: no picture of zeros */
     ps_buf_free(&b);
@@ -67,10 +72,10 @@ static void flameFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     char *m = sqlite3_mprintf("profile_flamegraph: %s", err.msg);
     sqlite3_result_error(ctx, m, -1); sqlite3_free(m); return;
   }
-  /* the total, for the return value: the root frame's time is in the SVG heading */
-  const char *zAll = strstr(b.z, " — ");
-  double ms = zAll ? atof(zAll + strlen(" — ")) : 0;
-  char *z = sqlite3_mprintf("{\"path\":\"%w\",\"bytes\":%lld,\"total_ms\":%.3f}", zPath, (long long)b.n, ms);
+  char *z = info.bTime
+    ? sqlite3_mprintf("{\"path\":\"%w\",\"bytes\":%lld,\"total_ms\":%.3f}", zPath, (long long)b.n, info.total/1e6)
+    : sqlite3_mprintf("{\"path\":\"%w\",\"bytes\":%lld,\"total_%s\":%lld}", zPath, (long long)b.n,
+                      info.bWeighted ? "weight" : "samples", (long long)info.total);
   ps_buf_free(&b);
   if( z==0 ){ sqlite3_result_error_nomem(ctx); return; }
   sqlite3_result_text(ctx, z, -1, sqlite3_free);

@@ -844,7 +844,7 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     if( bFg ){
       char zT[300];
       snprintf(zT, sizeof(zT), "%s", t0==SQLITE_TEXT ? (const char*)sqlite3_value_text(argv[0]) : "BLOB");
-      if( ps_flame_svg(e->cap, PS_FLAME_TRACK, zT, &fg, &err) ) r.rc = SQLITE_NOMEM;
+      if( ps_flame_svg(e->cap, PS_FLAME_TRACK, zT, &fg, 0, &err) ) r.rc = SQLITE_NOMEM;
     }
     if( e ) ps_vt_release(e);
   }

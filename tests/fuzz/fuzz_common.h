@@ -49,7 +49,7 @@ static void fuzz_read_back(PsCapture *cap, size_t seed){
     /* the flame graph over the hostile tree, in one of its three groupings */
     PsBuf svg; memset(&svg, 0, sizeof(svg));
     PsErr e2;
-    (void)ps_flame_svg(cap, (int)(seed % 3), "fuzz", &svg, &e2);
+    (void)ps_flame_svg(cap, (int)(seed % 3), "fuzz", &svg, 0, &e2);
     ps_buf_free(&svg);
   }
   ps_capture_free(cap);

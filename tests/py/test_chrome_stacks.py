@@ -160,4 +160,13 @@ fn = {r["name"]: (r["self_samples"], r["total_samples"]) for r in rows(db, "SELE
 # by hand: main(app) is on the stacks of 3 (11), 2 (4), 'a' (1) -> total 16; loop: 15; leaf: 11
 check(fn.get("leaf") == (11, 11) and fn.get("loop") == (4, 15) and fn.get("named by a string") == (1, 1),
       "edge: stack_functions by hand", fn)
+# the flame graph draws the samples' stacks: width = sample weight (no sample has a duration)
+import json as _json, tempfile
+svg = os.path.join(tempfile.mkdtemp(), "edge.svg")
+res = _json.loads(db.execute("SELECT profile_flamegraph(?, ?, '{\"group\": \"none\"}')", (EDGE, svg)).fetchone()[0])
+# by hand: the rows with a stack that are samples: P sf "3" (1), weights 10, "4", 1 ('a'), 1 (12),
+# 1 (inline) = 18; the P with sf 99 and the sample with sf 77 have no stack
+check(res.get("total_weight") == 18 and "total_ms" not in res, "edge: flame graph total weight", res)
+body = open(svg, encoding="utf-8").read()
+check("<title>leaf — 11 weight (61.11%)</title>" in body, "edge: the leaf frame's width is its 11 of 18")
 done()
