@@ -127,7 +127,7 @@ $(BUILD)/test_sql_fault: tests/c/test_sql_fault.c tests/c/testlib.h $(call EXT_O
 $(BUILD)/test_threads: tests/c/test_threads.c tests/c/testlib.h $(call EXT_O,tsan) $(call VTAB_O,tsan)
 	clang $(TSAN) $(WARN) $(DEFS) -DSQLITE_CORE -Iext -Ivtab -I$(BUILD) -o $@ $< $(call EXT_O,tsan) $(call VTAB_O,tsan) -lsqlite3 $(LDLIBS)
 
-$(BUILD)/gen_trace $(BUILD)/gen_text $(BUILD)/gen_xspace: $(BUILD)/%: tests/bench/%.c
+$(BUILD)/gen_trace $(BUILD)/gen_text $(BUILD)/gen_xspace $(BUILD)/gen_stacks: $(BUILD)/%: tests/bench/%.c
 	@mkdir -p $(BUILD)
 	$(CC) -O2 $(WARN) -o $@ $<
 $(BUILD)/load_time: tests/bench/load_time.c $(call EXT_O,pic)
@@ -172,7 +172,7 @@ demo: deps-build
 	@sh examples/demo.sh
 
 bench: deps-build
-	@$(SUBMAKE) libprofsql.so $(BUILD)/gen_trace $(BUILD)/gen_text $(BUILD)/gen_xspace $(BUILD)/load_time
+	@$(SUBMAKE) libprofsql.so $(BUILD)/gen_trace $(BUILD)/gen_text $(BUILD)/gen_xspace $(BUILD)/gen_stacks $(BUILD)/load_time
 	@SQLITE3=$(SQLITE3) PYTHON=$(PYTHON) sh tests/bench/bench.sh
 
 # ---- make install / uninstall under $(DESTDIR)$(PREFIX); LIBDIR is Debian's multiarch directory

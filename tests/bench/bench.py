@@ -14,6 +14,7 @@ and prints wall time, ratio to libprofsql, MB/s and peak RSS (wait4 ru_maxrss) o
 Nothing is asserted: the numbers go to docs/performance.md by hand.
 Then the text formats (build/gen_text): a 1M-record timings report and a 10M-marker lms CSV
 (load rate), and profile_open + a full record_tree query on the 1M-record report.
+Then the sampled formats (build/gen_stacks): a 1M-sample perf script text and a 1M-sample pprof.
 Environment: SQLITE3 (sqlite3 CLI), BENCH_SIZES (default "1000000 5000000"), BENCH_TEXT=0 skips
 the text formats,
 BENCH_TIMEOUT (seconds per baseline run, default 300), BENCH_REPEAT (runs per measurement,
@@ -196,6 +197,7 @@ def bench_text():
             print("%-40s %9.3f %9.0f %10s %9.2f   (x libprofsql %.1f)" % ("  protoc --decode_raw, same file", dt2, size / 1e6 / dt2,
                   "%.0f MB" % (rss2 / 1e6), rss2 / size, dt2 / dt if dt else 0))
     bench_tf_stats(load)
+    bench_stacks(load)
     path = ensure_text("timings", 1000000)
     q = (".timer on\nSELECT profile_open('%s');\n"
          "SELECT count(*), max(depth), sum(self_ns) FROM record_tree;\n") % path
@@ -265,6 +267,109 @@ def bench_tf_stats(load):
         if dt2 and rc2 == 0:
             print("%-40s %9.3f %9.0f %10s %9.2f   (x libprofsql %.1f)" % ("  protoc --decode_raw, same file", dt2, size / 1e6 / dt2,
                   "%.0f MB" % (rss2 / 1e6), rss2 / size, dt2 / dt))
+
+
+def ensure_stacks(kind, n):
+    path = os.path.join(DATA, "stacks_%dk.%s" % (n // 1000, "perf.txt" if kind == "perf" else "pprof"))
+    if not os.path.exists(path):
+        os.makedirs(DATA, exist_ok=True)
+        with open(path + ".tmp", "wb") as f:
+            subprocess.check_call([os.path.join(ROOT, "build", "gen_stacks"), kind, str(n)], stdout=f)
+        os.rename(path + ".tmp", path)
+    return path
+
+
+def load_rate(path, fmt=None):
+    """build/load_time: (seconds, MB/s) of decoding into the capture model, no SQL."""
+    lt = subprocess.run([os.path.join(ROOT, "build", "load_time"), path] + ([fmt] if fmt else []),
+                        capture_output=True, text=True)
+    if lt.returncode != 0:
+        return None, None
+    t, mbs = lt.stdout.split()[:2]
+    return float(t), float(mbs)
+
+
+def bench_stacks(load):
+    """The sampled formats: a 1M-sample `perf script` text and a 1M-sample pprof (plain and gzip),
+    each loaded and aggregated per function (self samples), against a Python one-pass reader of
+    the same file (what a user would otherwise script: stackcollapse-style for perf, python
+    protobuf for pprof); the perf reader's rate is printed next to the Chrome JSON parser's on
+    the 1M-event trace, per byte."""
+    print("\n== sampled stacks (best of %d)" % REPEAT)
+    print("%-40s %9s %9s %10s %9s" % ("", "seconds", "MB/s", "peak RSS", "RSS/file"))
+    q = "SELECT name, count(*), sum(dur) FROM profile_events('%s') GROUP BY name ORDER BY 3 DESC LIMIT 5;\n"
+    perf = ensure_stacks("perf", 1000000)
+    size = os.path.getsize(perf)
+    subprocess.run(["cat", perf], stdout=subprocess.DEVNULL)
+    dt, rss, out, rc = best([SQLITE3, "-batch", "-init", "/dev/null"] + load + [":memory:"], q % perf)
+    label = "perf script 1M samples (%.0f MB)" % (size / 1e6)
+    if not dt or rc != 0:
+        print("%-40s failed: %s" % (label, out.strip()[-80:]))
+    else:
+        print("%-40s %9.3f %9.0f %10s %9.2f" % (label, dt, size / 1e6 / dt, "%.0f MB" % (rss / 1e6), rss / size))
+        t, mbs = load_rate(perf)
+        chrome = os.path.join(DATA, "trace_1000k.json")
+        tc, mbc = load_rate(chrome) if os.path.exists(chrome) else (None, None)
+        if t:
+            print("%-40s %9.3f %9.0f   (decode only, build/load_time)" % ("  load only", t, mbs))
+        if mbc:
+            print("%-40s %9.3f %9.0f   (perf script / chrome per byte: %.2f)" % ("  chrome JSON 1M events, load only", tc, mbc, mbs / mbc if mbs else 0))
+        code = ("import sys, collections\n"
+                "agg = collections.Counter(); leaf = None; hdr = False\n"
+                "for line in open(sys.argv[1], errors='replace'):\n"
+                "    if line[0] in '\\t ':\n"
+                "        if hdr: agg[line.split()[1].split('+')[0]] += 1; hdr = False\n"
+                "    elif line.strip(): hdr = True\n"
+                "print(len(agg))\n")
+        dt2, rss2, out2, rc2 = best([PYTHON, "-c", code, perf])
+        if dt2 and rc2 == 0:
+            print("%-40s %9.3f %9.0f %10s %9.2f   (x libprofsql %.1f)" % ("  python one-pass self count", dt2, size / 1e6 / dt2,
+                  "%.0f MB" % (rss2 / 1e6), rss2 / size, dt2 / dt))
+    pprof = ensure_stacks("pprof", 1000000)
+    gz = pprof + ".gz"
+    if not os.path.exists(gz):
+        subprocess.run(["sh", "-c", "gzip -c '%s' > '%s.tmp' && mv '%s.tmp' '%s'" % (pprof, gz, gz, gz)], check=True)
+    for path, what in ((pprof, "pprof 1M samples"), (gz, "pprof 1M samples, gzip")):
+        size = os.path.getsize(path)
+        subprocess.run(["cat", path], stdout=subprocess.DEVNULL)
+        dt, rss, out, rc = best([SQLITE3, "-batch", "-init", "/dev/null"] + load + [":memory:"], q % path)
+        label = "%s (%.0f MB)" % (what, size / 1e6)
+        if not dt or rc != 0:
+            print("%-40s failed: %s" % (label, out.strip()[-80:]))
+            continue
+        print("%-40s %9.3f %9.0f %10s %9.2f" % (label, dt, size / 1e6 / dt, "%.0f MB" % (rss / 1e6), rss / size))
+        if path == pprof:
+            t, mbs = load_rate(path)
+            if t:
+                print("%-40s %9.3f %9.0f   (decode only, build/load_time)" % ("  load only", t, mbs))
+            base = dt
+    proto = os.path.join(ROOT, "tests", "data", "stacks", "pprof_profile.proto")
+    if os.path.exists(proto) and shutil.which("protoc"):
+        desc = os.path.join(DATA, "pprof.desc")
+        subprocess.run(["protoc", "-I" + os.path.dirname(proto), "--descriptor_set_out=" + desc,
+                        os.path.basename(proto)], check=False)
+        code = ("import sys, gzip, collections\n"
+                "from google.protobuf import descriptor_pb2, descriptor_pool, message_factory\n"
+                "fds = descriptor_pb2.FileDescriptorSet(); fds.ParseFromString(open(sys.argv[1], 'rb').read())\n"
+                "pool = descriptor_pool.DescriptorPool()\n"
+                "for fd in fds.file: pool.Add(fd)\n"
+                "name = [m.name for m in fds.file[0].message_type][0]\n"
+                "pkg = fds.file[0].package\n"
+                "cls = message_factory.MessageFactory(pool).GetPrototype(pool.FindMessageTypeByName((pkg + '.' if pkg else '') + 'Profile'))\n"
+                "raw = open(sys.argv[2], 'rb').read()\n"
+                "raw = gzip.decompress(raw) if raw[:2] == b'\\x1f\\x8b' else raw\n"
+                "m = cls(); m.ParseFromString(raw)\n"
+                "fn = {f.id: m.string_table[f.name] for f in m.function}\n"
+                "loc = {l.id: fn[l.line[0].function_id] for l in m.location if l.line}\n"
+                "agg = collections.Counter()\n"
+                "for s in m.sample: agg[loc[s.location_id[0]]] += s.value[1]\n"
+                "print(len(agg))\n")
+        dt2, rss2, out2, rc2 = best([PYTHON, "-c", code, desc, gz])
+        if dt2 and rc2 == 0:
+            print("%-40s %9.3f %9s %10s %9s   (x libprofsql on the gzip file %.1f)" % (
+                  "  python protobuf parse + self ns, gzip", dt2, "", "%.0f MB" % (rss2 / 1e6), "", dt2 / dt))
+        else:
+            print("  python protobuf baseline failed: %s" % out2.strip()[-120:])
 
 
 if __name__ == "__main__":
