@@ -135,7 +135,7 @@ $(BUILD)/load_time: tests/bench/load_time.c $(call EXT_O,pic)
 
 # ---- libFuzzer targets (tests/fuzz/): one per parser and input path, and three through SQL
 FUZZ_TIME ?= 60
-FUZZ_FORMATS := chrome timings lms xspace newengine xprof_datatable
+FUZZ_FORMATS := chrome timings lms xspace newengine xprof_datatable cpuprofile speedscope pprof perf_script folded
 $(addprefix $(BUILD)/fuzz_,$(FUZZ_FORMATS)): $(BUILD)/fuzz_%: tests/fuzz/fuzz_format.c tests/fuzz/fuzz_common.h $(call EXT_O,fuzz)
 	clang $(FUZZ) $(DEFS) -DFUZZ_FORMAT=ps_format_$* -o $@ $< $(call EXT_O,fuzz) $(LDLIBS)
 $(BUILD)/fuzz_gzip: tests/fuzz/fuzz_gzip.c tests/fuzz/fuzz_common.h $(call EXT_O,fuzz)

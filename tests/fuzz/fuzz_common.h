@@ -32,9 +32,23 @@ static void fuzz_read_back(PsCapture *cap, size_t seed){
     }
     (void)ps_capture_link(cap, (int32_t)r);
   }
-  for(size_t r=0; r<cap->nRec && cap->pFormat->xRecordColumn; r++){
-    PsOut o;
-    if( cap->pFormat->xRecordColumn(cap, r, PS_COL_ATTRS, &o)==PS_OK ){ fuzz_check_json(&o); free(o.zFree); }
+  for(size_t r=0; r<cap->nRec; r++){
+    PsOut o; memset(&o, 0, sizeof(o));
+    if( cap->pFormat->xRecordColumn && cap->pFormat->xRecordColumn(cap, r, PS_COL_ATTRS, &o)==PS_OK ){
+      fuzz_check_json(&o); free(o.zFree);
+    }
+    if( o.type==0 && cap->aRec[r].zAttrs ){
+      /* a stack frame's attrs (ext/stacks.h), as profile_records returns them */
+      o.type = PS_META_JSON; o.z = cap->aRec[r].zAttrs; o.n = cap->aRec[r].nAttrs; o.zFree = 0;
+      fuzz_check_json(&o);
+    }
+    /* a record's parent is a record (or none), never itself */
+    int32_t p = cap->aRec[r].parent;
+    if( p>=(int32_t)cap->nRec || p==(int32_t)r ) abort();
+  }
+  /* a row's stack is a record (or none) */
+  for(size_t r=0; r<cap->ev.n && cap->ev.aStack; r++){
+    if( cap->ev.aStack[r]>=(int32_t)cap->nRec ) abort();
   }
   for(size_t r=0; r<cap->nJob; r++){
     for(int c=0; c<PS_JOB_NCOL; c++){

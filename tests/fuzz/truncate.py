@@ -1,7 +1,8 @@
 """tests/fuzz/truncate.py — the truncation run of `make fuzz` (tests/fuzz/run.sh calls it, from the
 project root, after building the targets): prefixes of every seed capture under 300 KB
 (tests/data, examples, and ../shared/corpus when it is present), each fed to the sanitizer-built
-libFuzzer target of its format (build/fuzz_chrome, _timings, _lms, _xspace, _newengine; gzip to
+libFuzzer target of its format (build/fuzz_chrome, _timings, _lms, _xspace, _newengine, the sampled
+formats' _cpuprofile, _speedscope, _pprof, _perf_script, _folded; gzip to
 fuzz_gzip, which detects and parses what it inflates; ZIP to fuzz_zip). The prefixes are written
 to a temporary directory in batches and the target runs them with -runs=0, which executes only
 those inputs. Exits 1 on any crash, leak, UB or timeout, printing the sanitizer's words; the
@@ -34,7 +35,7 @@ SPREAD = 1024               # evenly spread lengths between the two ends
 GZIP_SPEEDUP = 4            # a cut gzip stream is only inflated (an error), not parsed
 BATCH_BYTES = 48 << 20      # prefix bytes per target run (libFuzzer holds a batch in memory)
 BATCH_FILES = 4000          # prefixes per target run
-CORPUS_DIRS = ("chrome", "pmmp", "aikar", "xplane", "newengine", "xprof")
+CORPUS_DIRS = ("chrome", "pmmp", "aikar", "xplane", "newengine", "xprof", "stacks")
 ARGS = ["-runs=0", "-timeout=10", "-rss_limit_mb=4096", f"-max_len={MAX_SIZE}"]
 
 
@@ -85,6 +86,22 @@ def sniff(b):
     return None
 
 
+def stack_target(p, b):
+    """The sampled formats (tests/data/stacks, the corpus' stacks/, examples): their target by
+    the file's name, which the test harness may use (the product never does); gzip as gzip."""
+    if b[:2] == b"\x1f\x8b":
+        return "gzip"
+    n = os.path.basename(p)
+    if n.endswith(".proto"):
+        return None
+    for key, t in (("cpuprofile", "cpuprofile"), ("pprof", "pprof"), (".prof", "pprof"),
+                   ("perf", "perf_script"), ("collapsed", "folded"), ("folded", "folded"),
+                   ("speedscope", "speedscope"), ("chrome", "chrome")):
+        if key in n:
+            return t
+    return None
+
+
 def work_per_byte(target, b):
     """Bytes of parsing a target costs per input byte: a cut gzip stream is inflated up to
     where it stops, then refused; a cut ZIP has lost its central directory and is refused at once."""
@@ -112,7 +129,8 @@ def captures():
     paths, notes = [], []
     for d, exts in (("tests/data", (".json", ".gz", ".txt", ".csv", ".zip")),
                     ("tests/data/xprof", (".pb", ".json")),
-                    ("examples", (".json", ".txt", ".csv", ".pb"))):
+                    ("tests/data/stacks", ("",)),
+                    ("examples", (".json", ".txt", ".csv", ".pb", ".cpuprofile"))):
         if not os.path.isdir(d):
             continue
         paths += sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith(exts))
@@ -133,6 +151,8 @@ def captures():
         b = open(p, "rb").read()
         if os.path.basename(os.path.dirname(p)) == "xprof":
             t = "xprof" if p.endswith(".pb") else sniff(b)   # the result protobufs: fuzz_xprof, detecting
+        elif os.path.basename(os.path.dirname(p)) == "stacks" or p.endswith((".cpuprofile", ".perf.txt")):
+            t = stack_target(p, b) if len(b) > 1 else None
         else:
             t = sniff(b) if len(b) > 1 else None
         if t is None:
