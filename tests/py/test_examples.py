@@ -40,6 +40,24 @@ first = [c.strip() for c in rows[3].strip("│").split("│")] if len(rows) > 3 
 check(len(first) >= 3 and first[1] == longest["name"] and abs(float(first[2]) - longest["dur"] / 1000) < 0.0006,
       f"main thread: the longest task {first} is the JSON's {longest['name']} {longest['dur']} us")
 
+# cpu_profile.sql: the function with the most self time of examples/node_app.cpuprofile, from
+# the JSON: a sample's time runs to the next sample (the last one's to endTime), µs
+prof = json.load(open("examples/node_app.cpuprofile"))
+fname = {n["id"]: n["callFrame"]["functionName"] for n in prof["nodes"]}
+ts, t = [], prof["startTime"]
+for d in prof["timeDeltas"]:
+    t += d
+    ts.append(t)
+selfus = collections.Counter()
+for i, node in enumerate(prof["samples"]):
+    nxt = ts[i + 1] if i + 1 < len(ts) else prof["endTime"]
+    selfus[fname[node]] += max(nxt - ts[i], 0) if i + 1 == len(ts) else nxt - ts[i]
+top, top_us = selfus.most_common(1)[0]
+rows = outs.get("examples/questions/cpu_profile.sql", "").split("\n")
+first = [c.strip() for c in rows[3].strip("│").split("│")] if len(rows) > 3 else []
+check(len(first) >= 2 and first[0] == top and abs(float(first[1]) - top_us / 1000) < 0.051,
+      f"cpu profile: the most self time {first} is the JSON's {top} {top_us} us")
+
 # examples/python/query.py: the independent totals of examples/browser_trace.json, by name, of
 # every event with a duration: X (dur), B/E pairs per thread, b/e async pairs per (cat, id),
 # instants (0); the events are well nested, so a plain stack matches them
