@@ -245,6 +245,7 @@ struct PsCapture {
   PsPlane *aPlane;   size_t nPlane, nPlaneAlloc;  /* XSpace planes */
   PsLine *aLine;     size_t nLine, nLineAlloc;    /* XSpace lines */
   char *zHost;                                    /* XSpace hostnames[0] (arena), or NULL */
+  const void *pFmtData;   /* the format's own tables for its lazy hooks (in the arena), or NULL */
   PsJob *aJob;       size_t nJob, nJobAlloc;      /* newengine jobs */
   int8_t *aJobCsvCol;     /* jobs CSV: cell index of each PS_JOB_* column, -1 absent (arena) */
   /* built on first use by ps_capture_children() */

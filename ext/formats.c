@@ -69,7 +69,7 @@ static const PsFormat *format_guess(const char *z, size_t n){
 static int is_protobuf(const PsFormat *p){
   return p==&ps_format_xspace || p==&ps_format_tf_stats || p==&ps_format_kernel_stats
       || p==&ps_format_input_pipeline || p==&ps_format_overview_page || p==&ps_format_memory_profile
-      || p==&ps_format_xprof_trace;
+      || p==&ps_format_xprof_trace || p==&ps_format_pprof;
 }
 
 /* What to add to "not a supported capture" for bytes that are a well-formed protobuf message (its
@@ -90,7 +90,7 @@ static const char *pb_note(const char *z, size_t n){
   while( (rc = pb_next(&m, &f, 0))==PS_OK ) nField++;
   if( (rc!=3 && win==n) || nField==0 ) return "";
   return ": a well-formed protobuf, but none of the messages tried (XSpace, TfStatsDatabase, "
-         "KernelStatsDb, InputPipelineAnalysisResult, OverviewPage, MemoryProfile, Trace)";
+         "KernelStatsDb, InputPipelineAnalysisResult, OverviewPage, MemoryProfile, Trace, pprof Profile)";
 }
 
 /* Line and column (1-based; the column counts UTF-8 characters) of byte off of z. Linear in
@@ -112,7 +112,7 @@ static void err_locate(const PsSource *src, const PsFormat *pFormat, PsErr *err)
   int bText = !is_protobuf(pFormat);
   int bEnd = err->bEnd || (uint64_t)err->off>=src->n;
   const char *zIn = err->zIn;
-  char zRest[400], zAt[96] = "", zEnd[512] = "", zMsg[1024];
+  char zRest[sizeof(err->msg)], zAt[96] = "", zEnd[sizeof(err->msg)+128] = "", zMsg[2*sizeof(err->msg)];
   const char *m = err->msg;
   if( strncmp(m, "byte ", 5)==0 && (m = strstr(m, ": "))!=0 ) m += 2; else m = err->msg;
   snprintf(zRest, sizeof(zRest), "%s", m);
@@ -202,7 +202,7 @@ PsCapture *ps_capture_load(PsSource *src, const PsFormat *pFormat, PsErr *err, i
   if( pGuess && rc!=PS_NOMEM && !cap->src.abortFlag && !ps_source_lost(&cap->src) ){
     /* no probe claimed the bytes: still unsupported, but say what they looked like and where
     ** the closest reader stopped (a damaged XSpace, a timings report with a broken line) */
-    char zWhy[400];
+    char zWhy[sizeof(err->msg)];
     snprintf(zWhy, sizeof(zWhy), "%s", rc==PS_OK ? "" : err->msg);
     *pbUnsupported = 1;
     if( rc==PS_OK ) ps_err(err, "not a supported capture (supported: %s)%s", ps_format_list(), pb_note(cap->src.z, cap->src.n));

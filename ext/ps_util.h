@@ -43,7 +43,7 @@ char *ps_fi_strdup(const char *z);
 typedef struct PsErr {
   int rc;             /* PS_ERROR or PS_NOMEM: what set it last */
   int64_t off;        /* byte offset in the (decompressed) input, -1 if none */
-  char msg[400];      /* NUL-terminated message */
+  char msg[768];      /* NUL-terminated message */
   uint8_t bEnd;       /* the reader ran into the end of the input (a string, number or value
                       ** left open): ps_capture_load words it "the input ends inside ..." */
   const char *zIn;    /* static text: what was being read then ("an event"), or NULL */

@@ -31,6 +31,7 @@
 #include "formats.h"
 #include "json.h"
 #include "pb.h"
+#include "pprof.h"
 #include "xprof_schema.h"
 
 #include <math.h>
@@ -674,6 +675,7 @@ static const struct { const PsFormat *pFormat; const PbMsgDef *pDef; } aKind[] =
   { &ps_format_memory_profile, &pb_MemoryProfile },
   { &ps_format_xprof_trace, &pb_OldTrace },
   { &ps_format_xprof_trace, &pb_Trace },
+  { &ps_format_pprof, &pb_pprof_Profile },
 };
 
 /* The result for the bytes being detected, kept while ps_format_detect() asks each format's

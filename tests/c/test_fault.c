@@ -57,7 +57,8 @@ int main(void){
     "tests/data/jobs_report.zip", "tests/data/xprof/tf_stats.pb", "tests/data/xprof/kernel_stats.pb",
     "tests/data/xprof/input_pipeline.pb", "tests/data/xprof/overview_page.pb",
     "tests/data/xprof/memory_profile.pb", "tests/data/xprof/trace_old.pb", "tests/data/xprof/trace_new.pb",
-    "tests/data/xprof/datatable_overview.json",
+    "tests/data/xprof/datatable_overview.json", "tests/data/stacks/pprof_small.pb",
+    "tests/data/stacks/chrome_stacks_edge.json",
   };
   long nPoints = 0;
   for(size_t f=0; f<sizeof(azFile)/sizeof(azFile[0]); f++){

@@ -43,7 +43,8 @@ for t in chrome timings lms xspace xprof xprof_datatable newengine cpuprofile sp
   # a report or a tree of a multi-megabyte capture takes seconds: not the big gzip seeds there
   case $t in report|tree) find "$seeds" -name '*.gz' -size +16k -exec rm -f {} + ;; esac
   corpus=build/fuzz/corpus_$t; mkdir -p "$corpus"
-  case $t in timings|lms|xspace|newengine) dict=tests/fuzz/$t.dict ;; xprof) dict=tests/fuzz/xspace.dict ;; gzip|report|tree) dict=build/fuzz/all.dict ;; *) dict=tests/fuzz/chrome.dict ;; esac
+  case $t in xprof) dict=tests/fuzz/xspace.dict ;; gzip|report|tree) dict=build/fuzz/all.dict ;; *) dict=tests/fuzz/$t.dict ;; esac
+  [ -f "$dict" ] || dict=tests/fuzz/chrome.dict
   if [ "$secs" -eq 0 ]; then
     args="-runs=0"; dirs=$seeds       # the replay: seeds and regressions, not what fuzzing kept
   else

@@ -84,7 +84,7 @@ check(err(EV, b"\x00\x01\x02 hello") == f"profile_events: the BLOB is not a supp
 pb = bytes([0x08, 0x01, 0x10, 0x02, 0x1a, 0x03]) + b"abc"
 check(err(EV, pb) == f"profile_events: the BLOB is not a supported capture (supported: {SUP}): a well-formed "
                      "protobuf, but none of the messages tried (XSpace, TfStatsDatabase, KernelStatsDb, "
-                     "InputPipelineAnalysisResult, OverviewPage, MemoryProfile, Trace)",
+                     "InputPipelineAnalysisResult, OverviewPage, MemoryProfile, Trace, pprof Profile)",
       "a protobuf of no known message", err(EV, pb))
 # a directory scan still skips files that are not captures, damaged or not
 with open(os.path.join(d, "good.json"), "wb") as f:
