@@ -206,8 +206,19 @@ int ps_flame_svg(const PsCapture *capc, int eGroup, const char *zTitle, PsBuf *o
   int bWeighted = bSamples && !bTime && cap->ev.aWeight!=0;
   const char *zUnit = bWeighted ? "weight" : "samples";
   /* the tree drawn: the samples' stacks; else timer/statistics records (a capture whose records
-  ** are stack frames without samples draws its slices); else the slices */
-  int bRec = !bSamples && cap->nRec && cap->ev.aStack==0;
+  ** are stack frames without samples draws its slices when it has any); else the slices */
+  int bSlices = 0, bRecTime = 0;
+  for(size_t r=0; r<cap->ev.n && !bSlices; r++){
+    bSlices = (cap->ev.aFlags[r] & PS_EV_SLICE) && cap->ev.aDur[r]!=PS_NULL64;
+  }
+  int bRec = !bSamples && cap->nRec && (cap->ev.aStack==0 || !bSlices);
+  for(size_t r=0; bRec && r<cap->nRec && !bRecTime; r++){
+    bRecTime = cap->aRec[r].self!=PS_NULL64 || cap->aRec[r].time!=PS_NULL64;
+  }
+  /* stack frames whose samples carry no time (an evented speedscope profile in 'none' units):
+  ** widths are their counts */
+  int bRecCount = bRec && !bRecTime && cap->ev.aStack!=0;
+  if( bRecCount ) bTime = 0;
   int32_t root = fl_child(&f, -1, 0, 0);
   if( root<0 ) goto out;
   size_t nRows = bSamples ? 0 : bRec ? cap->nRec : cap->ev.n;
@@ -267,7 +278,8 @@ int ps_flame_svg(const PsCapture *capc, int eGroup, const char *zTitle, PsBuf *o
   }else if( bRec ){
     for(size_t r=0; r<nRows; r++){
       if( aNode[r]<0 ) continue;
-      int64_t s = cap->aRec[r].self!=PS_NULL64 ? cap->aRec[r].self : cap->aRec[r].time;
+      int64_t s = bRecCount ? cap->aRec[r].count
+                : cap->aRec[r].self!=PS_NULL64 ? cap->aRec[r].self : cap->aRec[r].time;
       if( s>0 ) fl_add(&f.a[aNode[r]].value, s);
     }
   }else{

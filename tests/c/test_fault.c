@@ -58,7 +58,9 @@ int main(void){
     "tests/data/xprof/input_pipeline.pb", "tests/data/xprof/overview_page.pb",
     "tests/data/xprof/memory_profile.pb", "tests/data/xprof/trace_old.pb", "tests/data/xprof/trace_new.pb",
     "tests/data/xprof/datatable_overview.json", "tests/data/stacks/pprof_small.pb",
-    "tests/data/stacks/chrome_stacks_edge.json",
+    "tests/data/stacks/chrome_stacks_edge.json", "tests/data/stacks/cpuprofile_edge.cpuprofile",
+    "tests/data/stacks/cpuprofile_old.cpuprofile", "tests/data/stacks/speedscope_edge.speedscope.json",
+    "tests/data/stacks/speedscope_multi.speedscope.json",
   };
   long nPoints = 0;
   for(size_t f=0; f<sizeof(azFile)/sizeof(azFile[0]); f++){
