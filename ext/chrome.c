@@ -31,12 +31,17 @@
 **   M              metadata events: process_name/thread_name name the threads; also rows in
 **                  profile_metadata
 **   others         (P, O/N/D, V/v, c, '(' ')', unknown) rows with their ph
+**   stacks         the top-level stackFrames (frame records), samples (sample rows after the
+**                  events), sf / stack on events (stack_id), P events (samples), DevTools'
+**                  Profile / ProfileChunk / CpuProfile V8 profiles (sample rows on the profiled
+**                  thread): see ch_stacks and ch_v8_profiles below, and ext/stacks.h
 ** Rows are numbered in file order of their first event. depth/parent_id come from containment
 ** per track (capture.c: ps_capture_nest).
 */
 #include "formats.h"
 #include "json.h"
 #include "stacks.h"
+#include "cpuprofile.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -1363,14 +1368,149 @@ static int ch_sample(Chrome *p, ChIds *m, PsStackTrie *t, size_t off, uint32_t *
   return ch_row_stack(p, m, t, (int32_t)r, off, 0);
 }
 
+/* ---- DevTools' V8 CPU profiles in the trace (ext/cpuprofile.h reads the nodes and samples).
+** A 'Profile' event (ph 'P', args.data.startTime µs) starts a profile; its 'ProfileChunk'
+** events (ph 'P', the same pid and id, often written by another thread: the sampler) bring
+** args.data.cpuProfile.nodes (with "parent"), .samples (node ids) and args.data.timeDeltas
+** (µs, the running clock continues across chunks; cpuProfile.timeDeltas in some versions) and,
+** in the last chunk, args.data.endTime. A profile is keyed by (pid, id); its sample rows go on
+** the thread of its 'Profile' event (the profiled thread, as DevTools shows them), with cat
+** from that event. A 'CpuProfile' event (Chrome 65 and older) holds a whole profile in
+** args.data.cpuProfile. Node ids are offset per profile so that they stay apart: the k-th
+** profile (0-based, order of first appearance) has idBase k * 2^32, one more when the trace
+** also has stackFrames or sf ids; record_id = idBase + the node's id. */
+
+typedef struct ChV8 {
+  uint32_t key;               /* pool id of "pid\x1fid" */
+  PsV8Profile prof;
+  int64_t endNs;              /* args.data.endTime of a chunk, PS_NULL64 until one says */
+} ChV8;
+
+/* args.data.<zKey> of the event at off, or 0. */
+static size_t ch_data_field(Chrome *p, size_t off, const char *zKey){
+  size_t a = ch_field(p, off, "args");
+  if( a==0 || p->z[a]!='{' ) return 0;
+  size_t d = ch_field(p, a, "data");
+  if( d==0 || p->z[d]!='{' ) return 0;
+  return ch_field(p, d, zKey);
+}
+
+/* A µs number (or numeric string) at v, in ns; PS_NULL64 when absent or not a number. */
+static int64_t ch_us_value(Chrome *p, size_t v){
+  if( v==0 ) return PS_NULL64;
+  size_t i = v; int64_t ns; uint8_t has = 0;
+  PsErr e0; memset(&e0, 0, sizeof(e0));
+  PsErr *keep = p->err; p->err = &e0;
+  int rc = ch_time(p, &i, "startTime", &ns, &has);
+  p->err = keep;
+  return rc==PS_OK && has ? ns : PS_NULL64;
+}
+
+static int ch_v8_profiles(Chrome *p, int bOtherIds, int64_t *pMaxId){
+  PsCapture *cap = p->cap;
+  PsEvents *e = &cap->ev;
+  uint32_t idProfile = ps_pool_intern(&cap->pool, "Profile", 7, 0);
+  uint32_t idChunk = ps_pool_intern(&cap->pool, "ProfileChunk", 12, 0);
+  uint32_t idCpu = ps_pool_intern(&cap->pool, "CpuProfile", 10, 0);
+  if( idProfile==0 || idChunk==0 || idCpu==0 ) return ps_nomem(p->err);
+  size_t nEv = e->n, nProf = 0, nAlloc = 0, nCpu = 0;
+  for(size_t r=0; r<nEv; r++){
+    if( (e->aPh[r]=='P' && (e->aName[r]==idProfile || e->aName[r]==idChunk)) || e->aName[r]==idCpu ) nProf++;
+  }
+  if( nProf==0 ) return PS_OK;
+  ChV8 *a = 0; size_t nA = 0;
+  uint32_t *aHash = 0; size_t nHash = 16;
+  while( nHash < 2*nProf ) nHash *= 2;
+  aHash = calloc(nHash, sizeof(uint32_t));
+  PsV8 v; ps_v8_init(&v, cap, p->err);
+  int rc = PS_NOMEM;
+  if( aHash==0 ) goto out;
+  int64_t k0 = bOtherIds ? 1 : 0;
+  for(size_t r=0; r<nEv; r++){
+    uint32_t nm = e->aName[r];
+    int bCpu = nm==idCpu;
+    if( !bCpu && (e->aPh[r]!='P' || (nm!=idProfile && nm!=idChunk)) ) continue;
+    if( (r & 0xfff)==0xfff && ps_source_poll(&cap->src) ){ rc = ps_interrupted(p->err); goto out; }
+    size_t off = (size_t)e->aOff[r];
+    if( bCpu ){
+      size_t iObj = ch_data_field(p, off, "cpuProfile");
+      if( iObj==0 || p->z[iObj]!='{' ) continue;
+      int64_t idBase = (int64_t)(k0 + (int64_t)nA + (int64_t)nCpu) << 32;
+      nCpu++;
+      if( ps_v8_profile_object(&v, iObj, idBase, e->aThread[r], e->aCat[r], 0) ){ rc = PS_ERROR; goto out; }
+      continue;
+    }
+    /* the profile: (pid, id) */
+    char buf[64];
+    p->key.n = 0;
+    const PsValue *pid = &cap->aThread[e->aThread[r]].pid;
+    const char *zPid = ps_value_text(cap, pid, buf, sizeof(buf));
+    size_t vId = ch_field(p, off, "id"), vEnd = vId;
+    if( ps_buf_append(&p->key, zPid, strlen(zPid)) || ps_buf_append(&p->key, "\x1f", 1) ) goto out;
+    if( vId && ps_json_skip(p->z, p->n, &vEnd, 0)==0 && ps_buf_append(&p->key, p->z+vId, vEnd-vId) ) goto out;
+    uint32_t key = ps_pool_intern(&cap->pool, p->key.z, p->key.n, 0);
+    if( key==0 ) goto out;
+    size_t j = (key*2654435761u) & (nHash-1);
+    while( aHash[j] && a[aHash[j]-1].key!=key ) j = (j+1) & (nHash-1);
+    ChV8 *x;
+    if( aHash[j]==0 ){
+      if( ps_grow((void**)&a, sizeof(ChV8), &nAlloc, nA+1) ) goto out;
+      x = &a[nA];
+      int64_t start = nm==idProfile ? ch_us_value(p, ch_data_field(p, off, "startTime")) : PS_NULL64;
+      if( start==PS_NULL64 ) start = e->aTs[r];
+      int64_t idBase = (int64_t)(k0 + (int64_t)nA + (int64_t)nCpu) << 32;
+      ps_v8_profile_init(&x->prof, start, idBase, e->aThread[r]);
+      x->prof.cat = e->aCat[r];
+      x->key = key; x->endNs = PS_NULL64;
+      aHash[j] = (uint32_t)++nA;
+      if( nm==idChunk && ps_diag(cap, PS_DIAG_OTHER, (int64_t)off,
+              "a 'ProfileChunk' before its 'Profile' event; the profile starts at the chunk's ts") ) goto out;
+    }else{
+      x = &a[aHash[j]-1];
+      if( nm==idProfile ){
+        if( ps_diag(cap, PS_DIAG_DUPLICATE, (int64_t)off, "a second 'Profile' event for one pid and id; its chunks continue the first") ) goto out;
+        continue;
+      }
+    }
+    if( nm!=idChunk ) continue;
+    size_t iCpu = ch_data_field(p, off, "cpuProfile");
+    if( iCpu && p->z[iCpu]!='{' ) iCpu = 0;
+    size_t iNodes = iCpu ? ch_field(p, iCpu, "nodes") : 0;
+    size_t iSamples = iCpu ? ch_field(p, iCpu, "samples") : 0;
+    size_t iDeltas = ch_data_field(p, off, "timeDeltas");
+    if( iDeltas==0 && iCpu ) iDeltas = ch_field(p, iCpu, "timeDeltas");
+    int64_t endNs = ch_us_value(p, ch_data_field(p, off, "endTime"));
+    if( endNs!=PS_NULL64 ) x->endNs = endNs;
+    if( iNodes && ps_v8_nodes(&v, iNodes, x->prof.idBase) ){ rc = PS_ERROR; goto out; }
+    if( (iSamples || iDeltas) && ps_v8_samples(&v, &x->prof, iSamples, iDeltas) ){ rc = PS_ERROR; goto out; }
+  }
+  for(size_t k=0; k<nA; k++){
+    if( ps_v8_profile_end(&v, &a[k].prof, a[k].endNs) ){ rc = PS_ERROR; goto out; }
+  }
+  if( ps_v8_finish(&v) ){ rc = PS_ERROR; goto out; }
+  for(size_t r=0; r<cap->nRec; r++) if( cap->aRec[r].recordId > *pMaxId ) *pMaxId = cap->aRec[r].recordId;
+  if( ps_meta_int(cap, "capture", "v8_profiles", (int64_t)(nA + nCpu), -1) ) goto out;
+  rc = PS_OK;
+out:
+  if( rc==PS_NOMEM ) ps_nomem(p->err);
+  for(size_t k=0; k<nA; k++) ps_v8_profile_free(&a[k].prof);
+  free(a); free(aHash);
+  ps_v8_free(&v);
+  return rc;
+}
+
 static int ch_stacks(Chrome *p){
   PsCapture *cap = p->cap;
   PsEvents *e = &cap->ev;
   size_t vFrames = ch_top_value(p, "stackFrames"), vSamples = ch_top_value(p, "samples");
   size_t nFlagged = 0, nP = 0, nSamples = 0;
+  uint32_t idProfile = ps_pool_intern(&cap->pool, "Profile", 7, 0);
+  uint32_t idChunk = ps_pool_intern(&cap->pool, "ProfileChunk", 12, 0);
+  uint32_t idCpu = ps_pool_intern(&cap->pool, "CpuProfile", 10, 0);
+  if( idProfile==0 || idChunk==0 || idCpu==0 ) return ps_nomem(p->err);
   for(size_t r=0; r<e->n; r++){
     if( e->aFlags[r] & CH_HAS_STACK ) nFlagged++;
-    if( e->aPh[r]=='P' ) nP++;
+    if( e->aPh[r]=='P' || e->aName[r]==idCpu ) nP++;
   }
   if( vFrames==0 && vSamples==0 && nFlagged==0 && nP==0 ) return PS_OK;
   const char *z = p->z;
@@ -1395,7 +1535,10 @@ static int ch_stacks(Chrome *p){
     ch_max_id(p, ch_field(p, e->aOff[r], "sf"), &maxId);
     ch_max_id(p, ch_field(p, e->aOff[r], "esf"), &maxId);
   }
-  m.next = maxId + 1;
+  /* V8 CPU profiles first: their ids are offset past the file's (ch_v8_profiles) */
+  int64_t maxV8 = maxId;
+  if( ch_v8_profiles(p, vFrames!=0 || maxId>0, &maxV8) ) goto out;
+  m.next = (maxV8 > maxId ? maxV8 : maxId) + 1;
   /* frames */
   if( vFrames && z[vFrames]!='{' ){
     if( ps_diag(cap, PS_DIAG_OTHER, (int64_t)vFrames, "'stackFrames' is not an object; no frames read") ) goto nomem;
@@ -1422,7 +1565,8 @@ static int ch_stacks(Chrome *p){
   /* rows with sf / stack; P events are samples */
   for(size_t r=0; r<e->n; r++){
     if( (r & 0xffff)==0xffff && ps_source_poll(&cap->src) ){ rc = ps_interrupted(p->err); goto out; }
-    if( e->aPh[r]=='P' ) e->aFlags[r] |= PS_EV_SAMPLE;
+    /* P events are samples; not the V8 profile's own Profile / ProfileChunk events */
+    if( e->aPh[r]=='P' && e->aName[r]!=idProfile && e->aName[r]!=idChunk ) e->aFlags[r] |= PS_EV_SAMPLE;
     if( !(e->aFlags[r] & CH_HAS_STACK) ) continue;
     int bEnd = e->aPh[r]=='E';
     if( ch_row_stack(p, &m, &t, (int32_t)r, e->aOff[r], bEnd) ) goto out;

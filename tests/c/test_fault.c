@@ -60,7 +60,7 @@ int main(void){
     "tests/data/xprof/datatable_overview.json", "tests/data/stacks/pprof_small.pb",
     "tests/data/stacks/chrome_stacks_edge.json", "tests/data/stacks/cpuprofile_edge.cpuprofile",
     "tests/data/stacks/cpuprofile_old.cpuprofile", "tests/data/stacks/speedscope_edge.speedscope.json",
-    "tests/data/stacks/speedscope_multi.speedscope.json",
+    "tests/data/stacks/speedscope_multi.speedscope.json", "tests/data/stacks/chrome_v8_profiles.json",
   };
   long nPoints = 0;
   for(size_t f=0; f<sizeof(azFile)/sizeof(azFile[0]); f++){

@@ -70,6 +70,56 @@ def reference(doc):
     return frames, self_w, fn_self, fn_total, folded
 
 
+def v8_reference(doc):
+    """DevTools' V8 profiles in a trace, read with Python: per profile (pid, id) the Profile's
+    startTime, the chunks' nodes (id, parent, functionName), samples and timeDeltas (a running µs
+    clock); a sample's time runs to the next sample of its profile (in time order), the last
+    one's to the chunk endTime when one is given (else it has none). Per function (name and
+    script url, as stack_functions tells functions apart): self samples, self µs, total samples
+    (once per sample however often it recurses), total µs."""
+    events = doc["traceEvents"] if isinstance(doc, dict) else doc
+    profs = {}
+    for e in events:
+        if e.get("ph") != "P" or e.get("name") not in ("Profile", "ProfileChunk"):
+            continue
+        key = (e["pid"], e.get("id"))
+        data = (e.get("args") or {}).get("data") or {}
+        pr = profs.setdefault(key, {"clock": data.get("startTime", e["ts"]) if e["name"] == "Profile" else e["ts"],
+                                    "nodes": {}, "samples": [], "end": None})
+        if e["name"] != "ProfileChunk":
+            continue
+        cpu = data.get("cpuProfile") or {}
+        for n in cpu.get("nodes", []):
+            pr["nodes"][n["id"]] = n
+        deltas = data.get("timeDeltas", cpu.get("timeDeltas", []))
+        for i, sid in enumerate(cpu.get("samples", [])):
+            pr["clock"] += deltas[i]
+            pr["samples"].append((pr["clock"], sid))
+        if "endTime" in data:
+            pr["end"] = data["endTime"]
+    fself, fselft, ftot, ftott = (collections.Counter() for _ in range(4))
+    n_rows = 0
+    for pr in profs.values():
+        smp = sorted(pr["samples"], key=lambda t: t[0])
+        n_rows += len(smp)
+        for i, (ts, sid) in enumerate(smp):
+            if sid not in pr["nodes"]:
+                continue
+            nxt = smp[i + 1][0] if i + 1 < len(smp) else pr["end"]
+            dur = (nxt - ts) if nxt is not None and nxt >= ts else 0
+            nm = lambda x: (pr["nodes"][x]["callFrame"]["functionName"], pr["nodes"][x]["callFrame"].get("url") or None)
+            fself[nm(sid)] += 1
+            fselft[nm(sid)] += dur
+            seen, x = set(), sid
+            while x is not None and x in pr["nodes"]:
+                seen.add(nm(x))
+                x = pr["nodes"][x].get("parent")
+            for f in seen:
+                ftot[f] += 1
+                ftott[f] += dur
+    return n_rows, {f: (fself[f], ftot[f], int(fselft[f] * 1000), int(ftott[f] * 1000)) for f in ftot}
+
+
 def check_file(db, path, name):
     doc = load(path)
     if not isinstance(doc, dict):
@@ -121,6 +171,21 @@ if os.path.isdir(CORPUS):
             check_file(db, path, name)
             n += 1
     check(n >= 4, f"corpus traces with stacks: {n}")
+    # DevTools' V8 profiles (Profile / ProfileChunk events) of Chrome 69 and Chrome 141
+    for name in ("speedscope-Chrome69-simple.json", "speedscope-Chrome141-no-arg-data.json"):
+        path = os.path.join(CORPUS, name)
+        doc = json.load(open(path))
+        n_rows, ref = v8_reference(doc)
+        # (these traces have no P events but the profiles' own: every other P row is a V8 sample)
+        got_rows = db.execute("SELECT count(*) FROM profile_events(?) WHERE ph = 'P' AND coalesce(name, '') NOT IN "
+                              "('Profile', 'ProfileChunk')", (path,)).fetchone()[0]
+        check(got_rows == n_rows, f"{name}: one row per V8 sample", (got_rows, n_rows))
+        db.execute("SELECT profile_open(?)", (path,))
+        got = {(r[0], r[1]): tuple(r[2:]) for r in db.execute(
+            "SELECT name, category, self_samples, total_samples, self_ns, total_ns FROM stack_functions")}
+        check(got == ref, f"{name}: V8 profile self/total samples and ns per function",
+              sorted(set(got.items()) ^ set(ref.items()))[:4])
+        check(ref and n_rows > 0, f"{name}: the reference has samples ({n_rows})")
     # the 10,441 perf samples over 13,408 frames: weights are the perf periods
     perf = os.path.join(CORPUS, "catapult-perf_sampling_trace_with_trace_events.json.gz")
     got = db.execute("SELECT count(*), sum(cpu IS NOT NULL) FROM profile_events(?) WHERE stack_id IS NOT NULL",
@@ -160,6 +225,25 @@ fn = {r["name"]: (r["self_samples"], r["total_samples"]) for r in rows(db, "SELE
 # by hand: main(app) is on the stacks of 3 (11), 2 (4), 'a' (1) -> total 16; loop: 15; leaf: 11
 check(fn.get("leaf") == (11, 11) and fn.get("loop") == (4, 15) and fn.get("named by a string") == (1, 1),
       "edge: stack_functions by hand", fn)
+# ---- DevTools' V8 profiles, by hand (tests/data/stacks/chrome_v8_profiles.json): profile 0x1 of
+# pid 1 starts at 1000 µs; chunk 1's deltas 10, 20, 30 put samples 3, 3, 2 at 1010, 1030, 1060,
+# chunk 2's 5, 15 put 4, 3 at 1065, 1080; endTime 1095. The same id on pid 2 is another profile
+# (ids offset by 2^32); a CpuProfile event (Chrome <= 65) a third (2 * 2^32).
+V8 = "tests/data/stacks/chrome_v8_profiles.json"
+got = db.execute("SELECT ts, dur, name, pid, tid, stack_id, parent_id FROM profile_events(?) WHERE id >= 8", (V8,)).fetchall()
+want = [(1010000, 20000, "work", 1, 10, 3, 1), (1030000, 30000, "work", 1, 10, 3, 1), (1060000, 5000, "main", 1, 10, 2, 1),
+        (1065000, 15000, "work", 1, 10, 4, 1), (1080000, 15000, "work", 1, 10, 3, 1),
+        (600000, 100000, "idle", 2, 20, 2**32 + 2, None), (700000, None, "idle", 2, 20, 2**32 + 2, None),
+        (10000, 10000, "old", 3, 30, 2 * 2**32 + 2, None), (20000, 20000, "old", 3, 30, 2 * 2**32 + 2, None)]
+check(got == want, "v8: sample rows on the Profile's thread, ts from the running clock, dur to the next sample", got)
+recs = {r[0]: r[1:] for r in db.execute("SELECT record_id, parent_record_id, count, self_ns, time_ns FROM profile_records(?)", (V8,))}
+check(recs.get(3) == (2, 3, 65000, 80000) and recs.get(4) == (3, 1, 15000, 15000) and recs.get(1) == (None, 0, 0, 85000),
+      "v8: node 3 self 20+30+15 µs, inclusive with node 4's 15", recs)
+db.execute("SELECT profile_open(?)", (V8,))
+fn = {(r[0], r[1]): r[2:] for r in db.execute("SELECT name, category, self_samples, total_samples FROM stack_functions")}
+check(fn.get(("work", "app.js")) == (4, 4) and fn.get(("main", "app.js")) == (1, 5),
+      "v8: work recursing (4 under 3) counts once per sample", fn)
+
 # the flame graph draws the samples' stacks: width = sample weight (no sample has a duration)
 import json as _json, tempfile
 svg = os.path.join(tempfile.mkdtemp(), "edge.svg")

@@ -83,8 +83,14 @@ for name in files:
     check(b_rows == n_b, f"{name}: {b_rows} B rows, file has {n_b} B events")
     merged = b_closed + db.execute(
         "SELECT count(dur) FROM profile_events(?) WHERE ph IN ('b', 'S')", (path,)).fetchone()[0]
-    # the top-level 'samples' array: one row each, after the events
+    # the top-level 'samples' array and DevTools' V8 profiles (ProfileChunk / CpuProfile events):
+    # one row per sample, after the events
     n_samples = len(doc.get("samples", [])) if isinstance(doc, dict) else 0
+    for e in events:
+        data = (e.get("args") or {}).get("data") if isinstance(e.get("args"), dict) else None
+        if isinstance(data, dict) and isinstance(data.get("cpuProfile"), dict) and (
+                (e.get("ph") == "P" and e.get("name") == "ProfileChunk") or e.get("name") == "CpuProfile"):
+            n_samples += len(data["cpuProfile"].get("samples", []))
     check(rows == len(events) - merged + n_samples,
           f"{name}: {rows} rows != {len(events)} events - {merged} merged ends + {n_samples} samples")
 
