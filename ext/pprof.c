@@ -229,6 +229,9 @@ typedef struct PpArgs {
   size_t nType;
 } PpArgs;
 
+typedef struct PpStackEnt { uint64_t h; uint32_t iId, nId; int32_t leaf; } PpStackEnt;
+#define PP_SC_MAX_IDS (16u << 20)     /* ids the stack cache holds at most (128 MiB) */
+
 typedef struct Pp {
   PsCapture *cap;
   PsErr *err;
@@ -246,6 +249,11 @@ typedef struct Pp {
   PpFrame *aFrame; size_t nFrame, nFrameAlloc;
   PpIds fnIds, mapIds, locIds;
   PpRef *aRef; size_t nRef, nRefAlloc;
+  /* stacks seen before: a sample's location_id list -> its leaf row, so a profile that repeats
+  ** few stacks over many samples walks the trie once per distinct stack (only stacks whose
+  ** every location exists are kept, so each sample's diagnostics stay its own) */
+  PpStackEnt *aSC; size_t nSC, nSCUsed;            /* open addressing, nSC a power of two */
+  uint64_t *aSCId; size_t nSCId, nSCIdAlloc;       /* the lists' ids, back to back */
   PbField aScalar[16];              /* the last varint of fields 7..15 (num 0: absent) */
   PpType periodType; int bPeriodType;
   PpRef *aComment; size_t nComment, nCommentAlloc;   /* comment[]: (string index, byte) */
@@ -953,6 +961,30 @@ static int pp_dur(Pp *p, int64_t v, uint64_t at, int64_t *pDur){
   return PS_OK;
 }
 
+/* Keeps the current sample's location_id list (p->aRef) with its leaf row in the stack cache. */
+static int pp_sc_add(Pp *p, uint64_t h, int32_t leaf){
+  if( (p->nSCUsed+1)*2 > p->nSC ){
+    size_t nNew = p->nSC ? p->nSC*2 : 1024;
+    PpStackEnt *a = calloc(nNew, sizeof(PpStackEnt));
+    if( a==0 ) return pp_nomem(p);
+    for(size_t i=0; i<p->nSC; i++){
+      if( p->aSC[i].nId==0 && p->aSC[i].leaf==0 ) continue;
+      size_t j = (size_t)p->aSC[i].h & (nNew-1);
+      while( a[j].nId || a[j].leaf ) j = (j+1) & (nNew-1);
+      a[j] = p->aSC[i];
+    }
+    free(p->aSC); p->aSC = a; p->nSC = nNew;
+  }
+  if( ps_grow((void**)&p->aSCId, sizeof(uint64_t), &p->nSCIdAlloc, p->nSCId + p->nRef) ) return pp_nomem(p);
+  size_t j = (size_t)h & (p->nSC-1);
+  while( p->aSC[j].nId || p->aSC[j].leaf ) j = (j+1) & (p->nSC-1);
+  PpStackEnt *x = &p->aSC[j];
+  x->h = h; x->iId = (uint32_t)p->nSCId; x->nId = (uint32_t)p->nRef; x->leaf = leaf;
+  for(size_t k=0; k<p->nRef; k++) p->aSCId[p->nSCId++] = p->aRef[k].id;
+  p->nSCUsed++;
+  return PS_OK;
+}
+
 static int pp_sample(Pp *p, const PbField *f){
   PsCapture *cap = p->cap;
   PbMsg s = { p->z, f->off, f->off + f->len, "Sample" };
@@ -988,12 +1020,27 @@ static int pp_sample(Pp *p, const PbField *f){
   if( pp_sub_end(p, rc, &e, "Sample") ) return PS_NOMEM;
   if( nVal!=p->nType && pp_diag(p, PS_DIAG_OTHER, f->off, "a Sample with %llu values for %zu sample types",
                                 (unsigned long long)nVal, p->nType) ) return PS_NOMEM;
-  /* the stack, root first */
+  /* the stack, root first (or its leaf from the cache) */
   int32_t parent = -1;
-  for(size_t k=p->nRef; k>0; k--){
+  uint64_t h = 0x9E3779B97F4A7C15ull ^ p->nRef;
+  for(size_t k=0; k<p->nRef; k++){ h = (h ^ p->aRef[k].id) * 0x100000001B3ull; h ^= h >> 29; }
+  PpStackEnt *hit = 0;
+  if( p->nSC ){
+    for(size_t j = (size_t)h & (p->nSC-1); p->aSC[j].nId || p->aSC[j].leaf; j = (j+1) & (p->nSC-1)){
+      PpStackEnt *x = &p->aSC[j];
+      if( x->h!=h || x->nId!=p->nRef ) continue;
+      size_t k = 0;
+      while( k<p->nRef && p->aSCId[x->iId + k]==p->aRef[k].id ) k++;
+      if( k==p->nRef ){ hit = x; break; }
+    }
+  }
+  int bKnown = 1;
+  if( hit ) parent = hit->leaf;
+  else for(size_t k=p->nRef; k>0; k--){
     const PpRef *x = &p->aRef[k-1];
     int64_t loc = pp_ids_get(&p->locIds, x->id);
     if( loc<0 ){
+      bKnown = 0;
       if( pp_diag(p, PS_DIAG_UNKNOWN_ID, x->at, "Sample.location_id %llu names no Location; the frame is left out",
                   (unsigned long long)x->id) ) return PS_NOMEM;
       continue;
@@ -1012,6 +1059,7 @@ static int pp_sample(Pp *p, const PbField *f){
       parent = row;
     }
   }
+  if( !hit && bKnown && parent>=0 && p->nSCId + p->nRef <= PP_SC_MAX_IDS && pp_sc_add(p, h, parent) ) return PS_NOMEM;
   /* the row */
   int64_t ts = w.ts!=PS_NULL64 ? w.ts : p->aScalar[9].num ? (int64_t)p->aScalar[9].v : PS_NULL64;
   int64_t dur = PS_NULL64;
@@ -1081,7 +1129,7 @@ static int pp_args_tables(Pp *p, PpArgs *a){
 static void pp_free(Pp *p){
   free(p->aStr); free(p->aStrId); free(p->aRole); free(p->aType); free(p->aFunc); free(p->aMap);
   free(p->aLoc); free(p->aLine); free(p->aFrame); free(p->aRef); free(p->aComment);
-  free(p->aUnknown);
+  free(p->aUnknown); free(p->aSC); free(p->aSCId);
   pp_ids_free(&p->fnIds); pp_ids_free(&p->mapIds); pp_ids_free(&p->locIds);
   ps_buf_free(&p->buf);
   ps_stack_trie_free(&p->trie);
