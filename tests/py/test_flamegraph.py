@@ -1,6 +1,7 @@
 """profile_flamegraph: the SVG's frames against sums computed here from the relational rows
 (profile_events / profile_records: self = dur minus the children's dur), and rendered in headless
 Chromium (Debian's chromium) where a script measures the widest first-level frame with getBBox."""
+import json
 import os
 import re
 import shutil
@@ -167,4 +168,11 @@ document.title = 'widest:' + best;
     check(m is not None and m.group(1) == want_track, f"chromium renders it: {m.group(1) if m else r.stderr[-200:]!r}")
 else:
     skip_part("chromium check: chromium is not installed (Debian package chromium)")
+# a capture with stack samples is drawn from them: the total is their summed dur (perf's
+# cpu-clock periods), computed here from the rows, and the widest stack root is the comm
+svg = os.path.join(tempfile.mkdtemp(), "busy.svg")
+res = json.loads(db.execute("SELECT profile_flamegraph('examples/busy.perf.txt', ?, '{\"group\": \"none\"}')", (svg,)).fetchone()[0])
+want = db.execute("SELECT sum(dur) FROM profile_events('examples/busy.perf.txt') WHERE stack_id IS NOT NULL").fetchone()[0]
+check(abs(res.get("total_ms", 0) - want / 1e6) < 0.0006, "perf samples: the flame total is the samples' summed dur", (res, want))
+check("<title>busy — " in open(svg, encoding="utf-8").read(), "perf samples: the comm is the root frame")
 done()
