@@ -1189,25 +1189,22 @@ static int ch_frame_id(Chrome *p, ChIds *m, size_t v, const char *zWhat, int64_t
   return PS_OK;
 }
 
-/* Member iteration over an object or array already validated by the parse: *pi is at its '{' /
-** until the next string decode, and the offset of its opening quote; all NULL/0 for arrays) and
-** until the next string decode, and the key's quote; NULL for arrays) and *pv its value's offset,
+/* Member iteration over an object or array already validated by the parse (ps_json_member /
+** ps_json_elem): *pi is just past its '{' / '[' (bObj 1 / 0) or just past a member. Returns 1
+** with *pkq = the offset of the member's key quote (0 for arrays) and *pv = its value's offset,
 ** with *pi past the value; 0 at the end. */
-static int ch_member(Chrome *p, size_t *pi, int bObj, const char **pk, size_t *pkn, size_t *pkq, size_t *pv){
-  const char *z = p->z; size_t n = p->n, i = ws(p, *pi);
-  if( i>=n || (z[i]!=(bObj ? '{' : '[') && z[i]!=',') ) return 0;
-  i = ws(p, i+1);
-  if( i>=n || z[i]=='}' || z[i]==']' ) return 0;
+static int ch_member(Chrome *p, size_t *pi, int bObj, size_t *pkq, size_t *pv){
+  size_t i = ps_json_ws(p->z, p->n, *pi);
+  int bMore = i<p->n && p->z[i]==',';
   if( bObj ){
-    if( z[i]!='"' ) return 0;
-    *pkq = i;
-    if( ps_json_string(z, n, &i, &p->scratch, pk, pkn, 0) ) return 0;
-    i = ws(p, i);
-    if( i>=n || z[i]!=':' ) return 0;
-    i = ws(p, i+1);
-  }else{ *pk = 0; *pkn = 0; *pkq = 0; }
-  *pv = i;
-  if( ps_json_skip(z, n, &i, 0) ) return 0;
+    PsJsonMember m;
+    if( ps_json_member(p->z, p->n, &i, bMore, &m, 1, 0)!=1 ) return 0;
+    *pkq = m.q; *pv = m.v;
+  }else{
+    if( ps_json_elem(p->z, p->n, &i, bMore, 0)!=1 ) return 0;
+    *pkq = 0; *pv = i;
+    if( ps_json_skip(p->z, p->n, &i, 0) ) return 0;
+  }
   *pi = i;
   return 1;
 }
@@ -1245,10 +1242,10 @@ static int ch_inline_stack(Chrome *p, ChIds *m, PsStackTrie *t, size_t v, int32_
   PsCapture *cap = p->cap;
   const char *z = p->z;
   int32_t parent = -1;
-  size_t i = v, w; const char *k; size_t kn, kq;
+  size_t i = v+1, w, kq;
   *pLeaf = -1;
   if( z[v]!='[' ) return ps_diag(cap, PS_DIAG_OTHER, (int64_t)v, "'stack' is not an array; the row has no stack") ? ps_nomem(p->err) : PS_OK;
-  while( ch_member(p, &i, 0, &k, &kn, &kq, &w) ){
+  while( ch_member(p, &i, 0, &kq, &w) ){
     const char *s; size_t sn, j = w;
     uint32_t name = 0;
     if( z[w]=='"' ){
@@ -1514,7 +1511,7 @@ static int ch_stacks(Chrome *p){
   }
   if( vFrames==0 && vSamples==0 && nFlagged==0 && nP==0 ) return PS_OK;
   const char *z = p->z;
-  const char *k; size_t kn, kq, v, i;
+  size_t kq, v, i;
   ChIds m; memset(&m, 0, sizeof(m));
   PsStackTrie t; memset(&t, 0, sizeof(t));
   uint32_t *aTid = 0; size_t nTid = 0;
@@ -1522,13 +1519,13 @@ static int ch_stacks(Chrome *p){
   /* the largest integer id in use, so that the ids given to other frames never meet one */
   int64_t maxId = 0;
   if( vFrames && z[vFrames]=='{' ){
-    for(i = vFrames; ch_member(p, &i, 1, &k, &kn, &kq, &v); ){
+    for(i = vFrames+1; ch_member(p, &i, 1, &kq, &v); ){
       ch_max_id(p, kq, &maxId);
       if( z[v]=='{' ) ch_max_id(p, ch_field(p, v, "parent"), &maxId);
     }
   }
   if( vSamples && z[vSamples]=='[' ){
-    for(i = vSamples; ch_member(p, &i, 0, &k, &kn, &kq, &v); ) if( z[v]=='{' ) ch_max_id(p, ch_field(p, v, "sf"), &maxId);
+    for(i = vSamples+1; ch_member(p, &i, 0, &kq, &v); ) if( z[v]=='{' ) ch_max_id(p, ch_field(p, v, "sf"), &maxId);
   }
   for(size_t r=0; r<e->n; r++){
     if( !(e->aFlags[r] & CH_HAS_STACK) ) continue;
@@ -1543,7 +1540,7 @@ static int ch_stacks(Chrome *p){
   if( vFrames && z[vFrames]!='{' ){
     if( ps_diag(cap, PS_DIAG_OTHER, (int64_t)vFrames, "'stackFrames' is not an object; no frames read") ) goto nomem;
   }else if( vFrames ){
-    for(i = vFrames; ch_member(p, &i, 1, &k, &kn, &kq, &v); ){
+    for(i = vFrames+1; ch_member(p, &i, 1, &kq, &v); ){
       int64_t id, parentId = PS_NULL64;
       if( ch_frame_id(p, &m, kq, "stackFrames key", &id) ) goto out;
       if( z[v]!='{' ){
@@ -1575,7 +1572,7 @@ static int ch_stacks(Chrome *p){
   if( vSamples && z[vSamples]!='[' ){
     if( ps_diag(cap, PS_DIAG_OTHER, (int64_t)vSamples, "'samples' is not an array; no samples read") ) goto nomem;
   }else if( vSamples ){
-    for(i = vSamples; ch_member(p, &i, 0, &k, &kn, &kq, &v); nSamples++){
+    for(i = vSamples+1; ch_member(p, &i, 0, &kq, &v); nSamples++){
       if( (nSamples & 0xffff)==0xffff && ps_source_poll(&cap->src) ){ rc = ps_interrupted(p->err); goto out; }
       if( ch_sample(p, &m, &t, v, &aTid, &nTid) ) goto out;
     }

@@ -87,45 +87,16 @@
 ** read so far). Returns 1 with *m (its value skipped and validated when bSkip, else m->e = 0),
 ** 0 at the '}' (*pi past it), -1 with v->err set on bytes that are not JSON. */
 static int v8_member(PsV8 *v, size_t *pi, size_t k, PsV8Mem *m, int bSkip){
-  const char *z = v->z; size_t n = v->n;
-  size_t i = ps_json_ws(z, n, *pi);
-  if( i<n && z[i]=='}' ){ *pi = i+1; return 0; }
-  if( k>0 && i<n ){
-    if( z[i]!=',' ){ ps_err_at(v->err, (int64_t)i, "expected ',' or '}'"); return -1; }
-    i = ps_json_ws(z, n, i+1);
-  }
-  if( i>=n ){ ps_err_at(v->err, (int64_t)i, "unexpected end of input inside an object"); return -1; }
-  if( z[i]!='"' ){ ps_err_at(v->err, (int64_t)i, "expected a string key"); return -1; }
-  m->q = i; m->bOld = 0;
-  if( ps_json_skip(z, n, &i, v->err) ) return -1;
-  m->kn = i - m->q - 2;
-  i = ps_json_ws(z, n, i);
-  if( i>=n || z[i]!=':' ){ ps_err_at(v->err, (int64_t)i, i>=n ? "unexpected end of input inside an object" : "expected ':'"); return -1; }
-  m->v = i = ps_json_ws(z, n, i+1);
-  m->e = 0;
-  if( bSkip ){
-    if( ps_json_skip(z, n, &i, v->err) ) return -1;
-    m->e = i;
-  }else if( i>=n ){
-    ps_err_at(v->err, (int64_t)i, "unexpected end of input, expected a JSON value"); return -1;
-  }
-  *pi = i;
-  return 1;
+  PsJsonMember jm;
+  int r = ps_json_member(v->z, v->n, pi, k, &jm, bSkip, v->err);
+  if( r==1 ){ m->q = jm.q; m->kn = jm.kn; m->v = jm.v; m->e = jm.e; m->bOld = 0; }
+  return r;
 }
 
 /* Moves *pi to element k of an array (*pi: after its '[' or after element k-1). Returns 1 with
 ** *pi at the element's first byte, 0 at the ']' (*pi past it), -1 with v->err set. */
 static int v8_elem(PsV8 *v, size_t *pi, size_t k){
-  const char *z = v->z; size_t n = v->n;
-  size_t i = ps_json_ws(z, n, *pi);
-  if( i<n && z[i]==']' ){ *pi = i+1; return 0; }
-  if( k>0 && i<n ){
-    if( z[i]!=',' ){ ps_err_at(v->err, (int64_t)i, "expected ',' or ']'"); return -1; }
-    i = ps_json_ws(z, n, i+1);
-  }
-  if( i>=n ){ ps_err_at(v->err, (int64_t)i, "unexpected end of input inside an array"); return -1; }
-  *pi = i;
-  return 1;
+  return ps_json_elem(v->z, v->n, pi, k, v->err);
 }
 
 /* 1 when member m's key is zKey (raw bytes, as ps_json_find_key compares keys). */

@@ -110,31 +110,22 @@ typedef struct Dt {
 ** they changed since they were validated). */
 static int dt_member(const char *z, size_t n, size_t *pi, DtMem *m){
   size_t i = ps_json_ws(z, n, *pi);
-  if( i<n && z[i]==',' ) i = ps_json_ws(z, n, i+1);
-  if( i>=n ) return -1;
-  if( z[i]=='}' ){ *pi = i+1; return 0; }
-  if( z[i]!='"' ) return -1;
-  m->q = i;
-  if( ps_json_skip(z, n, &i, 0) ) return -1;
-  m->kn = i - m->q - 2;
-  i = ps_json_ws(z, n, i);
-  if( i>=n || z[i]!=':' ) return -1;
-  m->v = i = ps_json_ws(z, n, i+1);
-  if( ps_json_skip(z, n, &i, 0) ) return -1;
-  m->e = i; *pi = i;
-  return 1;
+  PsJsonMember jm;
+  int r = ps_json_member(z, n, &i, i<n && z[i]==',', &jm, 1, 0);
+  if( r==1 ){ m->q = jm.q; m->kn = jm.kn; m->v = jm.v; m->e = jm.e; }
+  *pi = i;
+  return r;
 }
 
 /* The next element of an array whose '[' is before *pi: 1 with [*pv, *pe), 0 at ']', -1 as
 ** above. */
 static int dt_elem(const char *z, size_t n, size_t *pi, size_t *pv, size_t *pe){
   size_t i = ps_json_ws(z, n, *pi);
-  if( i<n && z[i]==',' ) i = ps_json_ws(z, n, i+1);
-  if( i>=n ) return -1;
-  if( z[i]==']' ){ *pi = i+1; return 0; }
+  int r = ps_json_elem(z, n, &i, i<n && z[i]==',', 0);
+  if( r!=1 ){ *pi = i; return r; }
   *pv = i;
   if( ps_json_skip(z, n, &i, 0) ) return -1;
-  *pe = i; *pi = i;
+  *pe = *pi = i;
   return 1;
 }
 

@@ -352,6 +352,48 @@ int ps_json_skip(const char *z, size_t n, size_t *pi, PsErr *err){
   }
 }
 
+int ps_json_member(const char *z, size_t n, size_t *pi, size_t k, PsJsonMember *m, int bSkip, PsErr *err){
+  size_t i = ps_json_ws(z, n, *pi);
+  if( i<n && z[i]=='}' ){ *pi = i+1; return 0; }
+  if( k>0 && i<n ){
+    if( z[i]!=',' ){ ps_err_at(err, (int64_t)i, "expected ',' or '}'"); return -1; }
+    i = ps_json_ws(z, n, i+1);
+  }
+  if( i>=n ){ ps_err_at(err, (int64_t)i, "unexpected end of input inside an object"); return -1; }
+  if( z[i]!='"' ){ ps_err_at(err, (int64_t)i, "expected a string key"); return -1; }
+  m->q = i;
+  if( ps_json_skip(z, n, &i, err) ) return -1;
+  m->kn = i - m->q - 2;
+  i = ps_json_ws(z, n, i);
+  if( i>=n || z[i]!=':' ){
+    ps_err_at(err, (int64_t)i, i>=n ? "unexpected end of input inside an object" : "expected ':'");
+    return -1;
+  }
+  m->v = i = ps_json_ws(z, n, i+1);
+  m->e = 0;
+  if( bSkip ){
+    if( ps_json_skip(z, n, &i, err) ) return -1;
+    m->e = i;
+  }else if( i>=n ){
+    ps_err_at(err, (int64_t)i, "unexpected end of input, expected a JSON value");
+    return -1;
+  }
+  *pi = i;
+  return 1;
+}
+
+int ps_json_elem(const char *z, size_t n, size_t *pi, size_t k, PsErr *err){
+  size_t i = ps_json_ws(z, n, *pi);
+  if( i<n && z[i]==']' ){ *pi = i+1; return 0; }
+  if( k>0 && i<n ){
+    if( z[i]!=',' ){ ps_err_at(err, (int64_t)i, "expected ',' or ']'"); return -1; }
+    i = ps_json_ws(z, n, i+1);
+  }
+  if( i>=n ){ ps_err_at(err, (int64_t)i, "unexpected end of input inside an array"); return -1; }
+  *pi = i;
+  return 1;
+}
+
 int ps_json_find_key(const char *z, size_t n, size_t i, const char *zKey, size_t *pv){
   size_t nKey = strlen(zKey);
   int bFound = 0;

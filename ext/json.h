@@ -92,6 +92,21 @@ int ps_dec_int64(const PsDec *d, int64_t *pOut);
 ** already-validated objects. */
 int ps_json_find_key(const char *z, size_t n, size_t i, const char *zKey, size_t *pv);
 
+/* ---- walking an object or an array member by member */
+/* A member of an object: its key's opening quote at q, the key's kn bytes as written (escapes
+** undecoded), its value [v, e) (e 0 when the value was not skipped). */
+typedef struct PsJsonMember { size_t q, kn, v, e; } PsJsonMember;
+/* The next member of the object whose '{' precedes *pi (start just past the '{'; k = members
+** read so far, so a ',' is required before every member but the first). Returns 1 with *m and
+** *pi past its value (bSkip: the value skipped and validated with ps_json_skip) or at its first
+** byte (bSkip 0), 0 at the '}' (*pi past it), -1 on bytes that are not JSON, with err (may be
+** NULL) set "byte N: expected ...". One walker for every JSON reader (chrome.c, cpuprofile.c,
+** speedscope.c, datatable.c). */
+int ps_json_member(const char *z, size_t n, size_t *pi, size_t k, PsJsonMember *m, int bSkip, PsErr *err);
+/* The same for element k of an array: 1 with *pi at the element's first byte (not skipped), 0 at
+** the ']' (*pi past it), -1 with err set. */
+int ps_json_elem(const char *z, size_t n, size_t *pi, size_t k, PsErr *err);
+
 /* ---- the text rule (ps_util.h) for strings decoded from JSON */
 typedef struct PsCapture PsCapture;
 /* The source offset of byte k of the string whose opening quote is at z[iQuote], as

@@ -136,41 +136,22 @@ typedef struct Ss {
 
 static int ss_skip(Ss *s, size_t *pi);
 
-/* As v8_member in cpuprofile.c: 1 with *m (value skipped and validated), 0 at '}', -1 (err). */
+/* The next member (ps_json_member): 1 with *m (value skipped and validated by ss_skip, which
+** polls for interrupt), 0 at '}', -1 (err). */
 static int ss_member(Ss *s, size_t *pi, size_t k, SsMem *m){
-  const char *z = s->z; size_t n = s->n;
-  size_t i = ps_json_ws(z, n, *pi);
-  if( i<n && z[i]=='}' ){ *pi = i+1; return 0; }
-  if( k>0 && i<n ){
-    if( z[i]!=',' ){ ps_err_at(s->err, (int64_t)i, "expected ',' or '}'"); return -1; }
-    i = ps_json_ws(z, n, i+1);
-  }
-  if( i>=n ){ ps_err_at(s->err, (int64_t)i, "unexpected end of input inside an object"); return -1; }
-  if( z[i]!='"' ){ ps_err_at(s->err, (int64_t)i, "expected a string key"); return -1; }
-  m->q = i; m->bOld = 0;
-  if( ss_skip(s, &i) ) return -1;
-  m->kn = i - m->q - 2;
-  i = ps_json_ws(z, n, i);
-  if( i>=n || z[i]!=':' ){ ps_err_at(s->err, (int64_t)i, i>=n ? "unexpected end of input inside an object" : "expected ':'"); return -1; }
-  m->v = i = ps_json_ws(z, n, i+1);
-  if( i>=n ){ ps_err_at(s->err, (int64_t)i, "unexpected end of input, expected a JSON value"); return -1; }
+  PsJsonMember jm;
+  size_t i = *pi;
+  int r = ps_json_member(s->z, s->n, &i, k, &jm, 0, s->err);
+  if( r!=1 ){ *pi = i; return r; }
+  m->q = jm.q; m->kn = jm.kn; m->v = jm.v; m->bOld = 0;
   if( ss_skip(s, &i) ) return -1;
   m->e = *pi = i;
   return 1;
 }
 
-/* As v8_elem: 1 with *pi at element k, 0 at ']', -1 (err). */
+/* As v8_elem (ps_json_elem): 1 with *pi at element k, 0 at ']', -1 (err). */
 static int ss_elem(Ss *s, size_t *pi, size_t k){
-  const char *z = s->z; size_t n = s->n;
-  size_t i = ps_json_ws(z, n, *pi);
-  if( i<n && z[i]==']' ){ *pi = i+1; return 0; }
-  if( k>0 && i<n ){
-    if( z[i]!=',' ){ ps_err_at(s->err, (int64_t)i, "expected ',' or ']'"); return -1; }
-    i = ps_json_ws(z, n, i+1);
-  }
-  if( i>=n ){ ps_err_at(s->err, (int64_t)i, "unexpected end of input inside an array"); return -1; }
-  *pi = i;
-  return 1;
+  return ps_json_elem(s->z, s->n, pi, k, s->err);
 }
 
 static int ss_key_is(const Ss *s, const SsMem *m, const char *zKey){
