@@ -340,6 +340,10 @@ const char *ps_track_text(const PsCapture *cap, size_t t, char *buf, size_t nBuf
   }
   /* key layout: kind \x1f field \x1f ...: async "A cat scope pid|g id", counter "C pid name id" */
   PsStr s = ps_pool_get(&cap->pool, tr->name);
+  if( tr->kind==PS_TRACK_CPU ){            /* the name as it is: "cpu 2" */
+    snprintf(buf, nBuf, "%.*s", (int)s.n, s.z);
+    return buf;
+  }
   const char *azF[4] = {"", "", "", ""}; int anF[4] = {0, 0, 0, 0}, nF = 0;
   size_t j = 2, j0 = 2;
   for(; j<s.n && nF<4; j++){

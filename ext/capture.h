@@ -68,6 +68,7 @@ typedef struct PsThread {
 #define PS_TRACK_THREAD  1
 #define PS_TRACK_ASYNC   2
 #define PS_TRACK_COUNTER 3
+#define PS_TRACK_CPU     4      /* one CPU's timeline (ftrace sched_switch): name = pool id of "cpu N" */
 typedef struct PsTrack {
   uint8_t kind;           /* PS_TRACK_* */
   uint32_t thread;        /* thread of the first event on it */
@@ -353,7 +354,7 @@ void ps_capture_sort_links(PsCapture *cap);
 
 /* Formats a PsValue as text into buf (for descriptions). */
 const char *ps_value_text(const PsCapture *cap, const PsValue *v, char *buf, size_t nBuf);
-/* Describes track t into buf (truncated to nBuf): "thread pid=1 tid=2",
+/* Describes track t into buf (truncated to nBuf): "thread pid=1 tid=2", "cpu 2",
 ** "async cat=x id=0x1[ scope=s][ local to pid=p]", "counter pid=1 name=Memory[ id=i]"
 ** (profile_metadata scope 'track', flame graph labels). */
 const char *ps_track_text(const PsCapture *cap, size_t t, char *buf, size_t nBuf);
