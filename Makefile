@@ -32,7 +32,7 @@ PYTHON    ?= /usr/bin/python3
 NPROC     := $(shell nproc 2>/dev/null || echo 2)
 SUBMAKE   := $(MAKE) --no-print-directory -j$(NPROC)
 
-EXT_SRC   := ext/ps_util.c ext/source.c ext/mapguard.c ext/json.c ext/capture.c ext/chrome.c ext/timings.c ext/lms.c ext/pb.c ext/xspace.c ext/xprof_schema.c ext/xprof.c ext/datatable.c ext/jobs.c ext/writer.c ext/zipsrc.c ext/stacks.c ext/cpuprofile.c ext/speedscope.c ext/pprof.c ext/perfscript.c ext/folded.c ext/flame.c ext/formats.c
+EXT_SRC   := ext/ps_util.c ext/source.c ext/mapguard.c ext/json.c ext/capture.c ext/chrome.c ext/timings.c ext/lms.c ext/pb.c ext/xspace.c ext/xprof_schema.c ext/xprof.c ext/datatable.c ext/jobs.c ext/writer.c ext/zipsrc.c ext/stacks.c ext/cpuprofile.c ext/speedscope.c ext/pprof.c ext/perfscript.c ext/folded.c ext/ftrace.c ext/flame.c ext/formats.c
 VTAB_SRC  := vtab/loader.c vtab/profile_events.c vtab/profile_records.c vtab/profile_xplanes.c \
              vtab/profile_metadata.c vtab/profile_jobs.c vtab/report.c \
              vtab/profile_open.c vtab/profile_import.c vtab/flamegraph.c vtab/profsql.c
@@ -127,7 +127,7 @@ $(BUILD)/test_sql_fault: tests/c/test_sql_fault.c tests/c/testlib.h $(call EXT_O
 $(BUILD)/test_threads: tests/c/test_threads.c tests/c/testlib.h $(call EXT_O,tsan) $(call VTAB_O,tsan)
 	clang $(TSAN) $(WARN) $(DEFS) -DSQLITE_CORE -Iext -Ivtab -I$(BUILD) -o $@ $< $(call EXT_O,tsan) $(call VTAB_O,tsan) -lsqlite3 $(LDLIBS)
 
-$(BUILD)/gen_trace $(BUILD)/gen_text $(BUILD)/gen_xspace $(BUILD)/gen_stacks: $(BUILD)/%: tests/bench/%.c
+$(BUILD)/gen_trace $(BUILD)/gen_text $(BUILD)/gen_xspace $(BUILD)/gen_stacks $(BUILD)/gen_ftrace: $(BUILD)/%: tests/bench/%.c
 	@mkdir -p $(BUILD)
 	$(CC) -O2 $(WARN) -o $@ $<
 $(BUILD)/load_time: tests/bench/load_time.c $(call EXT_O,pic)
@@ -135,7 +135,7 @@ $(BUILD)/load_time: tests/bench/load_time.c $(call EXT_O,pic)
 
 # ---- libFuzzer targets (tests/fuzz/): one per parser and input path, and three through SQL
 FUZZ_TIME ?= 60
-FUZZ_FORMATS := chrome timings lms xspace newengine xprof_datatable cpuprofile speedscope pprof perf_script folded
+FUZZ_FORMATS := chrome timings lms xspace newengine xprof_datatable cpuprofile speedscope pprof perf_script folded ftrace
 $(addprefix $(BUILD)/fuzz_,$(FUZZ_FORMATS)): $(BUILD)/fuzz_%: tests/fuzz/fuzz_format.c tests/fuzz/fuzz_common.h $(call EXT_O,fuzz)
 	clang $(FUZZ) $(DEFS) -DFUZZ_FORMAT=ps_format_$* -o $@ $< $(call EXT_O,fuzz) $(LDLIBS)
 $(BUILD)/fuzz_gzip: tests/fuzz/fuzz_gzip.c tests/fuzz/fuzz_common.h $(call EXT_O,fuzz)
@@ -172,7 +172,7 @@ demo: deps-build
 	@sh examples/demo.sh
 
 bench: deps-build
-	@$(SUBMAKE) libprofsql.so $(BUILD)/gen_trace $(BUILD)/gen_text $(BUILD)/gen_xspace $(BUILD)/gen_stacks $(BUILD)/load_time
+	@$(SUBMAKE) libprofsql.so $(BUILD)/gen_trace $(BUILD)/gen_text $(BUILD)/gen_xspace $(BUILD)/gen_stacks $(BUILD)/gen_ftrace $(BUILD)/load_time
 	@SQLITE3=$(SQLITE3) PYTHON=$(PYTHON) sh tests/bench/bench.sh
 
 # ---- make install / uninstall under $(DESTDIR)$(PREFIX); LIBDIR is Debian's multiarch directory

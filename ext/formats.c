@@ -29,6 +29,7 @@ const PsFormat *const ps_formats[] = {
   &ps_format_pprof,
   &ps_format_perf_script,
   &ps_format_folded,
+  &ps_format_ftrace,
   0
 };
 

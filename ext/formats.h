@@ -25,6 +25,7 @@ extern const PsFormat ps_format_speedscope;   /* speedscope.c: speedscope's file
 extern const PsFormat ps_format_pprof;        /* pprof.c: pprof profile.proto (gzip unwrapped below) */
 extern const PsFormat ps_format_perf_script;  /* perfscript.c: `perf script` text */
 extern const PsFormat ps_format_folded;       /* folded.c: collapsed / folded stacks text */
+extern const PsFormat ps_format_ftrace;       /* ftrace.c: Linux ftrace / atrace text */
 
 /* The protobuf format (XSpace or an xprof result message) whose schema explains the most of
 ** the bytes' structure, or NULL (xprof.c); *pScore = how much it explains (pb_fit). */

@@ -14,7 +14,8 @@ and prints wall time, ratio to libprofsql, MB/s and peak RSS (wait4 ru_maxrss) o
 Nothing is asserted: the numbers go to docs/performance.md by hand.
 Then the text formats (build/gen_text): a 1M-record timings report and a 10M-marker lms CSV
 (load rate), and profile_open + a full record_tree query on the 1M-record report.
-Then the sampled formats (build/gen_stacks): a 1M-sample perf script text and a 1M-sample pprof.
+Then the sampled formats (build/gen_stacks): a 1M-sample perf script text and a 1M-sample pprof;
+and a 5M-line ftrace text (build/gen_ftrace).
 Environment: SQLITE3 (sqlite3 CLI), BENCH_SIZES (default "1000000 5000000"), BENCH_TEXT=0 skips
 the text formats,
 BENCH_TIMEOUT (seconds per baseline run, default 300), BENCH_REPEAT (runs per measurement,
@@ -198,6 +199,7 @@ def bench_text():
                   "%.0f MB" % (rss2 / 1e6), rss2 / size, dt2 / dt if dt else 0))
     bench_tf_stats(load)
     bench_stacks(load)
+    bench_ftrace(load)
     path = ensure_text("timings", 1000000)
     q = (".timer on\nSELECT profile_open('%s');\n"
          "SELECT count(*), max(depth), sum(self_ns) FROM record_tree;\n") % path
@@ -370,6 +372,46 @@ def bench_stacks(load):
                   "  python protobuf parse + self ns, gzip", dt2, "", "%.0f MB" % (rss2 / 1e6), "", dt2 / dt))
         else:
             print("  python protobuf baseline failed: %s" % out2.strip()[-120:])
+
+
+def bench_ftrace(load):
+    """Linux ftrace text: a generated 5M-line trace (build/gen_ftrace: 4 CPUs, sched_switch /
+    sched_wakeup / atrace markers / cpu_frequency), loaded and aggregated per event name, with
+    its load rate and peak RSS against the file size, and a Python one-pass count of events per
+    name (what a user would otherwise script)."""
+    gen = os.path.join(ROOT, "build", "gen_ftrace")
+    if not os.path.exists(gen):
+        return
+    path = os.path.join(DATA, "ftrace_5000k.txt")
+    if not os.path.exists(path):
+        with open(path + ".tmp", "wb") as f:
+            subprocess.check_call([gen, "5000000"], stdout=f)
+        os.rename(path + ".tmp", path)
+    size = os.path.getsize(path)
+    subprocess.run(["cat", path], stdout=subprocess.DEVNULL)
+    print("\n== ftrace text (best of %d)" % REPEAT)
+    print("%-40s %9s %9s %10s %9s" % ("", "seconds", "MB/s", "peak RSS", "RSS/file"))
+    q = "SELECT name, count(*), sum(dur) FROM profile_events('%s') GROUP BY name;\n" % path
+    dt, rss, out, rc = best([SQLITE3, "-batch", "-init", "/dev/null"] + load + [":memory:"], q)
+    label = "ftrace 5M lines (%.0f MB)" % (size / 1e6)
+    if not dt or rc != 0:
+        print("%-40s failed: %s" % (label, out.strip()[-80:]))
+        return
+    print("%-40s %9.3f %9.0f %10s %9.2f" % (label, dt, size / 1e6 / dt, "%.0f MB" % (rss / 1e6), rss / size))
+    t, mbs = load_rate(path)
+    if t:
+        print("%-40s %9.3f %9.0f   (decode only, build/load_time)" % ("  load only", t, mbs))
+    code = ("import sys, collections\n"
+            "c = collections.Counter()\n"
+            "for line in open(sys.argv[1], errors='replace'):\n"
+            "    if line[:1] != '#':\n"
+            "        i = line.find(': ')\n"
+            "        if i > 0: c[line[i + 2:line.find(':', i + 2)]] += 1\n"
+            "print(len(c))\n")
+    dt2, rss2, out2, rc2 = best([PYTHON, "-c", code, path])
+    if dt2 and rc2 == 0:
+        print("%-40s %9.3f %9.0f %10s %9.2f   (x libprofsql %.1f)" % ("  python one-pass count per event", dt2, size / 1e6 / dt2,
+              "%.0f MB" % (rss2 / 1e6), rss2 / size, dt2 / dt))
 
 
 if __name__ == "__main__":

@@ -93,7 +93,7 @@ static void test_blob(void){
   /* an empty BLOB, and bytes that are no capture */
   CHECK_STR(q1("SELECT count(*) FROM profile_events(x'')"), "ERROR: profile_events: the BLOB is empty (0 bytes)");
   CHECK_STR(q1("SELECT count(*) FROM profile_events(x'00010203')"),
-            "ERROR: profile_events: the BLOB is not a supported capture (supported: chrome, timings, lms, xspace, newengine, tf_stats, kernel_stats, input_pipeline, overview_page, memory_profile, xprof_trace, xprof_datatable, cpuprofile, speedscope, pprof, perf_script, folded)");
+            "ERROR: profile_events: the BLOB is not a supported capture (supported: chrome, timings, lms, xspace, newengine, tf_stats, kernel_stats, input_pipeline, overview_page, memory_profile, xprof_trace, xprof_datatable, cpuprofile, speedscope, pprof, perf_script, folded, ftrace)");
 }
 
 static void test_lookups(void){

@@ -12,14 +12,14 @@ secs=${1:-60}
 mkdir -p build/fuzz
 status=0
 cat tests/fuzz/*.dict > build/fuzz/all.dict
-for t in chrome timings lms xspace xprof xprof_datatable newengine cpuprofile speedscope pprof perf_script folded gzip zip sql report tree; do
+for t in chrome timings lms xspace xprof xprof_datatable newengine cpuprofile speedscope pprof perf_script folded ftrace gzip zip sql report tree; do
   seeds=build/fuzz/seeds_$t
   rm -rf "$seeds"; mkdir -p "$seeds"
   cp tests/data/*.json tests/data/*.gz tests/data/*.txt tests/data/*.csv examples/*.json examples/*.txt examples/*.csv examples/*.pb tests/data/*.zip "$seeds"/ 2>/dev/null
-  cp tests/data/stacks/* examples/*.cpuprofile "$seeds"/ 2>/dev/null
+  cp tests/data/stacks/* tests/data/ftrace/* examples/*.cpuprofile "$seeds"/ 2>/dev/null
   [ -d tests/fuzz/regressions ] && cp tests/fuzz/regressions/* "$seeds"/ 2>/dev/null
   if [ -d ../shared/corpus ]; then
-    for f in ../shared/corpus/chrome/* ../shared/corpus/pmmp/* ../shared/corpus/aikar/* ../shared/corpus/xplane/* ../shared/corpus/newengine/* ../shared/corpus/stacks/*; do
+    for f in ../shared/corpus/chrome/* ../shared/corpus/pmmp/* ../shared/corpus/aikar/* ../shared/corpus/xplane/* ../shared/corpus/newengine/* ../shared/corpus/stacks/* ../shared/corpus/ftrace/*; do
       [ "$(wc -c < "$f")" -lt 300000 ] && cp "$f" "$seeds"/
     done
   fi

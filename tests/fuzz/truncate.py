@@ -2,7 +2,7 @@
 project root, after building the targets): prefixes of every seed capture under 300 KB
 (tests/data, examples, and ../shared/corpus when it is present), each fed to the sanitizer-built
 libFuzzer target of its format (build/fuzz_chrome, _timings, _lms, _xspace, _newengine, the sampled
-formats' _cpuprofile, _speedscope, _pprof, _perf_script, _folded; gzip to
+formats' _cpuprofile, _speedscope, _pprof, _perf_script, _folded, and _ftrace; gzip to
 fuzz_gzip, which detects and parses what it inflates; ZIP to fuzz_zip). The prefixes are written
 to a temporary directory in batches and the target runs them with -runs=0, which executes only
 those inputs. Exits 1 on any crash, leak, UB or timeout, printing the sanitizer's words; the
@@ -35,7 +35,7 @@ SPREAD = 1024               # evenly spread lengths between the two ends
 GZIP_SPEEDUP = 4            # a cut gzip stream is only inflated (an error), not parsed
 BATCH_BYTES = 48 << 20      # prefix bytes per target run (libFuzzer holds a batch in memory)
 BATCH_FILES = 4000          # prefixes per target run
-CORPUS_DIRS = ("chrome", "pmmp", "aikar", "xplane", "newengine", "xprof", "stacks")
+CORPUS_DIRS = ("chrome", "pmmp", "aikar", "xplane", "newengine", "xprof", "stacks", "ftrace")
 ARGS = ["-runs=0", "-timeout=10", "-rss_limit_mb=4096", f"-max_len={MAX_SIZE}"]
 
 
@@ -130,6 +130,7 @@ def captures():
     for d, exts in (("tests/data", (".json", ".gz", ".txt", ".csv", ".zip")),
                     ("tests/data/xprof", (".pb", ".json")),
                     ("tests/data/stacks", ("",)),
+                    ("tests/data/ftrace", ("",)),
                     ("examples", (".json", ".txt", ".csv", ".pb", ".cpuprofile"))):
         if not os.path.isdir(d):
             continue
@@ -151,6 +152,8 @@ def captures():
         b = open(p, "rb").read()
         if os.path.basename(os.path.dirname(p)) == "xprof":
             t = "xprof" if p.endswith(".pb") else sniff(b)   # the result protobufs: fuzz_xprof, detecting
+        elif os.path.basename(os.path.dirname(p)) == "ftrace":
+            t = "ftrace" if len(b) > 1 and not p.endswith(".html") else None
         elif os.path.basename(os.path.dirname(p)) == "stacks" or p.endswith((".cpuprofile", ".perf.txt")):
             t = stack_target(p, b) if len(b) > 1 else None
         else:

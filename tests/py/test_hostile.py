@@ -186,7 +186,7 @@ del big
 
 # a directory given as a capture
 d = tempfile.mkdtemp(prefix="profsql-hostile-")
-check(err(EV, d) == f"profile_events: '{d}' holds no supported capture (supported: chrome, timings, lms, xspace, newengine, tf_stats, kernel_stats, input_pipeline, overview_page, memory_profile, xprof_trace, xprof_datatable, cpuprofile, speedscope, pprof, perf_script, folded)",
+check(err(EV, d) == f"profile_events: '{d}' holds no supported capture (supported: chrome, timings, lms, xspace, newengine, tf_stats, kernel_stats, input_pipeline, overview_page, memory_profile, xprof_trace, xprof_datatable, cpuprofile, speedscope, pprof, perf_script, folded, ftrace)",
       "an empty directory")
 
 # every prefix of a small capture of each format: an error or rows, never a crash
@@ -397,7 +397,7 @@ for what, arg in (("BLOB", gz), (gzpath, gzpath), (zpath, zpath)):
     check(e == f"profile_events: interrupted while reading {what}",
           f"sqlite3_interrupt stops the inflate of {what}", e)
     check(db.execute("SELECT 1").fetchone()[0] == 1, "the connection answers after the interrupt")
-check(err("SELECT count(*) FROM profile_events(?)", gzpath).endswith("is not a supported capture (supported: chrome, timings, lms, xspace, newengine, tf_stats, kernel_stats, input_pipeline, overview_page, memory_profile, xprof_trace, xprof_datatable, cpuprofile, speedscope, pprof, perf_script, folded)"),
+check(err("SELECT count(*) FROM profile_events(?)", gzpath).endswith("is not a supported capture (supported: chrome, timings, lms, xspace, newengine, tf_stats, kernel_stats, input_pipeline, overview_page, memory_profile, xprof_trace, xprof_datatable, cpuprofile, speedscope, pprof, perf_script, folded, ftrace)"),
       "uninterrupted, the same file inflates to the end")
 
 # ZIP members whose directory entry says 0xFFFFFFFF and carries the sizes in a zip64 extra field

@@ -51,7 +51,7 @@ try:
     db.execute("SELECT profile_import(?, 'cap', 'tm_')", (b"not a capture at all",)).fetchone()
     check(False, "a bad capture fails")
 except sqlite3.OperationalError as e:
-    check(str(e) == "profile_import: the BLOB is not a supported capture (supported: chrome, timings, lms, xspace, newengine, tf_stats, kernel_stats, input_pipeline, overview_page, memory_profile, xprof_trace, xprof_datatable, cpuprofile, speedscope, pprof, perf_script, folded)",
+    check(str(e) == "profile_import: the BLOB is not a supported capture (supported: chrome, timings, lms, xspace, newengine, tf_stats, kernel_stats, input_pipeline, overview_page, memory_profile, xprof_trace, xprof_datatable, cpuprofile, speedscope, pprof, perf_script, folded, ftrace)",
           f"error: {e}")
 check(db.execute("SELECT count(*) FROM cap.tm_records").fetchone()[0] == n_rec, "the previous tables survive a failed import")
 db.execute("SELECT profile_import(?, 'cap', 'mix_')", ("examples/server_timings.txt",)).fetchone()

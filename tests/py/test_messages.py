@@ -63,7 +63,7 @@ check(err(EV, obj) == f"profile_events: BLOB: the input ends inside the traceEve
 
 # ---- a damaged capture that no probe claims: the closest format's reader says where it breaks
 # (before: "not a supported capture" and nothing else)
-SUP = "chrome, timings, lms, xspace, newengine, tf_stats, kernel_stats, input_pipeline, overview_page, memory_profile, xprof_trace, xprof_datatable, cpuprofile, speedscope, pprof, perf_script, folded"
+SUP = "chrome, timings, lms, xspace, newengine, tf_stats, kernel_stats, input_pipeline, overview_page, memory_profile, xprof_trace, xprof_datatable, cpuprofile, speedscope, pprof, perf_script, folded, ftrace"
 tm = b"Minecraft\n    Full Server Tick Time: 12x Count: 5 Avg: 1\n"
 p = os.path.join(d, "damaged_timings.txt")
 with open(p, "wb") as f:
