@@ -32,7 +32,7 @@ PYTHON    ?= /usr/bin/python3
 NPROC     := $(shell nproc 2>/dev/null || echo 2)
 SUBMAKE   := $(MAKE) --no-print-directory -j$(NPROC)
 
-EXT_SRC   := ext/ps_util.c ext/source.c ext/mapguard.c ext/json.c ext/capture.c ext/chrome.c ext/timings.c ext/lms.c ext/pb.c ext/xspace.c ext/xprof_schema.c ext/xprof.c ext/datatable.c ext/jobs.c ext/writer.c ext/zipsrc.c ext/stacks.c ext/cpuprofile.c ext/speedscope.c ext/pprof.c ext/perfscript.c ext/folded.c ext/ftrace.c ext/flame.c ext/formats.c
+EXT_SRC   := ext/ps_util.c ext/source.c ext/htmlsrc.c ext/mapguard.c ext/json.c ext/capture.c ext/chrome.c ext/timings.c ext/lms.c ext/pb.c ext/xspace.c ext/xprof_schema.c ext/xprof.c ext/datatable.c ext/jobs.c ext/writer.c ext/zipsrc.c ext/stacks.c ext/cpuprofile.c ext/speedscope.c ext/pprof.c ext/perfscript.c ext/folded.c ext/ftrace.c ext/flame.c ext/formats.c
 VTAB_SRC  := vtab/loader.c vtab/profile_events.c vtab/profile_records.c vtab/profile_xplanes.c \
              vtab/profile_metadata.c vtab/profile_jobs.c vtab/report.c \
              vtab/profile_open.c vtab/profile_import.c vtab/flamegraph.c vtab/profsql.c

@@ -191,6 +191,7 @@ PsCapture *ps_capture_load(PsSource *src, const PsFormat *pFormat, PsErr *err, i
   if( rc==PS_OK ) rc = ps_meta_int(cap, "capture", "bytes", (int64_t)cap->src.n, -1);
   if( rc==PS_OK && (cap->src.bGzip || cap->src.bZip) ) rc = ps_meta_int(cap, "capture", "compressed_bytes", (int64_t)cap->src.nRaw, -1);
   if( rc==PS_OK && cap->src.bZip ) rc = ps_meta_text(cap, "capture", "archive_member", cap->src.zMember, strlen(cap->src.zMember), PS_META_TEXT, -1);
+  if( rc==PS_OK && cap->src.bHtml ) rc = ps_meta_int(cap, "capture", "html_bytes", (int64_t)cap->src.nRaw, -1);
   int depthSaved = ps_json_depth_limit;          /* the connection's limit, for this parse only */
   if( cap->src.maxJsonDepth>0 ) ps_json_depth_limit = cap->src.maxJsonDepth;
   if( rc==PS_OK ) rc = pFormat->xParse(cap, err);

@@ -142,19 +142,20 @@ static void source_reset(PsSource *pSrc, int (*xInterrupt)(void*), void *pArg){
   pSrc->pInterruptArg = pArg;
 }
 
-/* gzip or ZIP bytes p[0..n): inflates them into pSrc (a heap buffer; bGzip / bZip) and sets
+/* gzip, ZIP or systrace HTML bytes p[0..n): inflates / extracts them into pSrc (a heap buffer; bGzip / bZip) and sets
 ** *pbDone; plain bytes: *pbDone 0 and pSrc untouched. The one place input is unwrapped, for
 ** BLOBs, files read into memory and mapped files alike. */
 static int unwrap(PsSource *pSrc, const void *p, size_t n, uint64_t maxInflated, int *pbDone, PsErr *err){
-  int bGzip = is_gzip(p, n);
-  *pbDone = bGzip || ps_is_zip(p, n);
+  int bGzip = is_gzip(p, n), bZip = !bGzip && ps_is_zip(p, n), bHtml = !bGzip && !bZip && ps_is_html(p, n);
+  *pbDone = bGzip || bZip || bHtml;
   if( !*pbDone ) return PS_OK;
   char *z; size_t nz;
   int rc = bGzip ? ps_gunzip_poll(p, n, maxInflated, &z, &nz, pSrc, err)
-                 : ps_unzip_capture(p, n, maxInflated, &z, &nz, pSrc->zMember, sizeof(pSrc->zMember), pSrc, err);
+         : bZip ? ps_unzip_capture(p, n, maxInflated, &z, &nz, pSrc->zMember, sizeof(pSrc->zMember), pSrc, err)
+         : ps_html_trace(p, n, maxInflated ? maxInflated : PS_MAX_INFLATED, &z, &nz, err);
   if( rc ) return rc;
   pSrc->z = z; pSrc->n = nz; pSrc->bHeap = 1;
-  if( bGzip ) pSrc->bGzip = 1; else pSrc->bZip = 1;
+  if( bGzip ) pSrc->bGzip = 1; else if( bZip ) pSrc->bZip = 1; else pSrc->bHtml = 1;
   return PS_OK;
 }
 

@@ -35,6 +35,7 @@ typedef struct PsSource {
   uint64_t *pLost;     /* the mapping's SIGBUS guard word (mapguard.h); NULL when not mapped */
   char lastByte;       /* z[n-1] when mapped (a zeroed tail shows a truncation within the last page) */
   int bZip;            /* 1 when the input was a ZIP archive and z is the member read (zipsrc.c) */
+  int bHtml;           /* 1 when the input was a systrace HTML document and z its trace data (htmlsrc.c) */
   /* stopping a long parse: xInterrupt (set by the host, called from the loading thread only)
   ** returns non-zero to stop; pAbort points at the flag every thread of one parse shares */
   int (*xInterrupt)(void*);
@@ -51,6 +52,12 @@ typedef struct PsSource {
 int ps_is_zip(const void *p, size_t n);
 int ps_unzip_capture(const void *p, size_t n, uint64_t maxOut, char **pz, size_t *pn,
                      char *zMember, size_t nMember, PsSource *pPoll, PsErr *err);
+
+/* Systrace HTML (htmlsrc.c): 1 when the bytes start an HTML document; the trace data its
+** <script class="trace-data"> blocks or linuxPerfData string hold, unescaped / inflated, into *pz
+** (malloc'ed, NUL-terminated). */
+int ps_is_html(const void *p, size_t n);
+int ps_html_trace(const void *p, size_t n, uint64_t maxOut, char **pz, size_t *pn, PsErr *err);
 
 /* Opens the file at zPath. On success fills *pSrc and returns PS_OK. On failure returns
 ** PS_ERROR/PS_NOMEM with err set ("cannot open 'x': <strerror>"). maxInflated = 0 means default. */

@@ -153,7 +153,7 @@ def captures():
         if os.path.basename(os.path.dirname(p)) == "xprof":
             t = "xprof" if p.endswith(".pb") else sniff(b)   # the result protobufs: fuzz_xprof, detecting
         elif os.path.basename(os.path.dirname(p)) == "ftrace":
-            t = "ftrace" if len(b) > 1 and not p.endswith(".html") else None
+            t = "ftrace" if len(b) > 1 else None        # systrace HTML too: unwrapped below the parser
         elif os.path.basename(os.path.dirname(p)) == "stacks" or p.endswith((".cpuprofile", ".perf.txt")):
             t = stack_target(p, b) if len(b) > 1 else None
         else:
