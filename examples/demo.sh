@@ -12,7 +12,7 @@ echo "build/demo-report/chrome/profiler_categories_latest.csv:"
 head -n 4 build/demo-report/chrome/profiler_categories_latest.csv
 echo "build/demo-report/chrome/profiler_report_latest.md (quick answer):"
 sed -n '/^## Quick answer/,/^## Profiler-first/p' build/demo-report/chrome/profiler_report_latest.md | sed '$d'
-for q in server_tps main_thread gpu_ops frame_budget cpu_profile; do
+for q in server_tps main_thread gpu_ops frame_budget cpu_profile cpu_threads; do
   echo
   head -n 1 "examples/questions/$q.sql" | sed 's/^-- //'
   "$SQLITE3" -batch -init /dev/null -cmd '.load ./libprofsql' :memory: < "examples/questions/$q.sql"

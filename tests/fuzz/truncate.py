@@ -79,6 +79,8 @@ def sniff(b):
         return "xprof_datatable"
     if t[:1] in (b"{", b"["):
         return "chrome"
+    if t.startswith(b"# tracer:"):
+        return "ftrace"
     if re.search(rb"\n[ \t][^\n]* Time: \d+ Count: ", b[:65536]):
         return "timings"
     if re.match(rb"[012],\d+,", s):

@@ -58,6 +58,34 @@ first = [c.strip() for c in rows[3].strip("│").split("│")] if len(rows) > 3 
 check(len(first) >= 2 and first[0] == top and abs(float(first[1]) - top_us / 1000) < 0.051,
       f"cpu profile: the most self time {first} is the JSON's {top} {top_us} us")
 
+# cpu_threads.sql: the thread with the most time on CPU 0 of examples/ftrace_sched.txt, from the
+# sched_switch lines read here: a thread runs on a CPU from the switch that names it next_pid to
+# the CPU's next switch (the last interval to the trace's last timestamp)
+import re as _re
+ev = []
+for line in open("examples/ftrace_sched.txt", encoding="utf-8"):
+    m = _re.match(r"\s*(.+?)-(\d+)\s+\(\s*[-\d]+\)\s+\[(\d+)\]\s+\S+\s+(\d+)\.(\d+): (\w+):(.*)", line)
+    if m:
+        ev.append((int(m.group(3)), int(m.group(4)) * 10**6 + int(m.group(5)), m.group(6), m.group(7)))
+last_ts = max(t for _, t, _, _ in ev)
+run = {}
+on = {}
+for cpu, t, name, body in ev:
+    if name != "sched_switch":
+        continue
+    if cpu in on:
+        tid, t0 = on[cpu]
+        if cpu == 0 and tid:
+            run[tid] = run.get(tid, 0) + t - t0
+    on[cpu] = (int(_re.search(r"next_pid=(\d+)", body).group(1)), t)
+if 0 in on and on[0][0]:
+    run[on[0][0]] = run.get(on[0][0], 0) + last_ts - on[0][1]
+top_tid, top_us = max(run.items(), key=lambda kv: kv[1])
+rows = outs.get("examples/questions/cpu_threads.sql", "").split("\n")
+first = [c.strip() for c in rows[3].strip("│").split("│")] if len(rows) > 3 else []
+check(len(first) >= 4 and int(first[1]) == top_tid and abs(float(first[3]) - top_us / 1000) < 0.051,
+      f"cpu threads: the most CPU-0 time {first} is the trace's tid {top_tid} {top_us} us")
+
 # examples/python/query.py: the independent totals of examples/browser_trace.json, by name, of
 # every event with a duration: X (dur), B/E pairs per thread, b/e async pairs per (cat, id),
 # instants (0); the events are well nested, so a plain stack matches them
