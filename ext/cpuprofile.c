@@ -721,35 +721,7 @@ void ps_v8_free(PsV8 *v){
 /* A member value as a metadata row: a string as TEXT, an integer as INTEGER (beyond int64: its
 ** digits as TEXT), another number as REAL, true/false 1/0, null NULL, else JSON text. */
 static int v8_meta_value(PsV8 *v, const char *zScope, const char *zKey, size_t off, size_t e){
-  PsCapture *cap = v->cap;
-  const char *z = v->z;
-  char c = z[off];
-  if( c=='"' ){
-    const char *s; size_t sn, i = off;
-    if( ps_json_string(z, v->n, &i, &v->scratch, &s, &sn, v->err) ) return PS_ERROR;
-    if( s!=z+off+1 ){                 /* decoded: a copy, its diagnostic named here */
-      char zField[PS_JSON_KEY_BUF+40];
-      snprintf(zField, sizeof(zField), "%s '%s'", zScope, zKey);
-      if( ps_json_text_diag(cap, z, v->n, off, s, sn, zField) ) return ps_nomem(v->err);
-      if( (s = ps_arena_strdup(&cap->arena, s, sn))==0 ) return ps_nomem(v->err);
-    }
-    return ps_meta_text(cap, zScope, zKey, s, sn, PS_META_TEXT, (int64_t)off) ? ps_nomem(v->err) : PS_OK;
-  }
-  if( v8_is_num(c) ){
-    PsDec d; size_t i = off; int64_t iv;
-    if( ps_json_number(z, v->n, &i, &d, v->err) ) return PS_ERROR;
-    if( d.bInt && ps_dec_int64(&d, &iv)==0 ) return ps_meta_int(cap, zScope, zKey, iv, (int64_t)off) ? ps_nomem(v->err) : PS_OK;
-    if( d.bInt ) return ps_meta_text(cap, zScope, zKey, z+off, e-off, PS_META_TEXT, (int64_t)off) ? ps_nomem(v->err) : PS_OK;
-    char buf[64], *t = e-off < sizeof(buf) ? buf : malloc(e-off+1);
-    if( t==0 ) return ps_nomem(v->err);
-    memcpy(t, z+off, e-off); t[e-off] = 0;
-    double r = strtod(t, 0);
-    if( t!=buf ) free(t);
-    return ps_meta_real(cap, zScope, zKey, r, (int64_t)off) ? ps_nomem(v->err) : PS_OK;
-  }
-  if( c=='t' || c=='f' ) return ps_meta_int(cap, zScope, zKey, c=='t', (int64_t)off) ? ps_nomem(v->err) : PS_OK;
-  if( c=='n' ) return ps_meta_text(cap, zScope, zKey, 0, 0, PS_META_TEXT, (int64_t)off) ? ps_nomem(v->err) : PS_OK;
-  return ps_meta_text(cap, zScope, zKey, z+off, e-off, PS_META_JSON, (int64_t)off) ? ps_nomem(v->err) : PS_OK;
+  return ps_json_meta_value(v->cap, v->z, v->n, off, e, zScope, zKey, &v->scratch, v->err);
 }
 
 /* The number at off in ns: the value times 10^scale. PS_NULL64 when off is 0 or the value is not

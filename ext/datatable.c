@@ -233,44 +233,7 @@ static int dt_value_id(Dt *p, size_t v, size_t e, const char *zField, uint32_t *
 
 /* A member value of p as a metadata row (see the header). */
 static int dt_meta_value(Dt *p, const char *zScope, const char *zKey, size_t v, size_t e){
-  PsCapture *cap = p->cap;
-  const char *z = p->z;
-  char c = z[v];
-  if( c=='"' ){
-    const char *s; size_t sn, i = v;
-    int rc = ps_json_string(z, p->n, &i, &p->scratch, &s, &sn, p->err);
-    if( rc ) return rc;
-    if( s!=z+v+1 ){                   /* decoded: a copy, the diagnostic named here */
-      char zField[PS_JSON_KEY_BUF+40];
-      snprintf(zField, sizeof(zField), "%s '%s'", zScope, zKey);
-      if( ps_json_text_diag(cap, z, p->n, v, s, sn, zField) ) return ps_nomem(p->err);
-      char *d = ps_arena_strdup(&cap->arena, s, sn);
-      if( d==0 ) return ps_nomem(p->err);
-      s = d;
-    }
-    return ps_meta_text(cap, zScope, zKey, s, sn, PS_META_TEXT, (int64_t)v) ? ps_nomem(p->err) : PS_OK;
-  }
-  if( c=='-' || (c>='0' && c<='9') ){
-    PsDec d; size_t i = v; int64_t iv;
-    if( ps_json_number(z, p->n, &i, &d, p->err) ) return PS_ERROR;
-    if( d.bInt && ps_dec_int64(&d, &iv)==0 ){
-      return ps_meta_int(cap, zScope, zKey, iv, (int64_t)v) ? ps_nomem(p->err) : PS_OK;
-    }
-    if( d.bInt ){                     /* beyond int64: the digits, exact */
-      return ps_meta_text(cap, zScope, zKey, z+v, e-v, PS_META_TEXT, (int64_t)v) ? ps_nomem(p->err) : PS_OK;
-    }
-    char buf[64], *t = e-v < sizeof(buf) ? buf : malloc(e-v+1);
-    if( t==0 ) return ps_nomem(p->err);
-    memcpy(t, z+v, e-v); t[e-v] = 0;
-    double r = strtod(t, 0);
-    if( t!=buf ) free(t);
-    return ps_meta_real(cap, zScope, zKey, r, (int64_t)v) ? ps_nomem(p->err) : PS_OK;
-  }
-  if( c=='t' || c=='f' ){
-    return ps_meta_int(cap, zScope, zKey, c=='t', (int64_t)v) ? ps_nomem(p->err) : PS_OK;
-  }
-  if( c=='n' ) return ps_meta_text(cap, zScope, zKey, 0, 0, PS_META_TEXT, (int64_t)v) ? ps_nomem(p->err) : PS_OK;
-  return ps_meta_text(cap, zScope, zKey, z+v, e-v, PS_META_JSON, (int64_t)v) ? ps_nomem(p->err) : PS_OK;
+  return ps_json_meta_value(p->cap, p->z, p->n, v, e, zScope, zKey, &p->scratch, p->err);
 }
 
 /* ------------------------------------------------------------------ columns */

@@ -352,6 +352,40 @@ int ps_json_skip(const char *z, size_t n, size_t *pi, PsErr *err){
   }
 }
 
+int ps_json_meta_value(PsCapture *cap, const char *z, size_t n, size_t v, size_t e,
+                       const char *zScope, const char *zKey, PsBuf *scratch, PsErr *err){
+  char c = z[v];
+  if( c=='"' ){
+    const char *s; size_t sn, i = v;
+    int rc = ps_json_string(z, n, &i, scratch, &s, &sn, err);
+    if( rc ) return rc;
+    if( s!=z+v+1 ){                   /* decoded: a copy, the diagnostic named here */
+      char zField[PS_JSON_KEY_BUF+80];
+      snprintf(zField, sizeof(zField), "%.40s '%.*s'", zScope, PS_JSON_KEY_BUF, zKey);
+      if( ps_json_text_diag(cap, z, n, v, s, sn, zField) ) return ps_nomem(err);
+      if( (s = ps_arena_strdup(&cap->arena, s, sn))==0 ) return ps_nomem(err);
+    }
+    return ps_meta_text(cap, zScope, zKey, s, sn, PS_META_TEXT, (int64_t)v) ? ps_nomem(err) : PS_OK;
+  }
+  if( c=='-' || (c>='0' && c<='9') ){
+    PsDec d; size_t i = v; int64_t iv;
+    if( ps_json_number(z, n, &i, &d, err) ) return PS_ERROR;
+    if( d.bInt && ps_dec_int64(&d, &iv)==0 ) return ps_meta_int(cap, zScope, zKey, iv, (int64_t)v) ? ps_nomem(err) : PS_OK;
+    if( d.bInt ){                     /* beyond int64: the digits, exact */
+      return ps_meta_text(cap, zScope, zKey, z+v, e-v, PS_META_TEXT, (int64_t)v) ? ps_nomem(err) : PS_OK;
+    }
+    char buf[64], *t = e-v < sizeof(buf) ? buf : malloc(e-v+1);
+    if( t==0 ) return ps_nomem(err);
+    memcpy(t, z+v, e-v); t[e-v] = 0;
+    double r = strtod(t, 0);
+    if( t!=buf ) free(t);
+    return ps_meta_real(cap, zScope, zKey, r, (int64_t)v) ? ps_nomem(err) : PS_OK;
+  }
+  if( c=='t' || c=='f' ) return ps_meta_int(cap, zScope, zKey, c=='t', (int64_t)v) ? ps_nomem(err) : PS_OK;
+  if( c=='n' ) return ps_meta_text(cap, zScope, zKey, 0, 0, PS_META_TEXT, (int64_t)v) ? ps_nomem(err) : PS_OK;
+  return ps_meta_text(cap, zScope, zKey, z+v, e-v, PS_META_JSON, (int64_t)v) ? ps_nomem(err) : PS_OK;
+}
+
 int ps_json_member(const char *z, size_t n, size_t *pi, size_t k, PsJsonMember *m, int bSkip, PsErr *err){
   size_t i = ps_json_ws(z, n, *pi);
   if( i<n && z[i]=='}' ){ *pi = i+1; return 0; }

@@ -92,6 +92,18 @@ int ps_dec_int64(const PsDec *d, int64_t *pOut);
 ** already-validated objects. */
 int ps_json_find_key(const char *z, size_t n, size_t i, const char *zKey, size_t *pv);
 
+typedef struct PsCapture PsCapture;
+
+/* ---- a JSON value as a profile_metadata row */
+/* The value [v, e) of zJson (already validated) as a metadata row (zScope, zKey) at offset v: a
+** string as TEXT (decoded; a string that breaks the text rule gets the 'invalid_text' diagnostic
+** naming "<zScope> '<zKey>'"), an integer as INTEGER (beyond int64: its digits as TEXT, exact),
+** another number as REAL, true/false as 1/0, null as NULL, an object or array as JSON text.
+** scratch holds decoded strings. PS_OK, PS_ERROR or PS_NOMEM (err set). One rule for every JSON
+** reader's metadata (cpuprofile.c, speedscope.c, datatable.c). */
+int ps_json_meta_value(PsCapture *cap, const char *zJson, size_t nJson, size_t v, size_t e,
+                       const char *zScope, const char *zKey, PsBuf *scratch, PsErr *err);
+
 /* ---- walking an object or an array member by member */
 /* A member of an object: its key's opening quote at q, the key's kn bytes as written (escapes
 ** undecoded), its value [v, e) (e 0 when the value was not skipped). */
@@ -108,7 +120,6 @@ int ps_json_member(const char *z, size_t n, size_t *pi, size_t k, PsJsonMember *
 int ps_json_elem(const char *z, size_t n, size_t *pi, size_t k, PsErr *err);
 
 /* ---- the text rule (ps_util.h) for strings decoded from JSON */
-typedef struct PsCapture PsCapture;
 /* The source offset of byte k of the string whose opening quote is at z[iQuote], as
 ** ps_json_string decodes it (the bytes an escape decodes to map to its backslash). */
 size_t ps_json_string_offset(const char *z, size_t n, size_t iQuote, size_t k);

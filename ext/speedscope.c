@@ -298,36 +298,7 @@ static int ss_num(Ss *s, SsProf *pr, size_t off, int64_t *pv){
 
 /* A member value as a metadata row (see the header). */
 static int ss_meta_value(Ss *s, const char *zKey, size_t off, size_t e){
-  PsCapture *cap = s->cap;
-  const char *z = s->z;
-  char c = z[off];
-  static const char zScope[] = "speedscope";
-  if( c=='"' ){
-    const char *t; size_t tn, i = off;
-    if( ps_json_string(z, s->n, &i, &s->scratch, &t, &tn, s->err) ) return PS_ERROR;
-    if( t!=z+off+1 ){
-      char zField[PS_JSON_KEY_BUF+64];
-      snprintf(zField, sizeof(zField), "%s '%.*s'", zScope, PS_JSON_KEY_BUF+40, zKey);
-      if( ps_json_text_diag(cap, z, s->n, off, t, tn, zField) ) return ps_nomem(s->err);
-      if( (t = ps_arena_strdup(&cap->arena, t, tn))==0 ) return ps_nomem(s->err);
-    }
-    return ps_meta_text(cap, zScope, zKey, t, tn, PS_META_TEXT, (int64_t)off) ? ps_nomem(s->err) : PS_OK;
-  }
-  if( ss_is_num(c) ){
-    PsDec d; size_t i = off; int64_t iv;
-    if( ps_json_number(z, s->n, &i, &d, s->err) ) return PS_ERROR;
-    if( d.bInt && ps_dec_int64(&d, &iv)==0 ) return ps_meta_int(cap, zScope, zKey, iv, (int64_t)off) ? ps_nomem(s->err) : PS_OK;
-    if( d.bInt ) return ps_meta_text(cap, zScope, zKey, z+off, e-off, PS_META_TEXT, (int64_t)off) ? ps_nomem(s->err) : PS_OK;
-    char buf[64], *t = e-off < sizeof(buf) ? buf : malloc(e-off+1);
-    if( t==0 ) return ps_nomem(s->err);
-    memcpy(t, z+off, e-off); t[e-off] = 0;
-    double r = strtod(t, 0);
-    if( t!=buf ) free(t);
-    return ps_meta_real(cap, zScope, zKey, r, (int64_t)off) ? ps_nomem(s->err) : PS_OK;
-  }
-  if( c=='t' || c=='f' ) return ps_meta_int(cap, zScope, zKey, c=='t', (int64_t)off) ? ps_nomem(s->err) : PS_OK;
-  if( c=='n' ) return ps_meta_text(cap, zScope, zKey, 0, 0, PS_META_TEXT, (int64_t)off) ? ps_nomem(s->err) : PS_OK;
-  return ps_meta_text(cap, zScope, zKey, z+off, e-off, PS_META_JSON, (int64_t)off) ? ps_nomem(s->err) : PS_OK;
+  return ps_json_meta_value(s->cap, s->z, s->n, off, e, "speedscope", zKey, &s->scratch, s->err);
 }
 
 /* Metadata rows for the members [m0, m1) but those named in azSkip, each key prefixed. */
