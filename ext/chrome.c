@@ -1141,6 +1141,12 @@ typedef struct ChIds {
   int64_t next;                    /* the next id to give */
 } ChIds;
 
+/* The next id to give (ids near 2^63 from a hostile file stop counting rather than overflow:
+** the ids then repeat, which the tree reports as 'duplicate'). */
+static int64_t ch_ids_next(ChIds *m){
+  return m->next<INT64_MAX ? m->next++ : m->next;
+}
+
 /* The id for the non-integer id text str (a pool id), given on first use. -1 when out of memory. */
 static int64_t ch_ids_get(ChIds *m, uint32_t str){
   if( (m->n+1)*2 > m->nHash ){
@@ -1159,7 +1165,7 @@ static int64_t ch_ids_get(ChIds *m, uint32_t str){
     if( m->aStr[j]==str ) return m->aId[j];
     j = (j+1) & (m->nHash-1);
   }
-  m->aStr[j] = str; m->aId[j] = m->next++; m->n++;
+  m->aStr[j] = str; m->aId[j] = ch_ids_next(m); m->n++;
   return m->aId[j];
 }
 
@@ -1257,7 +1263,7 @@ static int ch_inline_stack(Chrome *p, ChIds *m, PsStackTrie *t, size_t v, int32_
     if( r<0 ) return ps_nomem(p->err);
     if( bNew ){
       PsRecord *x = &cap->aRec[r];
-      x->recordId = m->next++;
+      x->recordId = ch_ids_next(m);
       x->parentId = parent>=0 ? cap->aRec[parent].recordId : PS_NULL64;
       x->msgOff = w;
     }
@@ -1403,13 +1409,13 @@ static int64_t ch_us_value(Chrome *p, size_t v){
   return rc==PS_OK && has ? ns : PS_NULL64;
 }
 
-static int ch_v8_profiles(Chrome *p, int bOtherIds, int64_t *pMaxId){
+/* The event names of V8 profiles, as pool ids (ch_stacks interns them once). */
+typedef struct ChV8Names { uint32_t idProfile, idChunk, idCpu; } ChV8Names;
+
+static int ch_v8_profiles(Chrome *p, const ChV8Names *pN, int bOtherIds, int64_t *pMaxId){
   PsCapture *cap = p->cap;
   PsEvents *e = &cap->ev;
-  uint32_t idProfile = ps_pool_intern(&cap->pool, "Profile", 7, 0);
-  uint32_t idChunk = ps_pool_intern(&cap->pool, "ProfileChunk", 12, 0);
-  uint32_t idCpu = ps_pool_intern(&cap->pool, "CpuProfile", 10, 0);
-  if( idProfile==0 || idChunk==0 || idCpu==0 ) return ps_nomem(p->err);
+  uint32_t idProfile = pN->idProfile, idChunk = pN->idChunk, idCpu = pN->idCpu;
   size_t nEv = e->n, nProf = 0, nAlloc = 0, nCpu = 0;
   for(size_t r=0; r<nEv; r++){
     if( (e->aPh[r]=='P' && (e->aName[r]==idProfile || e->aName[r]==idChunk)) || e->aName[r]==idCpu ) nProf++;
@@ -1501,10 +1507,12 @@ static int ch_stacks(Chrome *p){
   PsEvents *e = &cap->ev;
   size_t vFrames = ch_top_value(p, "stackFrames"), vSamples = ch_top_value(p, "samples");
   size_t nFlagged = 0, nP = 0, nSamples = 0;
-  uint32_t idProfile = ps_pool_intern(&cap->pool, "Profile", 7, 0);
-  uint32_t idChunk = ps_pool_intern(&cap->pool, "ProfileChunk", 12, 0);
-  uint32_t idCpu = ps_pool_intern(&cap->pool, "CpuProfile", 10, 0);
-  if( idProfile==0 || idChunk==0 || idCpu==0 ) return ps_nomem(p->err);
+  ChV8Names nm;
+  nm.idProfile = ps_pool_intern(&cap->pool, "Profile", 7, 0);
+  nm.idChunk = ps_pool_intern(&cap->pool, "ProfileChunk", 12, 0);
+  nm.idCpu = ps_pool_intern(&cap->pool, "CpuProfile", 10, 0);
+  if( nm.idProfile==0 || nm.idChunk==0 || nm.idCpu==0 ) return ps_nomem(p->err);
+  uint32_t idProfile = nm.idProfile, idChunk = nm.idChunk, idCpu = nm.idCpu;
   for(size_t r=0; r<e->n; r++){
     if( e->aFlags[r] & CH_HAS_STACK ) nFlagged++;
     if( e->aPh[r]=='P' || e->aName[r]==idCpu ) nP++;
@@ -1534,8 +1542,9 @@ static int ch_stacks(Chrome *p){
   }
   /* V8 CPU profiles first: their ids are offset past the file's (ch_v8_profiles) */
   int64_t maxV8 = maxId;
-  if( ch_v8_profiles(p, vFrames!=0 || maxId>0, &maxV8) ) goto out;
-  m.next = (maxV8 > maxId ? maxV8 : maxId) + 1;
+  if( ch_v8_profiles(p, &nm, vFrames!=0 || maxId>0, &maxV8) ) goto out;
+  int64_t maxAll = maxV8 > maxId ? maxV8 : maxId;
+  m.next = maxAll<INT64_MAX ? maxAll + 1 : INT64_MAX;
   /* frames */
   if( vFrames && z[vFrames]!='{' ){
     if( ps_diag(cap, PS_DIAG_OTHER, (int64_t)vFrames, "'stackFrames' is not an object; no frames read") ) goto nomem;

@@ -38,7 +38,7 @@
 **   stack_id     record_id (profile_records) of the leaf frame of the row's call stack: a
 **                sample's stack (ph 'P' rows of the sampled formats, Chrome 'samples' and
 **                V8 CPU profiles), or a Chrome slice's 'sf' / 'stack'; NULL for none (ext/stacks.h)
-**   cpu          the CPU the row ran on (perf script's [cpu], Chrome samples' 'cpu'); NULL when
+**   cpu          the CPU the row ran on (perf script's and ftrace's [cpu], Chrome samples' 'cpu'); NULL when
 **                the file does not say
 **   file         the capture file of the row: a source that is a directory or a glob pattern
 **                reads every capture it names, one after the other (ids, parent_id and the
