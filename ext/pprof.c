@@ -229,7 +229,7 @@ typedef struct PpArgs {
   size_t nType;
 } PpArgs;
 
-typedef struct PpStackEnt { uint64_t h; uint32_t iId, nId; int32_t leaf; } PpStackEnt;
+typedef struct PpStackEnt { uint64_t h; uint32_t iId, nId; int32_t leaf; } PpStackEnt;   /* nId 0: empty */
 #define PP_SC_MAX_IDS (16u << 20)     /* ids the stack cache holds at most (128 MiB) */
 
 typedef struct Pp {
@@ -968,16 +968,16 @@ static int pp_sc_add(Pp *p, uint64_t h, int32_t leaf){
     PpStackEnt *a = calloc(nNew, sizeof(PpStackEnt));
     if( a==0 ) return pp_nomem(p);
     for(size_t i=0; i<p->nSC; i++){
-      if( p->aSC[i].nId==0 && p->aSC[i].leaf==0 ) continue;
+      if( p->aSC[i].nId==0 ) continue;
       size_t j = (size_t)p->aSC[i].h & (nNew-1);
-      while( a[j].nId || a[j].leaf ) j = (j+1) & (nNew-1);
+      while( a[j].nId ) j = (j+1) & (nNew-1);
       a[j] = p->aSC[i];
     }
     free(p->aSC); p->aSC = a; p->nSC = nNew;
   }
   if( ps_grow((void**)&p->aSCId, sizeof(uint64_t), &p->nSCIdAlloc, p->nSCId + p->nRef) ) return pp_nomem(p);
   size_t j = (size_t)h & (p->nSC-1);
-  while( p->aSC[j].nId || p->aSC[j].leaf ) j = (j+1) & (p->nSC-1);
+  while( p->aSC[j].nId ) j = (j+1) & (p->nSC-1);
   PpStackEnt *x = &p->aSC[j];
   x->h = h; x->iId = (uint32_t)p->nSCId; x->nId = (uint32_t)p->nRef; x->leaf = leaf;
   for(size_t k=0; k<p->nRef; k++) p->aSCId[p->nSCId++] = p->aRef[k].id;
@@ -1026,7 +1026,7 @@ static int pp_sample(Pp *p, const PbField *f){
   for(size_t k=0; k<p->nRef; k++){ h = (h ^ p->aRef[k].id) * 0x100000001B3ull; h ^= h >> 29; }
   PpStackEnt *hit = 0;
   if( p->nSC ){
-    for(size_t j = (size_t)h & (p->nSC-1); p->aSC[j].nId || p->aSC[j].leaf; j = (j+1) & (p->nSC-1)){
+    for(size_t j = (size_t)h & (p->nSC-1); p->aSC[j].nId; j = (j+1) & (p->nSC-1)){
       PpStackEnt *x = &p->aSC[j];
       if( x->h!=h || x->nId!=p->nRef ) continue;
       size_t k = 0;
@@ -1034,7 +1034,7 @@ static int pp_sample(Pp *p, const PbField *f){
       if( k==p->nRef ){ hit = x; break; }
     }
   }
-  int bKnown = 1;
+  int bKnown = 1;   /* every location exists: only such stacks are cached (nId >= 1) */
   if( hit ) parent = hit->leaf;
   else for(size_t k=p->nRef; k>0; k--){
     const PpRef *x = &p->aRef[k-1];
