@@ -247,6 +247,12 @@ struct PsCapture {
   PsLine *aLine;     size_t nLine, nLineAlloc;    /* XSpace lines */
   char *zHost;                                    /* XSpace hostnames[0] (arena), or NULL */
   const void *pFmtData;   /* the format's own tables for its lazy hooks (in the arena), or NULL */
+  /* Linux ftrace text embedded in a capture of another format (a systrace HTML document's text
+  ** blocks beside its JSON block, a Chrome trace's 'systemTraceEvents' string): its rows are
+  ** [iFtraceRow, ev.n), read by ps_ftrace_read (formats.h), their lazy columns by
+  ** ps_ftrace_column and their byte offsets into that text (pFmtData holds it) */
+  int bFtrace;
+  size_t iFtraceRow;
   PsJob *aJob;       size_t nJob, nJobAlloc;      /* newengine jobs */
   int8_t *aJobCsvCol;     /* jobs CSV: cell index of each PS_JOB_* column, -1 absent (arena) */
   /* built on first use by ps_capture_children() */
@@ -351,6 +357,12 @@ const int32_t *ps_capture_records_eq(PsCapture *cap, int bParent, int64_t v, siz
 int32_t ps_capture_link(const PsCapture *cap, int32_t row);
 /* Sorts links by row (call after adding them). */
 void ps_capture_sort_links(PsCapture *cap);
+
+/* The name of the format row was read as: the capture's, or "ftrace" for a row of embedded
+** ftrace text (bFtrace). */
+static inline const char *ps_row_format(const PsCapture *cap, size_t row){
+  return (cap->bFtrace && row>=cap->iFtraceRow) ? "ftrace" : cap->pFormat->zName;
+}
 
 /* Formats a PsValue as text into buf (for descriptions). */
 const char *ps_value_text(const PsCapture *cap, const PsValue *v, char *buf, size_t nBuf);

@@ -90,6 +90,8 @@ typedef struct Chrome {
   PsJsonKeys kTop;            /* keys of the top-level object (duplicates: the last one wins) */
   size_t (*aMember)[2];       /* per top-level member: the metadata rows [m0, m1) its value made */
   size_t nMember, nMemberAlloc;
+  const char *zSystem;        /* the decoded 'systemTraceEvents' string (capture arena), or NULL */
+  size_t nSystem;
 } Chrome;
 
 /* Inputs at least this big are parsed by two threads (see ch_events). Tests lower it to force
@@ -1599,12 +1601,44 @@ out:
   return rc;
 }
 
+/* The Linux ftrace text that comes with the trace: a 'systemTraceEvents' string (the spec's
+** object form: "String of Linux ftrace data", starting with "# tracer:") and the text blocks of
+** a systrace HTML document beside its JSON block (PsSource.zText), both when there are both
+** (joined). Read by the ftrace reader into rows after the events, before nesting; a string that
+** is not ftrace text (Windows ETW data, the spec's other option) stays only in profile_metadata,
+** with an 'other' diagnostic. */
+static int ch_system_text(Chrome *p){
+  PsCapture *cap = p->cap;
+  const char *zSys = p->zSystem;
+  size_t nSys = p->nSystem;
+  if( zSys && nSys && ps_format_ftrace.xProbe(zSys, nSys)==0 ){
+    if( ps_diag(cap, PS_DIAG_OTHER, -1, "'systemTraceEvents' is not Linux ftrace text (it does not start with "
+                "'# tracer:' or ftrace event lines); kept as the profile_metadata row ('trace', 'systemTraceEvents')") ) return ps_nomem(p->err);
+    zSys = 0; nSys = 0;
+  }
+  if( nSys==0 ) zSys = 0;
+  const char *zText = cap->src.zText;
+  size_t nText = cap->src.nText;
+  if( zSys && zText ){
+    char *j = ps_arena_alloc(&cap->arena, nSys + 1 + nText + 1);
+    if( j==0 ) return ps_nomem(p->err);
+    memcpy(j, zSys, nSys); j[nSys] = '\n';
+    memcpy(j+nSys+1, zText, nText); j[nSys+1+nText] = 0;
+    zText = j; nText += nSys + 1;
+  }else if( zSys ){
+    zText = zSys; nText = nSys;
+  }
+  if( zText==0 ) return PS_OK;
+  return ps_ftrace_read(cap, zText, nText, p->err);
+}
+
 static int ch_finish(Chrome *p){
   PsCapture *cap = p->cap;
   if( ch_process_names(p) ) return PS_ERROR;
   if( ch_match(p) ) return PS_ERROR;
   if( ps_capture_compact(cap) ) return ps_nomem(p->err);
   if( ch_stacks(p) ) return PS_ERROR;
+  if( ch_system_text(p) ) return PS_ERROR;
   if( ps_capture_nest(cap, p->err) ) return PS_NOMEM;
   if( ch_bind_flows(p) ) return PS_ERROR;
   /* counts */
@@ -1687,6 +1721,7 @@ static int ch_parse(PsCapture *cap, PsErr *err){
           snprintf(zField, sizeof(zField), "trace '%s'", key);
           if( c==0 || ps_json_text_diag(cap, z, n, v0, s, sn, zField)
            || ps_meta_text(cap, "trace", key, c, sn, PS_META_TEXT, (int64_t)v0) ){ rc = ps_nomem(err); goto out; }
+          if( strcmp(key, "systemTraceEvents")==0 && kn==17 ){ p.zSystem = c; p.nSystem = sn; }
         }else{
           if( ps_json_skip(z, n, &i, err) ){ rc = PS_ERROR; goto out; }
           if( ps_meta_text(cap, "trace", key, z+v0, i-v0, PS_META_JSON, (int64_t)v0) ){ rc = ps_nomem(err); goto out; }
@@ -1798,6 +1833,7 @@ static int ch_id_out(const PsCapture *cap, uint64_t off, PsOut *o){
 }
 
 static int ch_column(const PsCapture *cap, size_t row, int iCol, PsOut *o){
+  if( cap->bFtrace && row>=cap->iFtraceRow ) return ps_ftrace_column(cap, row, iCol, o);
   const PsEvents *e = &cap->ev;
   uint64_t off = e->aOff[row];
   uint64_t endOff = e->aEndOff ? e->aEndOff[row] : 0;

@@ -196,6 +196,12 @@ PsCapture *ps_capture_load(PsSource *src, const PsFormat *pFormat, PsErr *err, i
   if( cap->src.maxJsonDepth>0 ) ps_json_depth_limit = cap->src.maxJsonDepth;
   if( rc==PS_OK ) rc = pFormat->xParse(cap, err);
   ps_json_depth_limit = depthSaved;
+  if( rc==PS_OK && cap->src.zText && !cap->bFtrace ){
+    /* a systrace HTML document's ftrace text beside a JSON block that is not a Chrome trace */
+    rc = ps_err(err, "the HTML document's JSON block was read as %s, which does not read the document's "
+                "%zu bytes of ftrace text beside it (only a Trace Event Format JSON block does)", pFormat->zName, cap->src.nText);
+  }
+  if( rc==PS_OK && cap->src.zText ) rc = ps_meta_int(cap, "capture", "html_ftrace_text_bytes", (int64_t)cap->src.nText, -1);
   if( rc==PS_OK ) rc = ps_diag_finish(cap);
   /* a mapped file cut short by another process read as zeros: whatever the parse made of them,
   ** the capture is not the file's */

@@ -38,6 +38,16 @@ void ps_protobuf_detect_memo(const char *z, size_t n, int bOn);
 int ps_xspace_stats_json(const PsCapture *cap, uint32_t iPlane, size_t off, size_t len, uint32_t statField,
                          size_t metaOff, size_t metaLen, PsOut *o);
 
+/* Linux ftrace text inside a capture of another format (ftrace.c; called by chrome.c for a
+** systrace HTML document's text blocks and a 'systemTraceEvents' string): reads z[0..n), which
+** must live as long as the capture, into rows after the ones cap has, exactly as the 'ftrace'
+** format reads a file (byte offsets into z), with metadata ('ftrace', 'events', lines read).
+** Sets cap->bFtrace / iFtraceRow and cap->pFmtData; does not nest (the caller runs
+** ps_capture_nest once). Errors as the ftrace format's. */
+int ps_ftrace_read(PsCapture *cap, const char *z, size_t n, PsErr *err);
+/* The lazy columns (args) of those rows; every other row gets NULL. */
+int ps_ftrace_column(const PsCapture *cap, size_t row, int iCol, PsOut *pOut);
+
 /* All formats, NULL-terminated, in detection priority order. */
 extern const PsFormat *const ps_formats[];
 

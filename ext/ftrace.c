@@ -74,6 +74,11 @@
 **   going backwards within a slice or CPU interval ('other': dur 0).
 ** Errors: no event line and no header at all.
 **
+** Embedded text: ps_ftrace_read (formats.h) reads ftrace text that came with a Chrome trace (its
+**   'systemTraceEvents' string; a systrace HTML document's text blocks beside its JSON block) into
+**   that capture, after its rows, the same way; profile_events' origin column says 'ftrace' for
+**   them, and their byte offsets are into that text.
+**
 ** Speed: lines found with memchr, nothing allocated per line, names and comms interned through a
 ** small cache of recently seen byte strings, args built only when read.
 */
@@ -271,11 +276,14 @@ typedef struct FtOpen { int32_t row, prev; uint32_t line; } FtOpen;   /* an open
 
 typedef struct FtCpu { int32_t open; int32_t track; } FtCpu;           /* row+1, track+1 */
 
-typedef struct FtFmt { int bEsc; } FtFmt;     /* cap->pFmtData: what the lazy hooks need */
+/* cap->pFmtData: what the lazy hooks need. Rows [iRow0, ...) were read from z[0..n): the
+** capture's source bytes, or ftrace text embedded in a Chrome capture (ps_ftrace_read). */
+typedef struct FtFmt { const char *z; size_t n; size_t iRow0; int bEsc; } FtFmt;
 
 typedef struct Ft {
   PsCapture *cap;
   const char *z;
+  size_t iRow0;                  /* the first row this reader made */
   FtCache aCache[FT_CACHE];
   int64_t *aTid, *aPid;          /* per row until threads are made */
   size_t nTidAlloc, nPidAlloc;
@@ -306,12 +314,13 @@ static int64_t ft_row(Ft *p, const FtLine *L, size_t off, uint32_t name, uint32_
   PsCapture *cap = p->cap;
   int64_t r = ps_events_add(cap);
   if( r<0 ) return -1;
-  if( ps_grow((void**)&p->aTid, sizeof(int64_t), &p->nTidAlloc, (size_t)r+1)
-   || ps_grow((void**)&p->aPid, sizeof(int64_t), &p->nPidAlloc, (size_t)r+1) ) return -1;
+  size_t k = (size_t)r - p->iRow0;
+  if( ps_grow((void**)&p->aTid, sizeof(int64_t), &p->nTidAlloc, k+1)
+   || ps_grow((void**)&p->aPid, sizeof(int64_t), &p->nPidAlloc, k+1) ) return -1;
   PsEvents *e = &cap->ev;
   e->aTs[r] = L->ts; e->aOff[r] = off; e->aName[r] = name; e->aCat[r] = cat;
   e->aPh[r] = (uint8_t)ph; e->aCpu[r] = (int32_t)L->cpu; e->aTrack[r] = UINT32_MAX;
-  p->aTid[r] = tid; p->aPid[r] = pid;
+  p->aTid[k] = tid; p->aPid[k] = pid;
   return r;
 }
 
@@ -560,8 +569,8 @@ static int ft_finish(Ft *p, uint32_t nLine){
   int64_t lastPid = 0, lastTid = 0, lastTh = -1;
   uint8_t *bSet = calloc(cap->nTrack+1, 1);
   if( bSet==0 ) return PS_NOMEM;
-  for(size_t r=0; r<e->n; r++){
-    int64_t tid = p->aTid[r], pid = p->aPid[r];
+  for(size_t r=p->iRow0; r<e->n; r++){
+    int64_t tid = p->aTid[r-p->iRow0], pid = p->aPid[r-p->iRow0];
     if( pid==FT_NOPID ){
       int bNew;
       FtSlot *s = ft_map(&p->tids, (uint64_t)tid, 0, &bNew);
@@ -607,16 +616,19 @@ static int ft_finish(Ft *p, uint32_t nLine){
   return PS_OK;
 }
 
-static int ft_parse(PsCapture *cap, PsErr *err){
-  const char *z = cap->src.z;
-  size_t n = cap->src.n, i = 0, a, b;
+/* Reads the ftrace text z[0..n) into cap, after the rows it already has; *pnEvents = the event
+** lines read. Does not nest (the caller runs ps_capture_nest once over every row). */
+static int ft_read(PsCapture *cap, const char *z, size_t n, size_t *pnEvents, PsErr *err){
+  size_t i = 0, a, b;
+  int bSource = z==cap->src.z;           /* reading the source itself: its pages can be released */
   Ft P;
   memset(&P, 0, sizeof(P));
-  P.cap = cap; P.z = z;
+  P.cap = cap; P.z = z; P.iRow0 = cap->ev.n;
   int rc = PS_OK;
   FtFmt *pFmt = ps_arena_alloc(&cap->arena, sizeof(FtFmt));
   if( pFmt==0 ) return ps_nomem(err);
   memset(pFmt, 0, sizeof(*pFmt));
+  pFmt->z = z; pFmt->n = n; pFmt->iRow0 = P.iRow0;
   cap->pFmtData = pFmt;
   if( ps_events_want_cpu(cap) || ps_events_want_endoff(cap)
    || ps_intern(cap, "ftrace", 6, -1, "cat", &P.idFtrace)
@@ -628,7 +640,7 @@ static int ft_parse(PsCapture *cap, PsErr *err){
   while( rc==PS_OK && ps_next_line(z, n, &i, &a, &b) ){
     line++;
     if( (line & 0xFFFF)==0 ){
-      ps_source_done_before(&cap->src, a);
+      if( bSource ) ps_source_done_before(&cap->src, a);
       if( ps_source_poll(&cap->src) ){ rc = ps_interrupted(err); break; }
     }
     if( bFirst && b-a>=3 && z[b-1]=='\\' && z[b-2]=='n' && z[b-3]=='\\' ) pFmt->bEsc = 1;
@@ -674,24 +686,38 @@ static int ft_parse(PsCapture *cap, PsErr *err){
   }
   if( rc==PS_OK && nEvents==0 && nHeader==0 ) rc = ps_err(err, "no ftrace event or '#' header line found");
   if( rc==PS_OK ) rc = ft_finish(&P, line);
-  if( rc==PS_OK ) rc = ps_meta_int(cap, "capture", "events", (int64_t)nEvents, -1);
-  if( rc==PS_OK ) rc = ps_capture_nest(cap, err);
   free(P.aTid); free(P.aPid); free(P.tids.a); free(P.stacks.a); free(P.keys.a); free(P.aOpen); free(P.aCpu);
   if( rc==PS_NOMEM ) ps_nomem(err);
+  *pnEvents = nEvents;
+  return rc;
+}
+
+static int ft_parse(PsCapture *cap, PsErr *err){
+  size_t nEvents = 0;
+  int rc = ft_read(cap, cap->src.z, cap->src.n, &nEvents, err);
+  if( rc==PS_OK && ps_meta_int(cap, "capture", "events", (int64_t)nEvents, -1) ) rc = ps_nomem(err);
+  if( rc==PS_OK ) rc = ps_capture_nest(cap, err);
+  return rc;
+}
+
+int ps_ftrace_read(PsCapture *cap, const char *z, size_t n, PsErr *err){
+  size_t nEvents = 0, iRow0 = cap->ev.n;
+  int rc = ft_read(cap, z, n, &nEvents, err);
+  if( rc==PS_OK && ps_meta_int(cap, "ftrace", "events", (int64_t)nEvents, -1) ) rc = ps_nomem(err);
+  if( rc==PS_OK ){ cap->bFtrace = 1; cap->iFtraceRow = iRow0; }
   return rc;
 }
 
 /* ---------------------------------------------------------------- args (lazy) */
 
 /* The line at byte off, without its line end (the escaped form too); *pB its end. */
-static size_t ft_line_at(const PsCapture *cap, uint64_t off, size_t *pB){
-  const char *z = cap->src.z;
-  size_t n = cap->src.n, a = (size_t)off;
+static size_t ft_line_at(const FtFmt *f, uint64_t off, size_t *pB){
+  const char *z = f->z;
+  size_t n = f->n, a = (size_t)off;
   if( a>=n ){ *pB = a; return a; }
   const char *e = memchr(z+a, '\n', n-a);
   size_t b = e ? (size_t)(e-z) : n;
-  const FtFmt *f = cap->pFmtData;
-  *pB = ft_line_end(z, a, b, f ? f->bEsc : 0);
+  *pB = ft_line_end(z, a, b, f->bEsc);
   return a;
 }
 
@@ -766,11 +792,12 @@ static int ft_field_of(const char *z, size_t a, size_t b, const char *zKey, size
   return 0;
 }
 
-static int ft_column(const PsCapture *cap, size_t row, int iCol, PsOut *o){
+int ps_ftrace_column(const PsCapture *cap, size_t row, int iCol, PsOut *o){
   memset(o, 0, sizeof(*o));
-  if( iCol!=PS_COL_ARGS ) return PS_OK;
-  const char *z = cap->src.z;
-  size_t b, a = ft_line_at(cap, cap->ev.aOff[row], &b);
+  const FtFmt *f = cap->pFmtData;
+  if( iCol!=PS_COL_ARGS || f==0 || row<f->iRow0 ) return PS_OK;
+  const char *z = f->z;
+  size_t b, a = ft_line_at(f, cap->ev.aOff[row], &b);
   FtLine L;
   if( !ft_event(z, a, b, &L) ) return PS_OK;
   PsBuf buf = {0,0,0};
@@ -782,7 +809,7 @@ static int ft_column(const PsCapture *cap, size_t row, int iCol, PsOut *o){
     if( ft_field_of(z, L.bodyA, L.bodyB, "next_prio", &v, &e) ) bad = ft_key(&buf, "prio") || ft_value(&buf, z+v, e-v);
     uint64_t endOff = cap->ev.aEndOff ? cap->ev.aEndOff[row] : 0;
     FtLine L2;
-    size_t b2, a2 = endOff ? ft_line_at(cap, endOff-1, &b2) : 0;
+    size_t b2, a2 = endOff ? ft_line_at(f, endOff-1, &b2) : 0;
     if( !bad && endOff && ft_event(z, a2, b2, &L2) && ft_field_of(z, L2.bodyA, L2.bodyB, "prev_state", &v, &e) ){
       bad = ft_key(&buf, "prev_state") || ps_json_quote(&buf, z+v, e-v, 0);
     }else if( !bad && !endOff ){
@@ -831,6 +858,7 @@ static int ft_probe(const char *z, size_t n){
     while( s<b && ft_ws(z[s]) ) s++;
     if( s>=b ) continue;
     if( bFirst && b-s>=9 && memcmp(z+s, "# tracer:", 9)==0 ) return 4;
+    if( bFirst && (z[s]=='{' || z[s]=='[') ) return 0;   /* JSON (a Chrome trace whose systemTraceEvents string holds ftrace lines) */
     bFirst = 0;
     if( z[s]=='#' ) continue;
     FtLine L;
@@ -841,4 +869,4 @@ static int ft_probe(const char *z, size_t n){
   return (nLine>0 && nGood*4 >= nLine*3) ? 3 : 0;
 }
 
-const PsFormat ps_format_ftrace = { "ftrace", ft_probe, ft_parse, ft_column, 0 };
+const PsFormat ps_format_ftrace = { "ftrace", ft_probe, ft_parse, ps_ftrace_column, 0 };

@@ -12,9 +12,11 @@
 **         text, or (systrace --compress) base64 of zlib/deflate-compressed data
 ** The JS string is unescaped (\n \r \t \\ \" \' and line continuations); a trace-data block is
 ** taken as written, base64 blocks are decoded and inflated with zlib.
-** Several blocks of ftrace text are read as one text (joined by line ends). A document whose
-** blocks are of different kinds (JSON and text), or holds several JSON blocks, is an error
-** naming what it found: reading them into one capture is not supported yet.
+** Several blocks of ftrace text are read as one text (joined by line ends). A document with a
+** JSON block and text blocks (newer systrace: the Chrome trace beside the atrace/ftrace data)
+** yields the JSON as the capture's bytes and the text beside it (PsSource.zText), which the
+** Chrome parser reads into the same capture (rows told apart by profile_events' format
+** column). Several JSON blocks are an error naming what was found.
 ** Errors: "an HTML document with no trace data (...)", a block that is not valid base64 or whose
 ** compressed data is damaged, the inflate limit. Nothing here includes SQLite.
 */
@@ -156,7 +158,8 @@ static int ht_add(HtBlock **pa, size_t *pn, size_t *pnAlloc, HtBlock b){
   return PS_OK;
 }
 
-int ps_html_trace(const void *pv, size_t n, uint64_t maxOut, char **pz, size_t *pn, PsErr *err){
+int ps_html_trace(const void *pv, size_t n, uint64_t maxOut, char **pz, size_t *pn,
+                  char **pzText, size_t *pnText, PsErr *err){
   const char *z = pv;
   HtBlock *a = 0; size_t nA = 0, nAlloc = 0;
   int rc = PS_OK;
@@ -197,26 +200,42 @@ int ps_html_trace(const void *pv, size_t n, uint64_t maxOut, char **pz, size_t *
   }
   size_t nJson = 0, nText = 0, total = 0;
   for(size_t k=0; k<nA; k++){ if( a[k].bJson ) nJson++; else nText++; total += a[k].n + 1; }
+  *pzText = 0; *pnText = 0;
   if( rc==PS_OK ){
     if( nA==0 ){
       rc = ps_err(err, "an HTML document with no trace data (no <script class=\"trace-data\"> block and no "
                   "linuxPerfData string, as Android's systrace writes them)");
-    }else if( nJson && (nText || nJson>1) ){
-      rc = ps_err(err, "a systrace HTML document with %zu JSON and %zu ftrace text blocks of trace data: "
-                  "reading several blocks of different kinds into one capture is not supported yet", nJson, nText);
+    }else if( nJson>1 ){
+      rc = ps_err(err, "a systrace HTML document with %zu JSON blocks of trace data (and %zu ftrace text "
+                  "blocks): reading several JSON traces into one capture is not supported", nJson, nText);
     }else if( total > maxOut ){
       rc = ps_err(err, "the trace data of the HTML document exceeds the limit of %llu bytes", (unsigned long long)maxOut);
     }else{
-      char *out = malloc(total + 1);
-      size_t m = 0;
-      if( out==0 ) rc = ps_nomem(err);
-      else{
-        for(size_t k=0; k<nA; k++){
-          memcpy(out+m, a[k].z, a[k].n); m += a[k].n;
-          if( k+1<nA && (m==0 || out[m-1]!='\n') ) out[m++] = '\n';
+      /* the JSON block (if any) is the capture; the text blocks, joined, are its ftrace text
+      ** (or the capture itself when there is no JSON) */
+      char *zJoin = 0; size_t m = 0;
+      if( nText ){
+        zJoin = malloc(total + 1);
+        if( zJoin==0 ) rc = ps_nomem(err);
+        else{
+          size_t kText = 0;
+          for(size_t k=0; k<nA; k++){
+            if( a[k].bJson ) continue;
+            memcpy(zJoin+m, a[k].z, a[k].n); m += a[k].n;
+            if( ++kText<nText && (m==0 || zJoin[m-1]!='\n') ) zJoin[m++] = '\n';
+          }
+          zJoin[m] = 0;
         }
-        out[m] = 0;
-        *pz = out; *pn = m;
+      }
+      if( rc==PS_OK && nJson ){
+        for(size_t k=0; k<nA; k++){
+          if( !a[k].bJson ) continue;
+          *pz = a[k].z; *pn = a[k].n;          /* the block's buffer moves to the caller */
+          a[k].z = 0;
+        }
+        *pzText = zJoin; *pnText = m;
+      }else if( rc==PS_OK ){
+        *pz = zJoin; *pn = m;
       }
     }
   }

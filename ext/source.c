@@ -152,7 +152,7 @@ static int unwrap(PsSource *pSrc, const void *p, size_t n, uint64_t maxInflated,
   char *z; size_t nz;
   int rc = bGzip ? ps_gunzip_poll(p, n, maxInflated, &z, &nz, pSrc, err)
          : bZip ? ps_unzip_capture(p, n, maxInflated, &z, &nz, pSrc->zMember, sizeof(pSrc->zMember), pSrc, err)
-         : ps_html_trace(p, n, maxInflated ? maxInflated : PS_MAX_INFLATED, &z, &nz, err);
+         : ps_html_trace(p, n, maxInflated ? maxInflated : PS_MAX_INFLATED, &z, &nz, &pSrc->zText, &pSrc->nText, err);
   if( rc ) return rc;
   pSrc->z = z; pSrc->n = nz; pSrc->bHeap = 1;
   if( bGzip ) pSrc->bGzip = 1; else if( bZip ) pSrc->bZip = 1; else pSrc->bHtml = 1;
@@ -318,5 +318,6 @@ void ps_source_close(PsSource *pSrc){
   }else if( pSrc->bHeap ){
     free((void*)pSrc->z);
   }
+  free(pSrc->zText);
   memset(pSrc, 0, sizeof(*pSrc));
 }

@@ -36,6 +36,10 @@ typedef struct PsSource {
   char lastByte;       /* z[n-1] when mapped (a zeroed tail shows a truncation within the last page) */
   int bZip;            /* 1 when the input was a ZIP archive and z is the member read (zipsrc.c) */
   int bHtml;           /* 1 when the input was a systrace HTML document and z its trace data (htmlsrc.c) */
+  char *zText;         /* systrace HTML with a JSON block and ftrace text blocks: z is the JSON and
+                       ** zText[0..nText) the text (malloc'ed, NUL-terminated; the Chrome parser
+                       ** reads it after the JSON: ps_ftrace_read); NULL otherwise */
+  size_t nText;
   /* stopping a long parse: xInterrupt (set by the host, called from the loading thread only)
   ** returns non-zero to stop; pAbort points at the flag every thread of one parse shares */
   int (*xInterrupt)(void*);
@@ -55,9 +59,11 @@ int ps_unzip_capture(const void *p, size_t n, uint64_t maxOut, char **pz, size_t
 
 /* Systrace HTML (htmlsrc.c): 1 when the bytes start an HTML document; the trace data its
 ** <script class="trace-data"> blocks or linuxPerfData string hold, unescaped / inflated, into *pz
-** (malloc'ed, NUL-terminated). */
+** (malloc'ed, NUL-terminated). A document with one JSON block and ftrace text blocks gives the
+** JSON in *pz and the joined text in *pzText (malloc'ed; NULL when there is no such text). */
 int ps_is_html(const void *p, size_t n);
-int ps_html_trace(const void *p, size_t n, uint64_t maxOut, char **pz, size_t *pn, PsErr *err);
+int ps_html_trace(const void *p, size_t n, uint64_t maxOut, char **pz, size_t *pn,
+                  char **pzText, size_t *pnText, PsErr *err);
 
 /* Opens the file at zPath. On success fills *pSrc and returns PS_OK. On failure returns
 ** PS_ERROR/PS_NOMEM with err set ("cannot open 'x': <strerror>"). maxInflated = 0 means default. */

@@ -40,6 +40,10 @@
 **                V8 CPU profiles), or a Chrome slice's 'sf' / 'stack'; NULL for none (ext/stacks.h)
 **   cpu          the CPU the row ran on (perf script's and ftrace's [cpu], Chrome samples' 'cpu'); NULL when
 **                the file does not say
+**   origin       the format the row was read as: the capture's format ('chrome', 'ftrace', ...), or
+**                'ftrace' for the rows of Linux ftrace text that came with a Chrome trace (a
+**                'systemTraceEvents' string, a systrace HTML document's text blocks beside its
+**                JSON block): what tells those rows from the trace's own events
 **   file         the capture file of the row: a source that is a directory or a glob pattern
 **                reads every capture it names, one after the other (ids, parent_id and the
 **                id / parent_id lookups are per file: join on file too); NULL for a BLOB
@@ -70,7 +74,7 @@ SQLITE_EXTENSION_INIT3
   "track INTEGER, args TEXT, tts INTEGER, tdur INTEGER, async_id, scope TEXT, flow_id, " \
   "flow_in INTEGER, flow_out INTEGER, slice_id INTEGER, byte_offset INTEGER, " \
   "display_name TEXT, offset_ps INTEGER, duration_ps INTEGER, num_occurrences INTEGER, " \
-  "stack_id INTEGER, cpu INTEGER, file TEXT, source HIDDEN, format HIDDEN)"
+  "stack_id INTEGER, cpu INTEGER, origin TEXT, file TEXT, source HIDDEN, format HIDDEN)"
 #define EV_ID            0
 #define EV_TS            1
 #define EV_DUR           2
@@ -100,9 +104,10 @@ SQLITE_EXTENSION_INIT3
 #define EV_NUM_OCC      26
 #define EV_STACK_ID     27
 #define EV_CPU          28
-#define EV_FILE         29
-#define EV_SOURCE       30
-#define EV_FORMAT       31
+#define EV_ORIGIN       29
+#define EV_FILE         30
+#define EV_SOURCE       31
+#define EV_FORMAT       32
 
 #define EV_IDX_SOURCE  1
 #define EV_IDX_FORMAT  2
@@ -406,6 +411,9 @@ static int evColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
     }
     case EV_CPU:
       if( e->aCpu==0 || e->aCpu[r]<0 ) sqlite3_result_null(ctx); else sqlite3_result_int(ctx, e->aCpu[r]);
+      return SQLITE_OK;
+    case EV_ORIGIN:
+      sqlite3_result_text(ctx, ps_row_format(c->cap, (size_t)r), -1, SQLITE_STATIC);
       return SQLITE_OK;
     case EV_FILE:
       ps_vt_result_file(ctx, &c->set, c->iPart);

@@ -191,7 +191,7 @@ static void pj_label(const PsCapture *cap, uint32_t name, const char *zWhat, con
 
 /* budget_ms of a Chrome event: a numeric args.budget_ms, else the default. */
 static double pj_event_budget(const PsCapture *cap, int64_t r){
-  if( cap->pFormat->xColumn==0 || strcmp(cap->pFormat->zName, "chrome")!=0 ) return PJ_DEFAULT_BUDGET_MS;
+  if( cap->pFormat->xColumn==0 || strcmp(ps_row_format(cap, (size_t)r), "chrome")!=0 ) return PJ_DEFAULT_BUDGET_MS;
   const char *z = cap->src.z; size_t n = cap->src.n, a, b;
   if( ps_json_find_key(z, n, (size_t)cap->ev.aOff[r], "args", &a)!=1 || z[a]!='{' ) return PJ_DEFAULT_BUDGET_MS;
   if( ps_json_find_key(z, n, a, "budget_ms", &b)!=1 ) return PJ_DEFAULT_BUDGET_MS;
@@ -257,7 +257,7 @@ static int pj_event_column(PjCursor *c, sqlite3_context *ctx, int iCol){
       if( e->aCat[r] ){ PsStr cs = ps_pool_get(&cap->pool, e->aCat[r]); snprintf(zCat, sizeof(zCat), "%.*s", (int)(cs.n > 190 ? 190 : cs.n), cs.z); }
       else snprintf(zCat, sizeof(zCat), "%s", cap->pFormat->zName);
       size_t a = (size_t)-1;
-      if( strcmp(cap->pFormat->zName, "chrome")==0 ){
+      if( strcmp(ps_row_format(cap, (size_t)r), "chrome")==0 ){
         size_t v;
         if( ps_json_find_key(cap->src.z, cap->src.n, (size_t)e->aOff[r], "args", &v)==1 ) a = v;
       }

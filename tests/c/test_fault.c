@@ -61,7 +61,8 @@ int main(void){
     "tests/data/stacks/chrome_stacks_edge.json", "tests/data/stacks/cpuprofile_edge.cpuprofile",
     "tests/data/stacks/perf_edge.txt", "tests/data/stacks/perf_crlf.txt", "tests/data/stacks/folded_edge.txt",
     "tests/data/stacks/folded_crlf.txt", "tests/data/ftrace/tgid_flags.txt", "tests/data/ftrace/old_forms.txt",
-    "tests/data/ftrace/systrace_compressed.html",
+    "tests/data/ftrace/systrace_compressed.html", "tests/data/ftrace/systrace_mixed.html",
+    "tests/data/ftrace/system_trace_events.json",
     "tests/data/stacks/cpuprofile_old.cpuprofile", "tests/data/stacks/speedscope_edge.speedscope.json",
     "tests/data/stacks/speedscope_multi.speedscope.json", "tests/data/stacks/chrome_v8_profiles.json",
   };

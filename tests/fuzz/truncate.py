@@ -155,7 +155,9 @@ def captures():
         if os.path.basename(os.path.dirname(p)) == "xprof":
             t = "xprof" if p.endswith(".pb") else sniff(b)   # the result protobufs: fuzz_xprof, detecting
         elif os.path.basename(os.path.dirname(p)) == "ftrace":
-            t = "ftrace" if len(b) > 1 else None        # systrace HTML too: unwrapped below the parser
+            # systrace HTML too: unwrapped below the parser; a Chrome trace with ftrace text (a
+            # systemTraceEvents string, a document with a JSON block) goes through chrome's target
+            t = None if len(b) <= 1 else "chrome" if p.endswith(("system_trace_events.json", "systrace_mixed.html")) else "ftrace"
         elif os.path.basename(os.path.dirname(p)) == "stacks" or p.endswith((".cpuprofile", ".perf.txt")):
             t = stack_target(p, b) if len(b) > 1 else None
         else:

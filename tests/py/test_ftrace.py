@@ -13,6 +13,7 @@ catapult's linux_perf_importer regexes:
   4. every prefix of a small file loads or fails with a message; an empty input; CRLF and no
      final newline read as the LF form.
 Corpus parts skip (with a SKIP line) when ../shared is absent."""
+import json
 import os
 import re
 import sqlite3
@@ -179,9 +180,16 @@ else:
 
 # ---------------------------------------------------------------- hand-made files
 # (the .html there is a systrace document: tests/py/test_systrace_html.py reads it)
-for name in sorted(n for n in os.listdir(DATA) if not n.endswith(".html")):
+for name in sorted(n for n in os.listdir(DATA) if n.endswith(".txt")):
     p = os.path.join(DATA, name)
     compare(name, p, open(p, encoding="utf-8", newline="").read())
+# ftrace text that comes with a Chrome trace: a systemTraceEvents string, and the same text as a
+# compressed block beside the JSON block of a systrace HTML document (the Chrome events there
+# are X / M rows of cat 'app', so the comparisons above see only the text's rows)
+SYS = os.path.join(DATA, "system_trace_events.json")
+sys_text = json.load(open(SYS, encoding="utf-8"))["systemTraceEvents"]
+compare("system_trace_events.json", SYS, sys_text)
+compare("systrace_mixed.html", os.path.join(DATA, "systrace_mixed.html"), sys_text)
 
 tg = os.path.join(DATA, "tgid_flags.txt")
 meta = {(r[0], r[1]): r[2] for r in db.execute("SELECT scope, key, value FROM profile_metadata(?)", (tg,))}
@@ -224,7 +232,8 @@ a, b = db.execute(q, (crlf,)).fetchall(), db.execute(q, (lf,)).fetchall()
 check(a == b and len(a) == 3, "CRLF without a final newline reads as LF", (a, b))
 
 for name in sorted(os.listdir(DATA)):
-    check(detected(os.path.join(DATA, name)) == "ftrace", f"detect {name}")
+    want = "chrome" if name in ("system_trace_events.json", "systrace_mixed.html") else "ftrace"
+    check(detected(os.path.join(DATA, name)) == want, f"detect {name} ({want})")
 perf = b"perf  2111 [001] 519980.623332:   3120373 cycles:HG:  ffffffff8104f45a native_write_msr_safe ([kernel.kallsyms])\n" * 3
 check(detected(perf) != "ftrace", "perf script line not claimed")
 for p in ("tests/data/stacks/perf_edge.txt", "tests/data/lms_edge.csv", "tests/data/timings_edge.txt"):

@@ -4,8 +4,11 @@ a `var linuxPerfData = "..."` JavaScript string) gives the four counter markers 
 a new-form `<script class="trace-data">` block of ftrace text, the same block zlib- and
 raw-deflate-compressed and base64-encoded (systrace --compress), and a block of Trace Event JSON
 each give exactly the rows the bare text / JSON file gives (compared row by row); BLOBs as files;
-and the errors: no trace data, blocks of two kinds, damaged base64, an unclosed string."""
+a JSON block beside text blocks (and a Chrome trace's systemTraceEvents string) gives the JSON's
+rows then the text's, told apart by the origin column; and the errors: no trace data, two JSON
+blocks, a non-Chrome JSON block beside text, damaged base64, an unclosed string."""
 import base64
+import json
 import os
 import tempfile
 import zlib
@@ -73,6 +76,39 @@ check(rows(write("json.html", html(js))) == rows(JSON), "a block of Trace Event 
 check(db.execute("SELECT count(*) FROM profile_events(?)", (html(text).encode(),)).fetchone()[0] == len(want),
       "a trace-data document as a BLOB")
 
+# ---- a JSON block and text blocks (newer systrace): one capture, the rows of both files, told
+# apart by the origin column; the same for a Chrome trace's 'systemTraceEvents' string
+ORIGIN = f"SELECT {COLS} FROM profile_events(?) WHERE origin = ? ORDER BY id"
+want_json, want_text = rows(JSON), rows(TEXT)
+for label, doc in (("JSON block, then text", html(js, text)), ("text, then JSON block", html(text, js)),
+                   ("JSON block, text in two blocks", html("".join(half[:cut]), js, "".join(half[cut:])))):
+    p = write("mixed.html", doc)
+    got_json = db.execute(ORIGIN, (p, "chrome")).fetchall()
+    got_text = db.execute(ORIGIN, (p, "ftrace")).fetchall()
+    check(got_json == want_json and got_text == want_text,
+          f"{label}: the JSON file's rows and the text file's rows, origin chrome / ftrace", (len(got_json), len(got_text)))
+    n = db.execute("SELECT count(*), min(id) FROM profile_events(?) WHERE origin = 'ftrace'", (p,)).fetchone()
+    check(n == (len(want_text), len(want_json)), f"{label}: the text's rows follow the JSON's", n)
+meta = dict(db.execute("SELECT key, value FROM profile_metadata(?) WHERE scope = 'capture'", (p,)).fetchall())
+joined = "".join(half[:cut]).strip() + "\n" + "".join(half[cut:]).strip()     # blocks are trimmed, then joined
+check(meta.get("format") == "chrome" and meta.get("html_ftrace_text_bytes") == len(joined),
+      "mixed document: format chrome, the text's size in metadata", meta)
+check(db.execute("SELECT value FROM profile_metadata(?) WHERE scope = 'ftrace' AND key = 'tracer'", (p,)).fetchone() == ("nop",),
+      "mixed document: the text's '# tracer:' header in metadata")
+obj = json.loads(js)
+obj = obj if isinstance(obj, dict) else {"traceEvents": obj}
+want_obj = rows(write("object.json", json.dumps(obj)))
+obj["systemTraceEvents"] = text
+p = write("system.json", json.dumps(obj))
+check(db.execute(ORIGIN, (p, "chrome")).fetchall() == want_obj and db.execute(ORIGIN, (p, "ftrace")).fetchall() == want_text,
+      "a Chrome trace with a systemTraceEvents string: its events, then the string's ftrace rows")
+obj["systemTraceEvents"] = "Windows ETW data, not ftrace"
+p = write("etw.json", json.dumps(obj))
+got = db.execute("SELECT count(*) FROM profile_events(?) WHERE origin = 'ftrace'", (p,)).fetchone()[0]
+diag = db.execute("SELECT value FROM profile_metadata(?) WHERE scope = 'diagnostic' AND value LIKE '%systemTraceEvents%'", (p,)).fetchall()
+check(got == 0 and len(diag) == 1 and "not Linux ftrace text" in diag[0][0],
+      "a systemTraceEvents string that is not ftrace: no rows, a diagnostic, the string kept in metadata", (got, diag))
+
 # the repository's compressed document (docs/ftrace.md, a fuzz seed) reads as its text
 check(rows("tests/data/ftrace/systrace_compressed.html") == rows("tests/data/ftrace/old_forms.txt"),
       "tests/data/ftrace/systrace_compressed.html: the rows of old_forms.txt")
@@ -80,8 +116,12 @@ check(rows("tests/data/ftrace/systrace_compressed.html") == rows("tests/data/ftr
 # ---- errors
 e = error(db, "SELECT count(*) FROM profile_events(?)", (write("none.html", html()),))
 check(e is not None and "an HTML document with no trace data" in e, "no trace data: said so", e)
-e = error(db, "SELECT count(*) FROM profile_events(?)", (write("mixed.html", html(js, text)),))
-check(e is not None and "1 JSON and 1 ftrace text blocks" in e and "not supported yet" in e, "blocks of two kinds: said so", e)
+e = error(db, "SELECT count(*) FROM profile_events(?)", (write("two_json.html", html(js, text, js)),))
+check(e is not None and "2 JSON blocks" in e and "1 ftrace text blocks" in e, "two JSON blocks: said so", e)
+e = error(db, "SELECT count(*) FROM profile_events(?)",
+          (write("v8_text.html", html(open("examples/node_app.cpuprofile", encoding="utf-8").read(), text)),))
+check(e is not None and "read as cpuprofile" in e and "ftrace text" in e,
+      "a JSON block that is not a Chrome trace beside ftrace text: said so, not dropped", e)
 e = error(db, "SELECT count(*) FROM profile_events(?)", (write("bad64.html", html("QUJD" * 40)),))
 check(e is not None and "base64 but not compressed data" in e, "damaged compressed data: said so", e)
 e = error(db, "SELECT count(*) FROM profile_events(?)",

@@ -977,7 +977,7 @@ else:
     ba = (loads(m.get("recommendation"), "rec") or {}).get("bottleneck_analysis", {})
     check((ba.get("input_classification"), ba.get("kernel_launch_classification"), ba.get("all_other_classification")) ==
           ("host", "no", "no"), "input_pipeline: BottleneckAnalysis host / no / no", ba)
-    ecols = [c for c in evs(ip)[0] if c not in ("file", "byte_offset")] if evs(ip) else []
+    ecols = [c for c in evs(ip)[0] if c not in ("file", "byte_offset", "origin")] if evs(ip) else []
     check(pick(evs(ov), ecols) == pick(evs(ip), ecols) and pick(recs(ov), RCOLS + ("attrs",))[:90] == pick(recs(ip), RCOLS + ("attrs",)),
           "GPU overview_page: its input_analysis gives the input_pipeline file's steps and input_op_details")
     check(q1("SELECT count(*), count(DISTINCT category) FROM profile_records(?) WHERE record_set = 'top_device_ops'", (ov,))
