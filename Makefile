@@ -36,7 +36,7 @@ EXT_SRC   := ext/ps_util.c ext/source.c ext/htmlsrc.c ext/mapguard.c ext/json.c 
 VTAB_SRC  := vtab/loader.c vtab/profile_events.c vtab/profile_records.c vtab/profile_xplanes.c \
              vtab/profile_metadata.c vtab/profile_jobs.c vtab/report.c \
              vtab/profile_open.c vtab/profile_import.c vtab/flamegraph.c vtab/profsql.c
-SQL_SRC   := sql/event_tree.sql sql/record_tree.sql sql/xprof_stats.sql sql/stacks.sql
+SQL_SRC   := sql/event_tree.sql sql/record_tree.sql sql/xprof_stats.sql sql/stacks.sql sql/timings.sql
 EXT_HDR   := $(wildcard ext/*.h)
 VTAB_HDR  := $(wildcard vtab/*.h) $(BUILD)/sql_text.h
 

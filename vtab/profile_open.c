@@ -8,6 +8,7 @@
 ** Creates (replacing earlier ones of the same name) TEMP views
 **   <prefix>events    SELECT * FROM profile_events(source)
 **   <prefix>records   SELECT * FROM profile_records(source)
+**   <prefix>jobs      SELECT * FROM profile_jobs(source)
 **   <prefix>xplanes   SELECT * FROM profile_xplanes(source)
 **   <prefix>metadata  SELECT * FROM profile_metadata(source)
 ** and the tree views of sql/event_tree.sql (when the capture has events) and
@@ -16,7 +17,7 @@
 ** XSpace), and sql/stacks.sql (stack_functions, stack_folded: when the capture has call stacks),
 ** with the prefix in front of every view name. The
 ** SQL is the text of those files, compiled in at build time (build/sql_text.h, sql/embed.sh).
-** (a profile_jobs view will join these when that table exists.)
+** and the timings viewer's figures of sql/timings.sql (when the capture is a timings report).
 ** Returns a JSON array of the view names created.
 **
 ** A directory or glob source (several files) gets every view; the tree views keep files apart.
@@ -34,11 +35,11 @@ SQLITE_EXTENSION_INIT3
 
 /* The view names of the embedded SQL: each whole identifier gets the prefix. */
 static const char *const azViewName[] = {
-  "events", "records", "xplanes", "metadata",
+  "events", "records", "jobs", "xplanes", "metadata",
   "event_tree", "event_ancestors", "event_descendants", "event_folded",
   "record_tree", "record_ancestors", "record_descendants", "record_folded",
   "xprof_op_events", "xprof_op_stats", "xprof_kernel_stats", "xprof_step_time",
-  "stack_functions", "stack_folded", 0
+  "stack_functions", "stack_folded", "timings_summary", "timings_records", "timings_list", 0
 };
 
 static int is_ident(char c){
@@ -95,7 +96,7 @@ static void openFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     }
   }
   char *zErr = 0;
-  int bEvents = 1, bRecords = 1, bXSpace = 1, bStacks = 1;
+  int bEvents = 1, bRecords = 1, bXSpace = 1, bStacks = 1, bTimings = 1;
   struct stat st;
   const char *zPath = sqlite3_value_type(argv[0])==SQLITE_TEXT ? (const char*)sqlite3_value_text(argv[0]) : 0;
   if( zPath && pConn->bNoIo ){
@@ -113,6 +114,7 @@ static void openFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     bEvents = e->cap->ev.n>0; bRecords = e->cap->nRec>0;
     bXSpace = bEvents && e->cap->pFormat==&ps_format_xspace;
     bStacks = bRecords && e->cap->ev.aStack!=0;
+    bTimings = bRecords && e->cap->pFormat==&ps_format_timings;
     ps_vt_release(e);
   }
 
@@ -138,11 +140,11 @@ static void openFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   sqlite3_str *pOut = sqlite3_str_new(0);
   sqlite3_str_appendchar(pOut, 1, '[');
   int nOut = 0;
-  static const char *const azTable[4][2] = {
-    {"events", "profile_events"}, {"records", "profile_records"}, {"xplanes", "profile_xplanes"},
-    {"metadata", "profile_metadata"}
+  static const char *const azTable[5][2] = {
+    {"events", "profile_events"}, {"records", "profile_records"}, {"jobs", "profile_jobs"},
+    {"xplanes", "profile_xplanes"}, {"metadata", "profile_metadata"}
   };
-  for(int k=0; k<4 && rc==SQLITE_OK && zSrc; k++){
+  for(int k=0; k<5 && rc==SQLITE_OK && zSrc; k++){
     char *z = sqlite3_mprintf("DROP VIEW IF EXISTS temp.\"%w%w\"; CREATE TEMP VIEW \"%w%w\" AS SELECT * FROM %s(%s);",
                               zPrefix, azTable[k][0], zPrefix, azTable[k][0], azTable[k][1], zSrc);
     rc = z ? sqlite3_exec(db, z, 0, 0, &zErr) : SQLITE_NOMEM;
@@ -151,17 +153,19 @@ static void openFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
       sqlite3_str_appendf(pOut, "%s\"%s%s\"", nOut++ ? "," : "", zPrefix, azTable[k][0]);
     }
   }
-  /* bWhen: 0 a capture with events, 1 with records, 2 an XSpace, 3 with call stacks (a directory
+  /* bWhen: 0 a capture with events, 1 with records, 2 an XSpace, 3 with call stacks, 4 a timings
+  ** report (a directory
   ** or glob: always) */
   static const struct { const char *zSql; const char *azViews[4]; int bWhen; } aTree[] = {
     { ps_sql_event_tree, {"event_tree", "event_ancestors", "event_descendants", "event_folded"}, 0 },
     { ps_sql_record_tree, {"record_tree", "record_ancestors", "record_descendants", "record_folded"}, 1 },
     { ps_sql_xprof_stats, {"xprof_op_events", "xprof_op_stats", "xprof_kernel_stats", "xprof_step_time"}, 2 },
     { ps_sql_stacks, {"stack_functions", "stack_folded", 0, 0}, 3 },
+    { ps_sql_timings, {"timings_summary", "timings_records", "timings_list", 0}, 4 },
   };
-  for(int k=0; k<4 && rc==SQLITE_OK && zSrc; k++){
+  for(int k=0; k<5 && rc==SQLITE_OK && zSrc; k++){
     int w = aTree[k].bWhen;
-    if( w==0 ? !bEvents : w==1 ? !bRecords : w==2 ? !bXSpace : !bStacks ) continue;
+    if( w==0 ? !bEvents : w==1 ? !bRecords : w==2 ? !bXSpace : w==3 ? !bStacks : !bTimings ) continue;
     char *z = ps_sql_prefixed(aTree[k].zSql, zPrefix);
     rc = z ? sqlite3_exec(db, z, 0, 0, &zErr) : SQLITE_NOMEM;
     sqlite3_free(z);
