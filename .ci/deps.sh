@@ -18,14 +18,15 @@ BUILD="build-essential pkg-config libsqlite3-dev sqlite3 zlib1g-dev libminizip-d
 # test: Debian's python3 (loads extensions) and its venv, clang with the sanitizer runtime
 # (ASan/UBSan/TSan/libFuzzer), protoc (--decode_raw checks XSpace), unzip (-t), unixodbc and the
 # SQLite ODBC driver (the BI tools' route), chromium and chromium-driver (render the flame graph SVG
-# and drive its clicks and search through WebDriver), pandas (the
+# and drive its clicks and search through WebDriver), GNU parallel (the sharded recipe of
+# docs/scaling.md), pandas (the
 # pd.read_sql route of examples/python/query.py), apsw (the route for Pythons that cannot load
 # extensions), pip + setuptools + wheel (the bindings/python package installed in a venv), gzip,
 # dpkg-dev (make deb: dpkg-deb, dpkg-architecture), libprotobuf-dev (google/protobuf/any.proto, which
 # the xprof .proto files import, so that protoc can encode and decode them) and python3-protobuf (the
 # independent decoder the xprof tests compare every row and JSON value with)
 TEST="$BUILD python3 python3-venv python3-pip python3-setuptools python3-wheel python3-pandas python3-apsw clang libclang-rt-dev gzip \
-protobuf-compiler libprotobuf-dev python3-protobuf unzip unixodbc libsqliteodbc chromium chromium-driver dpkg-dev"
+protobuf-compiler libprotobuf-dev python3-protobuf unzip unixodbc libsqliteodbc chromium chromium-driver parallel dpkg-dev"
 
 what=${2:-build}
 case $what in
