@@ -46,6 +46,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* aFlags format bits */
 #define CH_BP_E    PS_EV_FMT1      /* flow 'f' with "bp":"e" binds to the enclosing slice */
@@ -85,7 +86,7 @@ typedef struct Chrome {
   size_t aPhCount[256];
   int bTopArray;
   size_t regionStart, regionEnd;  /* bytes this parser covers (for the row estimate) */
-  size_t stopAt;              /* two-thread parse: stop when an event starts exactly here */
+  size_t stopAt;              /* parallel parse: stop when an event starts exactly here */
   uint32_t aRecent[256];      /* recently interned names/categories: a direct-mapped cache */
   PsJsonKeys kTop;            /* keys of the top-level object (duplicates: the last one wins) */
   size_t (*aMember)[2];       /* per top-level member: the metadata rows [m0, m1) its value made */
@@ -94,10 +95,14 @@ typedef struct Chrome {
   size_t nSystem;
 } Chrome;
 
-/* Inputs at least this big are parsed by two threads (see ch_events). Tests lower it to force
+/* Inputs at least this big are parsed in parallel (see ch_events). Tests lower it to force
 ** the split on small inputs and compare with the serial parse. */
 size_t ps_chrome_parallel_min = (size_t)32 << 20;
-/* Number of two-thread parses whose halves were merged, and of splits abandoned (for tests). */
+/* Parts a big event array is parsed in, each by its own thread: 0 = one per online core (tests
+** and the bench set it to compare 1, 2, N threads with the serial parse). At most CH_MAX_PARTS. */
+size_t ps_chrome_threads = 0;
+#define CH_MAX_PARTS 16
+/* Number of parts merged, and of parts abandoned, over all parses (for tests). */
 size_t ps_chrome_splits_merged, ps_chrome_splits_abandoned;
 
 static int ch_err(Chrome *p, size_t off, const char *zExpected){
@@ -718,14 +723,16 @@ static int ch_event_loop(Chrome *p, size_t i, int bTop, size_t *pi){
   }
 }
 
-/* ---- two-thread parse
-** A big event array is cut at a candidate event boundary near its middle ('}' ',' '{' with
-** optional whitespace). A second thread parses from there into its own capture while this
-** thread parses the first half. The candidate is proven only when this thread's own parse
-** arrives at it as the start of an event; if it jumps over it (the bytes were inside a string
-** or an args object), the second thread's work is thrown away and this thread goes on alone.
-** Proven halves are merged so that ids, tracks and metadata come out exactly as a serial parse
-** would make them (tests/c/test_parser.c compares the two). */
+/* ---- parallel parse
+** A big event array is cut into parts (one per core, ch_parts) at candidate event boundaries
+** ('}' ',' '{' with optional whitespace) near the 1/k points. Each part after the first is
+** parsed by a thread of its own into its own capture, stopping where the next part begins,
+** while this thread parses the first part. A candidate is proven only when the parse of the part
+** before it arrives at it as the start of an event; if that parse jumps over it (the bytes were
+** inside a string or an args object), it goes on alone to the end and the later parts' work is
+** thrown away. Proven parts are merged in order so that ids, tracks and metadata come out
+** exactly as a serial parse would make them (tests/c/test_parser.c compares them for 2..7
+** parts). */
 typedef struct ChHalf {
   Chrome p;                   /* the second parser, on its own capture */
   size_t start, end;          /* in: first event; out: position after the array */
@@ -781,54 +788,87 @@ static void ch_reset_events(Chrome *p){
 
 #include <pthread.h>
 
+/* Frees a part's parser and its capture (whose bytes are borrowed). */
+static void ch_part_free(ChHalf *h){
+  memset(&h->p.cap->src, 0, sizeof(h->p.cap->src));
+  ps_capture_free(h->p.cap);
+  ps_buf_free(&h->p.scratch); ps_buf_free(&h->p.key); ps_buf_free(&h->p.ev.id); ps_buf_free(&h->p.ev.scope);
+  free(h->p.aKeyTrack); free(h->p.aProc);
+}
+
+/* The number of parts a big array is cut into: ps_chrome_threads, or (0) one per online core,
+** at most CH_MAX_PARTS, and no part smaller than ps_chrome_parallel_min / 2. */
+static int ch_parts(size_t nBytes){
+  long k = ps_chrome_threads ? (long)ps_chrome_threads : sysconf(_SC_NPROCESSORS_ONLN);
+  if( k<1 ) k = 1;
+  if( k>CH_MAX_PARTS ) k = CH_MAX_PARTS;
+  size_t half = ps_chrome_parallel_min/2 ? ps_chrome_parallel_min/2 : 1;
+  while( k>2 && nBytes/(size_t)k < half ) k--;
+  return (int)k;
+}
+
 /* Parses the array at p->z[*pi]=='['. bTop: the array is the whole file (may be unterminated). */
 static int ch_events(Chrome *p, size_t *pi, int bTop){
   size_t n = p->n, i = ws(p, *pi+1);
   if( i<n && p->z[i]==']' ){ *pi = i+1; return PS_OK; }
   p->regionStart = i; p->regionEnd = n;
-  size_t split = 0;
-  ChHalf *h = 0;
-  pthread_t th;
-  if( n - i >= ps_chrome_parallel_min && n - i >= 1024 ) split = ch_find_split(p->z, n, i + (n-i)/2);
-  if( split ){
-    h = calloc(1, sizeof(*h));
+  /* the parts: this thread parses [i, aSplit[0]), part k parses [aSplit[k], aSplit[k+1]) in a
+  ** thread of its own (the last one to the end of the array) */
+  size_t aSplit[CH_MAX_PARTS];
+  ChHalf *aPart[CH_MAX_PARTS];
+  pthread_t aTh[CH_MAX_PARTS];
+  int nPart = 0;
+  if( n - i >= ps_chrome_parallel_min && n - i >= 1024 ){
+    int k = ch_parts(n - i);
+    for(int j=1; j<k; j++){
+      size_t from = i + (size_t)((double)(n-i) * j / k);
+      if( nPart && from <= aSplit[nPart-1] ) from = aSplit[nPart-1] + 1;
+      size_t s = from<n ? ch_find_split(p->z, n, from) : 0;
+      if( s && (nPart==0 || s > aSplit[nPart-1]) ) aSplit[nPart++] = s;
+    }
+  }
+  int nRun = 0;                       /* parts set up (their parsers allocated) */
+  for(int k=0; k<nPart; k++){
+    ChHalf *h = calloc(1, sizeof(*h));
     PsCapture *cb = h ? ps_capture_new() : 0;
-    if( cb ){
-      cb->src = p->cap->src;          /* borrowed bytes: released before ps_capture_free */
-      cb->src.xInterrupt = 0;         /* only the loading thread asks the host; both see pAbort */
-      cb->src.bMapped = p->cap->src.bMapped; cb->src.bHeap = 0;
-      cb->src.nDropped = split & ~(size_t)4095;
-      h->p.z = p->z; h->p.n = n; h->p.cap = cb; h->p.err = &h->err; h->p.lastThread = -1;
-      h->p.regionStart = split; h->p.regionEnd = n;
-      h->start = split; h->bTop = bTop;
-      if( ps_events_reserve(cb, (n - split)/400 + 16)==PS_OK
-       && pthread_create(&th, 0, ch_half_main, h)==0 ){
-        p->stopAt = split; p->regionEnd = split;
-      }else{
-        memset(&cb->src, 0, sizeof(cb->src)); ps_capture_free(cb); free(h); h = 0;
-      }
-    }else{
-      free(h); h = 0;
-    }
+    size_t end = k+1<nPart ? aSplit[k+1] : n;
+    if( cb==0 || ps_events_reserve(cb, (end - aSplit[k])/400 + 16) ){ ps_capture_free(cb); free(h); break; }
+    cb->src = p->cap->src;            /* borrowed bytes: released before ps_capture_free */
+    cb->src.xInterrupt = 0;           /* only the loading thread asks the host; all see pAbort */
+    cb->src.bMapped = p->cap->src.bMapped; cb->src.bHeap = 0;
+    cb->src.nDropped = aSplit[k] & ~(size_t)4095;
+    h->p.z = p->z; h->p.n = n; h->p.cap = cb; h->p.err = &h->err; h->p.lastThread = -1;
+    h->p.regionStart = aSplit[k]; h->p.regionEnd = end;
+    h->p.stopAt = k+1<nPart ? aSplit[k+1] : 0;
+    h->start = aSplit[k]; h->bTop = bTop;
+    aPart[nRun++] = h;
   }
+  if( nRun && nRun<nPart ){ aPart[nRun-1]->p.stopAt = 0; aPart[nRun-1]->p.regionEnd = n; }  /* no thread runs yet */
+  int aStarted[CH_MAX_PARTS];
+  for(int k=0; k<nRun; k++) aStarted[k] = pthread_create(&aTh[k], 0, ch_half_main, aPart[k])==0;
+  if( nRun ){ p->stopAt = aSplit[0]; p->regionEnd = aSplit[0]; }
   int rc = ch_event_loop(p, i, bTop, pi);
-  if( h ){
-    pthread_join(th, 0);
-    if( rc==CH_STOPPED ){
-      /* the split was a real event boundary: the second half's result stands */
-      if( h->rc ){ *p->err = h->err; rc = h->rc; }
-      else{ rc = ch_merge(p, &h->p); *pi = h->end; }
-      ps_chrome_splits_merged++;
-    }else{
-      ps_chrome_splits_abandoned++;
-    }
-    memset(&h->p.cap->src, 0, sizeof(h->p.cap->src));
-    ps_capture_free(h->p.cap);
-    ps_buf_free(&h->p.scratch); ps_buf_free(&h->p.key); ps_buf_free(&h->p.ev.id); ps_buf_free(&h->p.ev.scope);
-    free(h->p.aKeyTrack); free(h->p.aProc);
-    free(h);
-    p->stopAt = 0; p->regionEnd = n;
+  for(int k=0; k<nRun; k++){
+    if( aStarted[k] ) pthread_join(aTh[k], 0);
+    else ch_half_main(aPart[k]);      /* its thread could not start: parsed here, in order */
   }
+  /* merge in order while each part stopped exactly where the next began; a part that ran past
+  ** its stop (the candidate was inside a string) parsed the rest itself: the later parts go */
+  int k = 0;
+  for(; k<nRun && rc==CH_STOPPED; k++){
+    ChHalf *h = aPart[k];
+    if( h->rc && h->rc!=CH_STOPPED ){ *p->err = h->err; rc = h->rc; }
+    else{
+      int rc2 = ch_merge(p, &h->p);
+      rc = rc2 ? rc2 : h->rc==CH_STOPPED ? CH_STOPPED : PS_OK;
+      *pi = h->end;
+    }
+    __atomic_fetch_add(&ps_chrome_splits_merged, 1, __ATOMIC_RELAXED);   /* (parses of other connections) */
+  }
+  if( nRun>k ) __atomic_fetch_add(&ps_chrome_splits_abandoned, (size_t)(nRun - k), __ATOMIC_RELAXED);
+  for(int j=0; j<nRun; j++){ ch_part_free(aPart[j]); free(aPart[j]); }
+  if( rc==CH_STOPPED ) rc = PS_OK;    /* (cannot happen: the last part has no stop) */
+  p->stopAt = 0; p->regionEnd = n;
   return rc;
 }
 

@@ -141,9 +141,27 @@ def main():
             print("%-26s %9.3f %9.2f %9.0f %10s %9s" % (
                 name, dt, dt / base if base else 0, mb / dt if dt else 0,
                 "%.0f MB" % (rss / 1e6) if rss else "", "%.2f" % (rss / size) if rss else ""))
+        bench_cores(path, size)
     if os.environ.get("BENCH_TEXT", "1") != "0":
         bench_text()
     return 0
+
+
+def bench_cores(path, size):
+    """The Chrome parser's per-core scaling: the trace decoded (build/load_time, no SQL) in 1, 2
+    and nproc parts, each part on its own thread (ext/chrome.c, ps_chrome_threads)."""
+    counts = sorted({1, 2, os.cpu_count() or 1})
+    one = None
+    for k in counts:
+        lt = subprocess.run([os.path.join(ROOT, "build", "load_time"), path], capture_output=True, text=True,
+                            env=dict(os.environ, PROFSQL_BENCH_THREADS=str(k)))
+        if lt.returncode != 0:
+            print("%-40s failed: %s" % ("  load only, %d thread(s)" % k, lt.stderr.strip()[:80]))
+            continue
+        t = float(lt.stdout.split()[0])
+        one = one or t
+        print("%-40s %9.3f %9.0f   (x 1 thread %.2f)" % ("  load only, %d thread%s" % (k, "" if k == 1 else "s"),
+              t, size / 1e6 / t, one / t))
 
 
 def ensure_text(kind, n):

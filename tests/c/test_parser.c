@@ -993,7 +993,7 @@ static void test_jobs_numbers(void){
 
 /* ---------------------------------------------------------------- two-thread parse */
 
-extern size_t ps_chrome_parallel_min, ps_chrome_splits_merged, ps_chrome_splits_abandoned;
+extern size_t ps_chrome_parallel_min, ps_chrome_splits_merged, ps_chrome_splits_abandoned, ps_chrome_threads;
 
 /* 1 when the two captures hold the same rows, threads, tracks and metadata (strings compared by
 ** content, since pool ids may differ). */
@@ -1070,6 +1070,18 @@ static void test_split(void){
     if( i==2500 ) k += (size_t)snprintf(z+k, cap-k, ",{\"name\":\"noph\",\"ts\":1}");
   }
   k += (size_t)snprintf(z+k, cap-k, "],\"displayTimeUnit\":\"ns\"}");
+  size_t saveThreads = ps_chrome_threads;
+  /* 3..7 parts (more than this machine's cores is fine: threads, not cores): every part proven
+  ** and merged, the capture exactly the serial one */
+  for(size_t parts=3; parts<=7; parts++){
+    char what[64];
+    snprintf(what, sizeof(what), "generated object, %zu parts", parts);
+    ps_chrome_threads = parts;
+    size_t m1 = ps_chrome_splits_merged;
+    check_split_equal(z, k, what);
+    CHECK_INT(ps_chrome_splits_merged, m1 + parts - 1);
+  }
+  ps_chrome_threads = 2;                          /* the two-part cases below count one split */
   size_t m0 = ps_chrome_splits_merged, a0 = ps_chrome_splits_abandoned;
   check_split_equal(z, k, "generated object");
   CHECK_INT(ps_chrome_splits_merged, m0 + 1);     /* the split was proven and merged */
@@ -1094,6 +1106,11 @@ static void test_split(void){
   /* errors in the second half are reported with their offsets */
   memcpy(z + k - 20, "@@@@", 4);
   check_split_equal(z, k, "error in the second half");
+  /* with 5 parts: the candidate inside the string abandons the parts after it, the error is the
+  ** serial parse's */
+  ps_chrome_threads = 5;
+  check_split_equal(z, k, "error and a string candidate, 5 parts");
+  ps_chrome_threads = saveThreads;
   free(z);
   /* and the hand-made file */
   FILE *f = fopen("tests/data/basic.json", "rb");
