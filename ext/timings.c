@@ -1,7 +1,7 @@
 /*
 ** timings.c — parser for game-server timings reports: PocketMine-MP tree-style reports
-** (`# FormatVersion 1`, and 2/3 whose category names end in " ThreadId: N") and the legacy v1
-** text report that PocketMine-MP, Spigot and Bukkit servers write.
+** (`# FormatVersion 1` to 3; version 3's category lines end in " ThreadId: N") and the legacy
+** v1 text report that PocketMine-MP, Spigot and Bukkit servers write.
 **
 ** Follows the writers and the pmmp/timings viewer as recorded in shared/corpus/README.md
 ** ("Facts: PocketMine / Spigot timings text"):
@@ -18,21 +18,36 @@
 ** Lines end in LF or CRLF. A line that is none of these is kept as a diagnostic with its line
 ** number (the viewer drops such lines silently).
 **
+** FormatVersion (the viewer's rule, pmmp/timings lib/Parser/Parser.php; tm_format_version): the
+** first line '# FormatVersion <digits>' (case-insensitive, found before the records are read, as
+** it sits in the footer), else 0 (VERSION_INITIAL): a report with RecordIds and no such line is
+** read as version 0, with an 'other' diagnostic. From version 3 (VERSION_THREAD_TIMINGS) a
+** category line's " ThreadId: N" suffix gives the thread; below it the suffix stays in the
+** category name. (Below 2, VERSION_PEAK_FIXED, the viewer shows no Peak: peak_ns keeps the number
+** as written; sql/timings.sql leaves it out.) The version read is ('capture', 'format_version').
+**
 ** Regrouping as the viewer does: a "** " prefix means "already counted by another timer" and
 ** goes to group 'Minecraft - Breakdown'; "Plugin: <P> Event: <E>" and "Task: <P> Runnable: <R>"
-** go to group <P> (plugin <P>); categories 'Custom Timings' and 'Minecraft - ** indicates it's
-** already counted by another timing' are group 'Minecraft'. Group and plugin names have HTML
-** entities decoded (the viewer's htmlspecialchars_decode); `name` stays exactly as written.
+** go to group <P> (plugin <P>; split at the last separator, as the viewer's greedy pattern);
+** categories 'Custom Timings' and 'Minecraft - ** indicates it's already counted by another
+** timing' are group 'Minecraft'. Group and plugin names have HTML entities decoded (the viewer's
+** htmlspecialchars_decode); `name` stays exactly as written.
 **
 ** Tree: ParentRecordId links are resolved after the whole file is read (parents may come later);
 ** a parent that does not exist, or a cycle, is a diagnostic and never loops: such records get
 ** depth NULL (cycles) or become roots of their subtree (missing parent). self = time minus the
 ** children's time. Reports without ids have record ids in file order and no tree.
 **
-** Derived figures (the viewer's lib/TimingsReport.php): ticks = Count of 'Server Tick Update
-** Cycle', else of 'Full Server Tick' (looked up without the "** " prefix, the unprefixed record
-** first); average TPS = ticks / sample seconds; server load % = Full Server Tick time / sample
-** time × 100.
+** What the format document (pmmp/timings docs/FILE_FORMAT.md) requires and a report lacks is an
+** 'other' diagnostic, and the report is still read: no 'Minecraft' category ("MUST be present"),
+** no 'Sample time' line (or 'Sample time 0'), no 'Full Server Tick' record (the viewer rejects
+** the report).
+**
+** Derived figures (the viewer's lib/TimingsReport.php; tm_find_timers): ticks = Count of
+** 'Server Tick Update Cycle', else of 'Full Server Tick', looked up as the viewer does in its
+** list view (name without the "** " prefix, same-group records summed, of several groups the one
+** whose first record comes last); average TPS = ticks / sample seconds; server load % = Full
+** Server Tick time / sample time × 100. sql/timings.sql computes the same in SQL.
 */
 #include "formats.h"
 #include "stacks.h"
@@ -48,6 +63,9 @@ typedef struct Tm {
   uint32_t category;          /* current category (pool id), 0 before the first */
   int64_t threadId;           /* " ThreadId: N" of the current category, or PS_NULL64 */
   int bTree;                  /* some record has a RecordId */
+  int bMinecraft;             /* a 'Minecraft' category line was seen (tm_is_minecraft_category) */
+  int64_t formatVersion;      /* the first '# FormatVersion N' line's N, or -1 (tm_format_version) */
+  int64_t versionRead;        /* the version the report is read as: formatVersion, else 0 */
   char buf[3*200+1];           /* a '# Key' as a C string (ps_text_cstr) */
 } Tm;
 
@@ -113,6 +131,16 @@ static int64_t tm_find(const char *z, size_t a, size_t b, const char *zNeedle){
   return -1;
 }
 
+/* The last occurrence of zNeedle in z[a..b) that has at least one byte after it in z[..b), or -1:
+** where the viewer's greedy '^Plugin: (.+) Event: (.+)$' splits a name. */
+static int64_t tm_find_last(const char *z, size_t a, size_t b, const char *zNeedle){
+  size_t k = strlen(zNeedle);
+  for(size_t i = b > k ? b-k : 0; i-- > a; ){
+    if( i+k < b && z[i]==zNeedle[0] && memcmp(z+i, zNeedle, k)==0 ) return (int64_t)i;
+  }
+  return -1;
+}
+
 /* Interns z[0..n) with HTML entities decoded (&amp; &lt; &gt; &quot; &#039; &#39;). */
 static uint32_t tm_intern_decoded(Tm *p, const char *z, size_t n){
   char stackBuf[512], *b = n < sizeof(stackBuf) ? stackBuf : malloc(n+1);
@@ -138,16 +166,29 @@ static uint32_t tm_intern_decoded(Tm *p, const char *z, size_t n){
 
 /* ---------------------------------------------------------------- lines */
 
+/* The category lines that are Minecraft's own: 'Minecraft', and the two headers the viewer reads
+** as it ('Custom Timings', old Bukkit's "Minecraft - ** indicates it's already counted by another
+** timing", also HTML-escaped). */
+static int tm_is_minecraft_category(const char *z, size_t n){
+  return (n==9 && memcmp(z, "Minecraft", 9)==0)
+      || (n==14 && memcmp(z, "Custom Timings", 14)==0)
+      || (n>=23 && memcmp(z, "Minecraft - ** indicates", 23)==0);
+}
+
 static int tm_category(Tm *p, const char *z, size_t n){
   p->threadId = PS_NULL64;
-  /* PM5 (FormatVersion 3): "<group> ThreadId: <id>": the last such suffix */
+  /* PM5 (FormatVersion 3, the viewer's VERSION_THREAD_TIMINGS): "<group> ThreadId: <id>": the
+  ** last such suffix. Below version 3 the viewer keeps the suffix in the group name, so do we. */
   int64_t t = -1, f = -1;
-  while( (f = tm_find(z, (size_t)(f+1), n, " ThreadId: "))>=0 ) t = f;
+  if( p->versionRead>=3 ){
+    while( (f = tm_find(z, (size_t)(f+1), n, " ThreadId: "))>=0 ) t = f;
+  }
   if( t>=0 ){
     size_t j = (size_t)t + 11;
     int64_t id;
     if( tm_digits(z, n, &j, &id)==0 && j==n ){ p->threadId = id; n = (size_t)t; }
   }
+  if( tm_is_minecraft_category(z, n) ) p->bMinecraft = 1;
   return ps_intern(p->cap, z, n, n ? (int64_t)(z - p->z) : -1, "a category line", &p->category);
 }
 
@@ -155,6 +196,29 @@ static int tm_is_minecraft_group(PsStr s){
   return (s.n==9 && memcmp(s.z, "Minecraft", 9)==0)
       || (s.n==21 && memcmp(s.z, "Minecraft - Breakdown", 21)==0)
       || (s.n==6 && memcmp(s.z, "Events", 6)==0);
+}
+
+/* The viewer's name rewriting: a name "** X" is group 'Minecraft - Breakdown'; "Plugin: <P>
+** Event: <E>" and "Task: <P> Runnable: <R>" are group <P> (split where the viewer's greedy
+** '^Plugin: (.+) Event: (.+)$' splits: the last separator with text on both sides). Returns 1 and
+** sets the group (*pzg, *png) when the name decides it (*pzPlugin = <P>, or 0 for "** ");
+** 0 otherwise. pzPlugin may be 0. */
+static int tm_name_group(const char *zName, size_t nName, const char **pzg, size_t *png, const char **pzPlugin){
+  int64_t e;
+  if( pzPlugin ) *pzPlugin = 0;
+  if( nName>=3 && memcmp(zName, "** ", 3)==0 ){
+    *pzg = "Minecraft - Breakdown"; *png = 21;
+    return 1;
+  }
+  if( nName>8 && memcmp(zName, "Plugin: ", 8)==0 && (e = tm_find_last(zName, 9, nName, " Event: "))>=0 ){
+    *pzg = zName+8; *png = (size_t)e-8;
+  }else if( nName>6 && memcmp(zName, "Task: ", 6)==0 && (e = tm_find_last(zName, 7, nName, " Runnable: "))>=0 ){
+    *pzg = zName+6; *png = (size_t)e-6;
+  }else{
+    return 0;
+  }
+  if( pzPlugin ) *pzPlugin = *pzg;
+  return 1;
 }
 
 /* A record line (z[0..n) is the line without its end, off its offset in the file). */
@@ -188,26 +252,28 @@ static int tm_record(Tm *p, const char *z, size_t n, size_t off, uint32_t line){
   r->avgOff = f.avgLen ? off + f.avgOff : 0; r->avgLen = (uint32_t)f.avgLen;
   r->line = line; r->parent = -1; r->depth = -1;
   r->category = p->category;
+  const char *zPlugin;
   /* regrouping */
   PsStr cat = ps_pool_get(&cap->pool, p->category);
   const char *zg = cat.z ? cat.z : ""; size_t ng = cat.n;
-  if( (ng==14 && memcmp(zg, "Custom Timings", 14)==0)
-   || (ng>=23 && memcmp(zg, "Minecraft - ** indicates", 23)==0) ){ zg = "Minecraft"; ng = 9; }
-  const char *zPlugin = 0; size_t nPlugin = 0;
-  int64_t e;
-  if( nName>=3 && memcmp(zName, "** ", 3)==0 ){
-    zg = "Minecraft - Breakdown"; ng = 21;
-  }else if( nName>8 && memcmp(zName, "Plugin: ", 8)==0 && (e = tm_find(zName, 8, nName, " Event: "))>=0 ){
-    zg = zPlugin = zName+8; ng = nPlugin = (size_t)e-8;
-  }else if( nName>6 && memcmp(zName, "Task: ", 6)==0 && (e = tm_find(zName, 6, nName, " Runnable: "))>=0 ){
-    zg = zPlugin = zName+6; ng = nPlugin = (size_t)e-6;
-  }
+  int bByName = tm_name_group(zName, nName, &zg, &ng, &zPlugin);
+  if( !bByName && tm_is_minecraft_category(zg, ng) ){ zg = "Minecraft"; ng = 9; }
   r->group = tm_intern_decoded(p, zg, ng);
   if( r->group==0 ) return PS_NOMEM;
   if( zPlugin ){
     r->plugin = r->group;
-  }else if( cat.n && !tm_is_minecraft_group(ps_pool_get(&cap->pool, r->group)) ){
-    r->plugin = r->group;           /* records under a plugin's own category */
+  }else if( !bByName && cat.n ){
+    /* records under a plugin's own category (a " ThreadId: N" suffix that FormatVersion < 3
+    ** leaves in the category does not make Minecraft's own categories a plugin's) */
+    size_t nc = cat.n;
+    int64_t t = -1, f = -1;
+    while( (f = tm_find(cat.z, (size_t)(f+1), cat.n, " ThreadId: "))>=0 ) t = f;
+    if( t>=0 ){
+      size_t j = (size_t)t + 11; int64_t id;
+      if( tm_digits(cat.z, cat.n, &j, &id)==0 && j==cat.n ) nc = (size_t)t;
+    }
+    PsStr c = { cat.z, nc };
+    if( !tm_is_minecraft_category(c.z, c.n) && !tm_is_minecraft_group(c) ) r->plugin = r->group;
   }
   cap->nRec++;
   return PS_OK;
@@ -260,23 +326,89 @@ static int tm_tree(Tm *p){
 
 /* ---------------------------------------------------------------- derived figures */
 
-static const PsRecord *tm_find_timer(PsCapture *cap, const char *zName){
-  const PsRecord *pStar = 0;
-  size_t k = strlen(zName);
-  for(size_t r=0; r<cap->nRec; r++){
+/* The viewer (pmmp/timings lib/Parser/Parser.php) finds 'Full Server Tick' and 'Server Tick
+** Update Cycle' in its list view: records keyed by group and by name without the "** " prefix
+** (trimmed), same-key records summed, the groups in the order their first record comes; of the
+** entries with the name, the one in the LAST such group wins (the loop assigns each match). A
+** group is the record's group_name, and for records grouped by their category also the
+** category's ThreadId (the viewer's group is the whole category line, FormatVersion 3). */
+typedef struct TmKey { uint32_t group; int64_t thread; size_t idx; } TmKey;
+
+static int tm_key_cmp(const void *a, const void *b){
+  const TmKey *x = a, *y = b;
+  if( x->group!=y->group ) return x->group < y->group ? -1 : 1;
+  if( x->thread!=y->thread ) return x->thread < y->thread ? -1 : 1;
+  return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* The viewer's name of a record: without a "** " prefix and trailing blanks (the viewer trims
+** the name; the leading ones are gone already). */
+static PsStr tm_timer_name(PsCapture *cap, const PsRecord *r, int *pbStar){
+  PsStr s = ps_pool_get(&cap->pool, r->name);
+  *pbStar = s.n>=3 && memcmp(s.z, "** ", 3)==0;
+  if( *pbStar ){ s.z += 3; s.n -= 3; }
+  while( s.n>0 && (s.z[s.n-1]==' ' || s.z[s.n-1]=='\t' || s.z[s.n-1]=='\v') ) s.n--;
+  return s;
+}
+
+typedef struct TmTimer {
+  const char *zName;
+  int bFound, bOverflow;
+  size_t first;               /* the first record of the entry's group (its place in the order) */
+  int64_t time, count;        /* summed over the entry's records */
+} TmTimer;
+
+/* Fills a[0..2) (names set) by the rule above; PS_NOMEM or PS_OK. */
+static int tm_find_timers(PsCapture *cap, TmTimer *a, int nTimer){
+  size_t n = cap->nRec;
+  TmKey *k = malloc((n ? n : 1)*sizeof(TmKey));
+  if( k==0 ) return PS_NOMEM;
+  for(size_t r=0; r<n; r++){
     PsStr s = ps_pool_get(&cap->pool, cap->aRec[r].name);
-    if( s.n==k && memcmp(s.z, zName, k)==0 ) return &cap->aRec[r];
-    if( pStar==0 && s.n==k+3 && memcmp(s.z, "** ", 3)==0 && memcmp(s.z+3, zName, k)==0 ) pStar = &cap->aRec[r];
+    const char *zg; size_t ng;
+    k[r].group = cap->aRec[r].group;
+    /* grouped by its name ("** ", Plugin:, Task:): no thread in the viewer's group */
+    k[r].thread = tm_name_group(s.z, s.n, &zg, &ng, 0) ? PS_NULL64 : cap->aRec[r].threadId;
+    k[r].idx = r;
   }
-  return pStar;
+  qsort(k, n, sizeof(TmKey), tm_key_cmp);
+  for(size_t a0=0, b0; a0<n; a0=b0){
+    for(b0=a0+1; b0<n && k[b0].group==k[a0].group && k[b0].thread==k[a0].thread; b0++){}
+    for(int t=0; t<nTimer; t++){
+      size_t kn = strlen(a[t].zName);
+      int bHere = 0, bOver = 0;
+      int64_t time = 0, count = 0;
+      for(size_t j=a0; j<b0; j++){
+        const PsRecord *r = &cap->aRec[k[j].idx];
+        int bStar;
+        PsStr s = tm_timer_name(cap, r, &bStar);
+        if( s.n!=kn || memcmp(s.z, a[t].zName, kn)!=0 ) continue;
+        bHere = 1;
+        if( __builtin_add_overflow(time, r->time, &time) || __builtin_add_overflow(count, r->count, &count) ) bOver = 1;
+      }
+      if( bHere && (!a[t].bFound || k[a0].idx > a[t].first) ){
+        a[t].bFound = 1; a[t].bOverflow = bOver; a[t].first = k[a0].idx;
+        a[t].time = time; a[t].count = count;
+      }
+    }
+  }
+  free(k);
+  return PS_OK;
 }
 
 static int tm_derived(Tm *p, int64_t sampleNs){
   PsCapture *cap = p->cap;
-  const PsRecord *pCycle = tm_find_timer(cap, "Server Tick Update Cycle");
-  const PsRecord *pFull = tm_find_timer(cap, "Full Server Tick");
-  const PsRecord *pTicks = pCycle ? pCycle : pFull;
-  if( pFull==0 ){
+  TmTimer a[2] = { { "Server Tick Update Cycle", 0, 0, 0, 0, 0 }, { "Full Server Tick", 0, 0, 0, 0, 0 } };
+  if( tm_find_timers(cap, a, 2) ) return PS_NOMEM;
+  for(int t=0; t<2; t++){
+    if( a[t].bFound && a[t].bOverflow ){
+      a[t].bFound = 0;
+      if( ps_diag(cap, PS_DIAG_OTHER, -1, "'%s': Time or Count summed over its records is outside int64; no figure from it", a[t].zName) ) return PS_NOMEM;
+    }
+  }
+  const TmTimer *pFull = a[1].bFound ? &a[1] : 0;
+  const TmTimer *pTicks = a[0].bFound ? &a[0] : pFull;
+  if( pFull==0 && !a[1].bOverflow ){
     if( ps_diag(cap, PS_DIAG_OTHER, -1, "no 'Full Server Tick' record: the viewer rejects such a report; no load figure") ) return PS_NOMEM;
   }
   if( pTicks && ps_meta_int(cap, "derived", "ticks", pTicks->count, -1) ) return PS_NOMEM;
@@ -285,6 +417,71 @@ static int tm_derived(Tm *p, int64_t sampleNs){
     if( pTicks && ps_meta_real(cap, "derived", "average_tps", (double)pTicks->count / sec, -1) ) return PS_NOMEM;
     if( pFull && ps_meta_real(cap, "derived", "server_load_pct", (double)pFull->time / (double)sampleNs * 100.0, -1) ) return PS_NOMEM;
   }
+  return PS_OK;
+}
+
+/* ---------------------------------------------------------------- what the format requires */
+
+/* The format document (pmmp/timings docs/FILE_FORMAT.md) requires a 'Minecraft' category and a
+** 'Sample time' line; a report without them is still read, with an 'other' diagnostic each. A
+** tree report (RecordIds) without a '# FormatVersion' line is read as FormatVersion 0, as the
+** viewer does; a diagnostic says so. */
+static int tm_checks(Tm *p, int64_t sampleNs){
+  PsCapture *cap = p->cap;
+  if( !p->bMinecraft && ps_diag(cap, PS_DIAG_OTHER, -1,
+        "no 'Minecraft' category: the format document (pmmp/timings docs/FILE_FORMAT.md) says it "
+        "MUST be present; the records are read as they are") ) return PS_NOMEM;
+  if( sampleNs==PS_NULL64 ){
+    if( ps_diag(cap, PS_DIAG_OTHER, -1,
+          "no 'Sample time <ns> (<s>s)' line: the format document requires it (the viewer rejects "
+          "the report); no TPS, server load or share of the sample") ) return PS_NOMEM;
+  }else if( sampleNs==0 ){
+    if( ps_diag(cap, PS_DIAG_OTHER, -1, "'Sample time 0': no TPS, server load or share of the sample") ) return PS_NOMEM;
+  }
+  if( p->bTree && p->formatVersion<0 && ps_diag(cap, PS_DIAG_OTHER, -1,
+        "RecordIds but no '# FormatVersion N' line: read as FormatVersion 0, the viewer's default "
+        "(a ' ThreadId: N' suffix stays in the category name; the viewer shows no Peak)") ) return PS_NOMEM;
+  return PS_OK;
+}
+
+/* ---------------------------------------------------------------- format version */
+
+/* The <spigotConfig> block Spigot appends (also HTML-escaped, as old viewer pastes kept it). */
+static int tm_config_open(const char *l, size_t ln){
+  return (ln>=14 && memcmp(l, "<spigotConfig>", 14)==0) || (ln>=20 && memcmp(l, "&lt;spigotConfig&gt;", 20)==0);
+}
+static int tm_config_close(const char *l, size_t ln){
+  return tm_find(l, 0, ln, "</spigotConfig>")>=0 || tm_find(l, 0, ln, "&lt;/spigotConfig&gt;")>=0;
+}
+
+/* The version the report is read as, by the viewer's rule (pmmp/timings lib/Parser/Parser.php,
+** before it reads any record): the first line '# FormatVersion <digits>' (the regex
+** '^# FormatVersion (\d+)$', case-insensitive, CRLF allowed), else VERSION_INITIAL = 0. The
+** versions: 1 the first tree reports (Peak counted across all of a tick's activations, so the
+** viewer shows none), 2 VERSION_PEAK_FIXED, 3 VERSION_THREAD_TIMINGS (category lines end in
+** " ThreadId: N"). The footer comes last, so this is a pass of its own over the '#' lines
+** (outside the Spigot config block); it polls for interrupt as the main loop does. Sets
+** p->formatVersion (-1: no such line) and p->versionRead; PS_OK or ps_interrupted(). */
+static int tm_format_version(Tm *p, size_t i){
+  size_t a, b;
+  uint32_t line = 0;
+  int bConfig = 0;
+  p->formatVersion = -1;
+  while( ps_next_line(p->z, p->n, &i, &a, &b) ){
+    if( (++line & 0xFFF)==0 && ps_source_poll(&p->cap->src) ) return ps_interrupted(p->err);
+    const char *l = p->z+a; size_t ln = b-a;
+    if( bConfig ){ bConfig = !tm_config_close(l, ln); continue; }
+    if( tm_config_open(l, ln) ){ bConfig = 1; continue; }
+    if( ln>16 && l[0]=='#' && strncasecmp(l, "# FormatVersion ", 16)==0 ){
+      size_t j = 16; uint64_t v = 0;
+      while( j<ln && l[j]>='0' && l[j]<='9' ){
+        v = v > (uint64_t)INT64_MAX/10 ? (uint64_t)INT64_MAX : v*10 + (uint64_t)(l[j]-'0');   /* PHP's (int) saturates */
+        j++;
+      }
+      if( j==ln ){ p->formatVersion = v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v; break; }
+    }
+  }
+  p->versionRead = p->formatVersion>=0 ? p->formatVersion : 0;
   return PS_OK;
 }
 
@@ -300,6 +497,7 @@ static int tm_parse(PsCapture *cap, PsErr *err){
   int bConfig = 0, rc = PS_OK;
   int64_t sampleNs = PS_NULL64;
   if( n>=3 && (unsigned char)z[0]==0xEF && (unsigned char)z[1]==0xBB && (unsigned char)z[2]==0xBF ) i = 3;
+  if( (rc = tm_format_version(&p, i))!=PS_OK ) return rc;
   size_t a, b;
   while( rc==PS_OK && ps_next_line(z, n, &i, &a, &b) ){
     line++;
@@ -309,21 +507,21 @@ static int tm_parse(PsCapture *cap, PsErr *err){
     }
     const char *l = z+a; size_t ln = b-a;
     if( bConfig ){
-      if( tm_find(l, 0, ln, "</spigotConfig>")>=0 || tm_find(l, 0, ln, "&lt;/spigotConfig&gt;")>=0 ){
+      if( tm_config_close(l, ln) ){
         rc = ps_meta_text(cap, "report", "spigotConfig", z+cfgStart, a-cfgStart, PS_META_TEXT, (int64_t)cfgStart);
         bConfig = 0;
       }
       continue;
     }
     if( ln==0 ) continue;
-    if( (ln>=14 && memcmp(l, "<spigotConfig>", 14)==0) || (ln>=20 && memcmp(l, "&lt;spigotConfig&gt;", 20)==0) ){
+    if( tm_config_open(l, ln) ){
       bConfig = 1; cfgStart = i;
       continue;
     }
     if( ln>12 && (l[0]=='S' || l[0]=='s') && strncasecmp(l, "Sample time ", 12)==0 ){
       size_t j = 12; int64_t v;
       if( tm_digits(l, ln, &j, &v)==0 ){
-        sampleNs = v;
+        if( sampleNs==PS_NULL64 ) sampleNs = v;      /* the viewer's regex takes the first */
         rc = ps_meta_int(cap, "report", "sample_time_ns", v, (int64_t)a);
         continue;
       }
@@ -345,7 +543,10 @@ static int tm_parse(PsCapture *cap, PsErr *err){
   }
   if( rc==PS_OK ) rc = ps_meta_text(cap, "capture", "kind", p.bTree ? "tree" : "legacy", p.bTree ? 4 : 6, PS_META_TEXT, -1);
   if( rc==PS_OK ) rc = ps_meta_int(cap, "capture", "records", (int64_t)cap->nRec, -1);
+  /* the version the report is read as (tm_format_version): '# FormatVersion N', else 0 */
+  if( rc==PS_OK ) rc = ps_meta_int(cap, "capture", "format_version", p.versionRead, -1);
   if( rc==PS_OK ) rc = tm_tree(&p);
+  if( rc==PS_OK ) rc = tm_checks(&p, sampleNs);
   if( rc==PS_OK ) rc = tm_derived(&p, sampleNs);
   return rc;
 }
