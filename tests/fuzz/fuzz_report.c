@@ -41,10 +41,13 @@ static const char *const azReportOpt[] = {
 };
 #define FUZZ_NOPT (sizeof(azReportOpt)/sizeof(azReportOpt[0]))
 
-/* options_json of profile_flamegraph, by (size / FUZZ_NOPT) % 4 */
+/* options_json of profile_flamegraph, by (size / FUZZ_NOPT) % NFLAME */
 static const char *const azFlameOpt[] = {
   0, "{\"group\": \"thread\"}", "{\"group\": \"none\", \"title\": \"<&\\\"'>\"}", "{\"group\": \"track\"}",
+  "{\"weight\": \"self\", \"group\": \"thread\"}", "{\"weight\": \"samples\", \"exclude\": \"a\"}",
+  "{\"ts_from\": 1000, \"ts_to\": 9000000, \"name\": \"[a-m]\"}", "{\"pid\": 1, \"weight\": \"self\"}",
 };
+#define NFLAME (sizeof(azFlameOpt)/sizeof(azFlameOpt[0]))
 
 static char zDir[64];
 
@@ -88,6 +91,7 @@ static const char *const azSql[] = {
   "SELECT profile_write_markdown(?2 || '/jobs.md', 'SELECT j.* FROM fz, profile_jobs(fz.b) j')",
   "SELECT profile_zip(?2 || '/out.zip', ?2 || '/jobs.csv', ?2 || '/jobs.md')",
   "SELECT profile_flamegraph(?1, ?2 || '/flame.svg', ?4)",
+  "SELECT profile_flamegraph_folded(?2 || '/f.svg', 'SELECT CAST(b AS TEXT), length(b) FROM fz')",
 };
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size){
@@ -104,7 +108,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size){
   sqlite3_profsql_init(db, 0, 0);
   sqlite3_exec(db, "SELECT profsql_config('max_inflated_bytes', 16777216)", 0, 0, 0);   /* as fuzz_gzip */
   const char *zOpt = azReportOpt[size % FUZZ_NOPT];
-  const char *zFlame = azFlameOpt[(size / FUZZ_NOPT) % 4];
+  const char *zFlame = azFlameOpt[(size / FUZZ_NOPT) % NFLAME];
   for(size_t i=0; i<sizeof(azSql)/sizeof(azSql[0]); i++){
     fuzz_report_run(db, azSql[i], data, size, zOpt, zFlame);
   }

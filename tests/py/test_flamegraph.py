@@ -1,6 +1,9 @@
-"""profile_flamegraph: the SVG's frames against sums computed here from the relational rows
-(profile_events / profile_records: self = dur minus the children's dur), and rendered in headless
-Chromium (Debian's chromium) where a script measures the widest first-level frame with getBBox."""
+"""profile_flamegraph and profile_flamegraph_folded: the SVG's frames against sums computed here from
+the relational rows (profile_events / profile_records: self = dur minus the children's dur), from
+Python's json over the input file (jobs) and by hand (folded rows); every option (filters by thread,
+plane, time range and name pattern; the dur / self / samples weights) and every error; rendered in
+headless Chromium (Debian's chromium) where a script measures the widest first-level frame with
+getBBox. The interactions (zoom, search, hover) are tests/py/test_flame_browser.py's."""
 import json
 import os
 import re
@@ -19,13 +22,15 @@ NS = "{http://www.w3.org/2000/svg}"
 
 
 def frames(path):
-    """(title name, ms, y, width) of every frame."""
+    """(title name, ms (or samples, calls ...), y, width) of every frame."""
     out = []
     for g in ET.parse(path).getroot().iter(NS + "g"):
+        if g.get("class") != "f":
+            continue                    # the Reset Zoom and Search controls
         t = g.find(NS + "title").text
         r = g.find(NS + "rect")
         name, rest = t.rsplit(" — ", 1)
-        out.append((name, float(rest.split(" ms")[0]), float(r.get("y")), float(r.get("width"))))
+        out.append((name, float(rest.split(" ")[0]), float(r.get("y")), float(r.get("width"))))
     return out
 
 
@@ -88,7 +93,9 @@ check(top[0] == want_root and abs(top[1] - roots[want_root] / 1e6) < 0.0015,
       f"merged: widest root frame {top[:2]} == {want_root} {roots[want_root] / 1e6:.3f}")
 check(sum(f[1] for f in fm if abs(f[2] - 51) < 0.5) - total / 1e6 < 0.01, "root frames add up to the total")
 svg = open(os.path.join(tmp, "m.svg")).read()
-check("http" not in svg.replace("http://www.w3.org/2000/svg", "") and "<script" not in svg, "self-contained: no link, no script")
+check("http" not in svg.replace("http://www.w3.org/2000/svg", "") and not re.search(r"href|src=|url\(|@import", svg),
+      "self-contained: no link, no external reference")
+check(svg.count("<script") == 1 and "Reset Zoom" in svg and ">Search<" in svg, "interactive: a script, Reset Zoom and Search")
 check(">merged — " in svg, "the title option")
 
 # a timings report: records by ParentRecordId, self_ns
@@ -126,10 +133,10 @@ check("pid 'p1' / tid 't1'" in {f[0] for f in frames(os.path.join(tmp, "s.svg"))
       f"string pid/tid label: {sorted({f[0] for f in frames(os.path.join(tmp, 's.svg'))})}")
 
 for sql, args, msg in [
-    ("SELECT profile_flamegraph(?, ?)", ("tests/data/jobs_report.json", os.path.join(tmp, "x.svg")),
-     "profile_flamegraph: the capture has no parent tree (no slices or timer records)"),
+    ("SELECT profile_flamegraph(?, ?)", (b'{"traceEvents": []}', os.path.join(tmp, "x.svg")),
+     "profile_flamegraph: the capture has no parent tree (no slices, timer records or jobs)"),
     ("SELECT profile_flamegraph(?, ?, 'bad')", (trace, os.path.join(tmp, "x.svg")),
-     "profile_flamegraph: options_json must be an object like {\"group\": \"track\"|\"thread\"|\"none\", \"title\": \"...\"}"),
+     "profile_flamegraph: options_json must be a JSON object, e.g. {\"group\": \"track\", \"weight\": \"self\"}"),
 ]:
     try:
         db.execute(sql, args).fetchone()
@@ -175,4 +182,221 @@ res = json.loads(db.execute("SELECT profile_flamegraph('examples/busy.perf.txt',
 want = db.execute("SELECT sum(dur) FROM profile_events('examples/busy.perf.txt') WHERE stack_id IS NOT NULL").fetchone()[0]
 check(abs(res.get("total_ms", 0) - want / 1e6) < 0.0006, "perf samples: the flame total is the samples' summed dur", (res, want))
 check("<title>busy — " in open(svg, encoding="utf-8").read(), "perf samples: the comm is the root frame")
+
+
+# ------------------------------------------------------------------ options
+def flame(src, opts=None, name="o.svg"):
+    """The result JSON of profile_flamegraph(src, <tmp>/name, opts) and the SVG's frames."""
+    path = os.path.join(tmp, name)
+    r = db.execute("SELECT profile_flamegraph(?, ?, ?)", (src, path, json.dumps(opts) if opts is not None else None)).fetchone()[0]
+    return json.loads(r), frames(path)
+
+
+def stack_of(i):
+    out = []
+    while i is not None and i in by:
+        out.append(by[i][1])
+        i = by[i][0]
+    return out[::-1]
+
+
+def sel(pred):
+    """The summed self time of the slices whose row satisfies pred(id)."""
+    return sum(selfns[i] for i in selfns if pred(i))
+
+
+# the default result names its weight and (no) filters, and counts the slices drawn
+res, _ = flame(trace)
+check(res["weight"] == "dur" and res["filters"] == {} and res["rows"] == len(rows), "default: weight, filters, rows", res)
+
+# "name": only the stacks with a frame matching the pattern (POSIX ERE; Python's re agrees on it)
+res, _ = flame(trace, {"name": "^(Layout|Paint)"})
+want = sel(lambda i: any(re.search("^(Layout|Paint)", n) for n in stack_of(i)))
+check(abs(res["total_ms"] - want / 1e6) < 0.0006 and res["filters"] == {"name": "^(Layout|Paint)"},
+      "name filter: total = the self time of the stacks with a match", (res, want))
+res, fr = flame(trace, {"exclude": "Layout", "group": "none"})
+want = sel(lambda i: not any("Layout" in n for n in stack_of(i)))
+check(abs(res["total_ms"] - want / 1e6) < 0.0006 and not any("Layout" in f[0] for f in fr),
+      "exclude: the stacks through a matching frame are gone", (res["total_ms"], want))
+
+# a thread: its self time alone
+pids = dict(db.execute("SELECT id, pid FROM profile_events(?)", (trace,)).fetchall())
+tid0, tn0, by_pid = db.execute("SELECT tid, thread_name, pid FROM profile_events(?) WHERE dur IS NOT NULL GROUP BY tid ORDER BY sum(dur) DESC",
+                       (trace,)).fetchone()
+tids = dict(db.execute("SELECT id, tid FROM profile_events(?)", (trace,)).fetchall())
+for opts in ({"tid": tid0}, {"thread": tn0}, {"thread": tid0}, {"thread": tn0, "pid": by_pid}):
+    key, val = next(iter(opts.items()))
+    want = sum(selfns[i] for (i, p, n, d, pn, tn, tr) in rows
+               if (tids[i] == val if isinstance(val, int) else tn == val) and ("pid" not in opts or pids[i] == by_pid))
+    res, _ = flame(trace, opts)
+    check(abs(res["total_ms"] - want / 1e6) < 0.0006 and res["filters"] == opts, f"thread filter {opts}", (res, want))
+
+# a time range: each slice clipped to [ts_from, ts_to), self = clipped dur - the children's clipped dur
+ev = db.execute("SELECT id, parent_id, ts, dur FROM profile_events(?) WHERE dur IS NOT NULL AND ph IN ('X','B','b')", (trace,)).fetchall()
+t0 = min(r[2] for r in ev)
+t1 = max(r[2] + r[3] for r in ev)
+a, b = t0 + (t1 - t0) // 3, t0 + (t1 - t0) // 2
+clip = {i: max(0, min(ts + d, b) - max(ts, a)) for i, p, ts, d in ev if ts < b and ts + d > a}
+csum = defaultdict(int)
+for i, p, ts, d in ev:
+    if i in clip and p in clip:
+        csum[p] += clip[i]
+want = sum(max(c - csum[i], 0) for i, c in clip.items())
+res, _ = flame(trace, {"ts_from": a, "ts_to": b})
+check(abs(res["total_ms"] - want / 1e6) < 0.0006 and res["rows"] == len(clip),
+      "time range: rows overlapping it, clipped", (res, want / 1e6, len(clip)))
+
+# weight "samples": one per slice; "self": reversed, the first level is each name's self time
+res, _ = flame(trace, {"weight": "samples", "name": "Layout"})
+want = sum(1 for i in selfns if any("Layout" in n for n in stack_of(i)))
+check(res.get("total_calls") == want and res["weight"] == "samples", "weight samples: slices counted", (res, want))
+res, fr = flame(trace, {"weight": "self", "group": "none"})
+per_name = defaultdict(int)
+for i in selfns:
+    per_name[by[i][1]] += selfns[i]
+lvl1 = {f[0]: f[1] for f in fr if abs(f[2] - 51) < 0.5}
+check(abs(res["total_ms"] - total / 1e6) < 0.0006 and lvl1 and
+      all(abs(ms - per_name[n] / 1e6) < 0.0006 for n, ms in lvl1.items()) and
+      set(lvl1) == {n for n, v in per_name.items() if v / total * 1200 >= 0.1},
+      "weight self: first level = each name's summed self time", len(lvl1))
+
+# XSpace: a plane by name or index; the GPU streams alone
+xs = "examples/gpu_host.xplane.pb"
+xrows = db.execute("SELECT id, parent_id, dur, pid, process_name FROM profile_events(?) WHERE dur IS NOT NULL", (xs,)).fetchall()
+xchild = defaultdict(int)
+for i, p, d, pid, pn in xrows:
+    if p is not None:
+        xchild[p] += d
+for opts, keep in (({"plane": "/device:GPU:0"}, lambda pid, pn: pn == "/device:GPU:0"), ({"plane": 2}, lambda pid, pn: pid == 2)):
+    want = sum(max(d - xchild[i], 0) for i, p, d, pid, pn in xrows if keep(pid, pn))
+    res, fr = flame(xs, opts)
+    check(want > 0 and abs(res["total_ms"] - want / 1e6) < 0.0006, f"xspace {opts}: the plane's time", (res, want))
+    check(all(f[0].startswith(("/device:GPU:0 /" if "GPU" in str(opts) else "/device:GPU:2 /")) for f in fr if abs(f[2] - 51) < 0.5),
+          f"xspace {opts}: only its lines")
+jax = "../shared/corpus/xplane/tracelens-jax_te_fused_attn-934987a2fc2f.xplane.pb"
+if os.path.exists(jax):
+    jr = db.execute("SELECT id, parent_id, dur, name FROM profile_events(?) WHERE dur IS NOT NULL", (jax,)).fetchall()
+    jby = {r[0]: r for r in jr}
+    jchild = defaultdict(int)
+    for i, p, d, n in jr:
+        if p in jby:
+            jchild[p] += d
+
+    def under_start_trace(i):
+        while i is not None and i in jby:
+            if "start_trace" in jby[i][3]:
+                return True
+            i = jby[i][1]
+        return False
+    want = sum(max(d - jchild[i], 0) for i, p, d, n in jr if not under_start_trace(i))
+    res, _ = flame(jax, {"exclude": "start_trace"})
+    check(abs(res["total_ms"] - want / 1e6) < 0.0006, "real XSpace without the profiler's start_trace", (res, want))
+else:
+    skip_part("start_trace exclusion on a real XSpace (../shared/corpus absent)")
+
+# ------------------------------------------------------------------ a job report: category -> lane -> name
+ne = "examples/newengine_report.json"
+jobs = json.load(open(ne))["completed_jobs"]                 # the active job has no elapsed_ms: not drawn
+lanes = {r[0]: r[1] for r in db.execute("SELECT name, lane FROM profile_jobs(?) WHERE job_list = 'completed_jobs'", (ne,))}
+res, fr = flame(ne)
+check(abs(res["total_ms"] - sum(j["elapsed_ms"] for j in jobs)) < 0.0006 and res["rows"] == len(jobs),
+      "jobs: total = the summed elapsed_ms (Python json)", res)
+got = {(f[0], round(f[1], 3), f[2]) for f in fr}
+cat = defaultdict(float)
+for j in jobs:
+    cat[j["category"]] += j["elapsed_ms"]
+want = {(c, round(v, 3), 51.0) for c, v in cat.items()} | {(j["name"], round(j["elapsed_ms"], 3), 85.0) for j in jobs} \
+    | {(lanes[j["name"]], round(j["elapsed_ms"], 3), 68.0) for j in jobs}
+check(want <= got, "jobs: categories, lanes and names with their elapsed_ms", want - got)
+res, _ = flame(ne, {"weight": "samples"})
+check(res.get("total_calls") == len(jobs), "jobs: weight samples counts them", res)
+res, fr = flame(ne, {"ts_from": 1028 * 10**6})                # only load:p.dll (1030..1034 ms) ends after it
+check(abs(res["total_ms"] - 4.0) < 1e-9 and "load:p.dll" in {f[0] for f in fr}, "jobs: a time range", res)
+for f in ("../shared/corpus/newengine/profiler_jobs_latest.csv",):
+    if os.path.exists(f):
+        import csv
+        want = sum(float(r["elapsed_ms"]) for r in csv.DictReader(open(f, newline="")) if r["elapsed_ms"])
+        res, _ = flame(f)
+        check(abs(res["total_ms"] - round(want, 3)) < 0.0011, "real job CSV: total = its summed elapsed_ms", (res, want))
+    else:
+        skip_part("real job CSV (../shared/corpus absent)")
+
+# ------------------------------------------------------------------ profile_flamegraph_folded
+def folded(query, opts=None, name="f.svg"):
+    path = os.path.join(tmp, name)
+    r = db.execute("SELECT profile_flamegraph_folded(?, ?, ?)", (path, query, json.dumps(opts) if opts is not None else None)).fetchone()[0]
+    return json.loads(r), frames(path)
+
+
+# by hand: a = 5 + 3 + 2 = 10 (b 7, c 3), d 10, all 20; empty frames dropped ('a;;b;' is a;b)
+q = "SELECT * FROM (VALUES ('a;b', 5), ('a;c', 3), ('a;;b;', 2), ('d', 10))"
+res, fr = folded(q)
+svgf = open(os.path.join(tmp, "f.svg"), encoding="utf-8").read()
+check(res.get("total_samples") == 20 and res["rows"] == 4, "folded: total 20", res)
+for nm, v in (("a", 10), ("b", 7), ("c", 3), ("d", 10)):
+    check(f"<title>{nm} — {v} samples ({v / 20 * 100:.2f}%)</title>" in svgf, f"folded: {nm} = {v}")
+res, fr = folded(q, {"weight": "self"})
+# reversed: the first level is where the values were added (b 7, d 10, c 3), a (0 of its own) below b and c
+check(sorted((f[0], f[1]) for f in fr if f[2] == 51.0) == [("b", 7), ("c", 3), ("d", 10)]
+      and sorted((f[0], f[1]) for f in fr if f[2] == 68.0) == [("a", 3), ("a", 7)], "folded self: reversed", fr)
+res, fr = folded(q, {"exclude": "^c$", "title": "t"})
+check(res.get("total_samples") == 17 and res["filters"] == {"exclude": "^c$"}, "folded exclude", res)
+# the rows of a view: event_folded (sql/event_tree.sql) of the trace, in ns: the trace's total self time
+db.execute("SELECT profile_open(?)", (trace,)).fetchone()
+res, _ = folded("SELECT stack, self_ns FROM event_folded", {"unit": "ns"})
+check(abs(res["total_ms"] - total / 1e6) < 0.0006, "folded event_folded rows in ns: the summed self time", (res, total))
+
+# ------------------------------------------------------------------ errors
+xs_path = os.path.join(tmp, "e.svg")
+for sql, args, msg in [
+    ("SELECT profile_flamegraph(?, ?, '{\"foo\": 1}')", (trace, xs_path),
+     "profile_flamegraph: unknown option 'foo' (known: group, title, weight, pid, tid, process, thread, plane, ts_from, ts_to, name, exclude)"),
+    ("SELECT profile_flamegraph(?, ?, '{\"weight\": \"max\"}')", (trace, xs_path),
+     "profile_flamegraph: option \"weight\" must be \"dur\", \"self\" or \"samples\", not max"),
+    ("SELECT profile_flamegraph(?, ?, '{\"group\": 1}')", (trace, xs_path),
+     "profile_flamegraph: option \"group\" must be \"track\", \"thread\" or \"none\", not integer"),
+    ("SELECT profile_flamegraph(?, ?, '{\"name\": \"(\"}')", (trace, xs_path),
+     "profile_flamegraph: option \"name\": invalid regular expression '(': Unmatched ( or \\("),
+    ("SELECT profile_flamegraph(?, ?, '{\"exclude\": 3}')", (trace, xs_path),
+     "profile_flamegraph: option \"exclude\" must be a string (a POSIX extended regular expression)"),
+    ("SELECT profile_flamegraph(?, ?, '{\"ts_from\": 1.5}')", (trace, xs_path),
+     "profile_flamegraph: option \"ts_from\" must be an integer (ns on the capture's clock)"),
+    ("SELECT profile_flamegraph(?, ?, '{\"ts_from\": 5, \"ts_to\": 5}')", (trace, xs_path),
+     "profile_flamegraph: ts_from must be less than ts_to"),
+    ("SELECT profile_flamegraph(?, ?, '{\"pid\": [1]}')", (trace, xs_path),
+     "profile_flamegraph: option \"pid\" must be a name (string) or an id (integer)"),
+    ("SELECT profile_flamegraph(?, ?, '{\"plane\": 0}')", (trace, xs_path),
+     "profile_flamegraph: option \"plane\" applies to XSpace captures, not to chrome"),
+    ("SELECT profile_flamegraph(?, ?, '{\"plane\": \"/device:GPU:9\"}')", (xs, xs_path),
+     "profile_flamegraph: no thread matches the filters {\"plane\":\"/device:GPU:9\"}"),
+    ("SELECT profile_flamegraph(?, ?, '{\"ts_to\": 5}')", ("examples/server_timings.txt", xs_path),
+     "profile_flamegraph: ts_from/ts_to: the capture's records have no timestamps"),
+    ("SELECT profile_flamegraph(?, ?, '{\"thread\": \"main\"}')", (ne, xs_path),
+     "profile_flamegraph: a job report has no threads to filter by"),
+    ("SELECT profile_flamegraph_folded(?, 'SELECT 1', NULL)", (xs_path,),
+     "profile_flamegraph_folded: query must return 2 columns (stack, value), not 1"),
+    ("SELECT profile_flamegraph_folded(?, 'SELECT ''a'', 1; SELECT 2')", (xs_path,),
+     "profile_flamegraph_folded: query must be one statement"),
+    ("SELECT profile_flamegraph_folded(?, 'SELECT x FROM nowhere')", (xs_path,),
+     "profile_flamegraph_folded: query: no such table: nowhere"),
+    ("SELECT profile_flamegraph_folded(?, 'VALUES (''a'', 1), (''b'', -2)')", (xs_path,),
+     "profile_flamegraph_folded: row 2: value must be an INTEGER >= 0, not -2"),
+    ("SELECT profile_flamegraph_folded(?, 'VALUES (''a'', 1.5)')", (xs_path,),
+     "profile_flamegraph_folded: row 1: value must be an INTEGER >= 0, not REAL 1.5"),
+    ("SELECT profile_flamegraph_folded(?, 'VALUES (''a'', ''7'')')", (xs_path,),
+     "profile_flamegraph_folded: row 1: value must be an INTEGER >= 0, not TEXT 7"),
+    ("SELECT profile_flamegraph_folded(?, 'VALUES (NULL, 1)')", (xs_path,),
+     "profile_flamegraph_folded: row 1: stack is NULL, not TEXT"),
+    ("SELECT profile_flamegraph_folded(?, 'VALUES ('';;'', 1)')", (xs_path,),
+     "profile_flamegraph_folded: row 1: the stack has no frame"),
+    ("SELECT profile_flamegraph_folded(?, 'VALUES (''a'', 1)', '{\"group\": \"none\"}')", (xs_path,),
+     "profile_flamegraph_folded: unknown option 'group' (known: title, unit, weight, name, exclude)"),
+    ("SELECT profile_flamegraph_folded(?, 'VALUES (''a'', 1)', '{\"unit\": \"ms\"}')", (xs_path,),
+     "profile_flamegraph_folded: option \"unit\" must be \"samples\" or \"ns\", not ms"),
+]:
+    try:
+        db.execute(sql, args).fetchone()
+        check(False, f"{msg} expected")
+    except sqlite3.OperationalError as e:
+        check(str(e) == msg, f"error {msg}", str(e))
 done()
