@@ -13,6 +13,7 @@
 #include "jobs.h"
 #include "formats.h"
 #include "json.h"
+#include "writer.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -438,6 +439,136 @@ int ps_job_column(const PsCapture *cap, size_t row, int iCol, PsOut *o){
       return PS_OK;
   }
   return PS_OK;
+}
+
+/* ------------------------------------------------------------------ the report JSON again */
+
+int ps_job_is_report(const PsCapture *cap){
+  return cap && cap->pFormat==&ps_format_newengine && cap->aJobCsvCol==0;
+}
+
+/* After a member's key that ends at i: the value's span [*pv, *pe) and the position of the next
+** member's key (past the ','); n when the members end early (the bytes were validated at load). */
+static size_t member_value(const char *z, size_t n, size_t i, size_t *pv, size_t *pe){
+  i = ps_json_ws(z, n, i);
+  if( i>=n || z[i]!=':' ) return n;
+  size_t v = ps_json_ws(z, n, i+1), e = v;
+  if( ps_json_skip(z, n, &e, 0) ) return n;
+  *pv = v; *pe = e;
+  i = ps_json_ws(z, n, e);
+  if( i<n && z[i]==',' ) i = ps_json_ws(z, n, i+1);
+  return i;
+}
+
+int ps_job_json(const PsCapture *cap, size_t row, const double *pBudget, const double *pLoad, PsBuf *b){
+  if( !ps_job_is_report(cap) || row>=cap->nJob ) return PS_OK;
+  const char *z = cap->src.z; size_t n = cap->src.n;
+  size_t i0 = ps_json_ws(z, n, (size_t)cap->aJob[row].off + 1);
+  /* pass 1: the members, and which one is the last of its key (a repeated key: its last value
+  ** counts, as serde_json's map keeps it); a hash of the keys keeps this linear */
+  PsJsonKeys keys; memset(&keys, 0, sizeof(keys));
+  ps_json_keys_reset(&keys);
+  size_t nMem = 0, i = i0;
+  int bad = 0;
+  while( !bad && i<n && z[i]=='"' ){
+    size_t q = i;
+    if( ps_json_skip(z, n, &i, 0) ) break;                 /* the bytes were validated at load */
+    uint32_t prev; size_t prevOff, v, e;
+    if( nMem>=UINT32_MAX || ps_json_keys_put(&keys, z, q+1, i-q-2, (uint32_t)nMem, &prev, &prevOff)<0 ) bad = 1;
+    nMem++;
+    i = member_value(z, n, i, &v, &e);
+  }
+  uint8_t *aLast = bad ? 0 : calloc(nMem ? nMem : 1, 1);
+  if( aLast==0 ){ ps_json_keys_free(&keys); return PS_NOMEM; }
+  for(size_t k=0; k<keys.nSlot; k++){
+    if( keys.a[k].gen==keys.gen && keys.a[k].val<nMem ) aLast[keys.a[k].val] = 1;
+  }
+  ps_json_keys_free(&keys);
+  /* pass 2: write them */
+  bad = ps_buf_append(b, "{", 1);
+  int nOut = 0;
+  i = i0;
+  for(size_t m=0; !bad && m<nMem && i<n && z[i]=='"'; m++){
+    size_t q = i;
+    if( ps_json_skip(z, n, &i, 0) ) break;
+    size_t kn = i-q-2, v = 0, e = 0;
+    i = member_value(z, n, i, &v, &e);
+    if( e==0 ) break;
+    if( aLast[m] ){
+      const double *pr = (kn==9 && memcmp(z+q+1, "budget_ms", 9)==0) ? pBudget
+                       : (kn==4 && memcmp(z+q+1, "load", 4)==0) ? pLoad : 0;
+      if( nOut++ ) bad |= ps_buf_append(b, ",", 1);
+      bad |= ps_buf_append(b, z+q, kn+2) | ps_buf_append(b, ":", 1);
+      if( pr && z[v]!='n' ){
+        char f[PS_FLOAT_BUF];
+        size_t fn = ps_fmt_float(f, *pr);
+        bad |= ps_buf_append(b, f, fn);
+      }else{
+        bad |= ps_buf_append(b, z+v, e-v);
+      }
+    }
+  }
+  free(aLast);
+  bad |= ps_buf_append(b, "}", 1);
+  return bad ? PS_NOMEM : PS_OK;
+}
+
+/* One section {"key":value,...} of the metadata rows of scope zScope, in row order. */
+static int report_scope(const PsCapture *cap, const char *zScope, PsBuf *b){
+  int bad = ps_buf_append(b, "{", 1), nOut = 0;
+  for(size_t r=0; r<cap->nMeta && !bad; r++){
+    const PsMeta *m = &cap->aMeta[r];
+    PsStr sc = ps_pool_get(&cap->pool, m->scope), k = ps_pool_get(&cap->pool, m->key);
+    if( sc.n!=strlen(zScope) || memcmp(sc.z, zScope, sc.n)!=0 ) continue;
+    if( nOut++ ) bad |= ps_buf_append(b, ",", 1);
+    bad |= ps_json_serde_string(b, k.z, k.n) | ps_buf_append(b, ":", 1);
+    char t[PS_FLOAT_BUF];
+    switch( m->type ){
+      case PS_META_INT: bad |= ps_buf_printf(b, "%lld", (long long)m->i); break;
+      case PS_META_REAL: bad |= ps_buf_append(b, t, ps_fmt_float(t, m->r)); break;
+      case PS_META_TEXT: bad |= ps_json_serde_string(b, m->z, m->n); break;
+      case PS_META_JSON: bad |= ps_buf_append(b, m->z, m->n); break;
+      default: bad |= ps_buf_append(b, "null", 4);
+    }
+  }
+  return bad | ps_buf_append(b, "}", 1);
+}
+
+int ps_report_input(const PsCapture *cap, PsBuf *b){
+  if( !ps_job_is_report(cap) ) return PS_OK;
+  const char *z = cap->src.z; size_t n = cap->src.n;
+  size_t i = 0;
+  if( n>=3 && (unsigned char)z[0]==0xEF && (unsigned char)z[1]==0xBB && (unsigned char)z[2]==0xBF ) i = 3;
+  i = ps_json_ws(z, n, i);
+  if( i>=n || z[i]!='{' ) return PS_OK;
+  int bad = ps_buf_puts(b, "{\"keys\":[");
+  size_t nKey = 0;
+  PsJsonKeys keys; memset(&keys, 0, sizeof(keys));
+  ps_json_keys_reset(&keys);
+  i = ps_json_ws(z, n, i+1);
+  while( !bad && i<n && z[i]=='"' ){
+    size_t q = i;
+    if( ps_json_skip(z, n, &i, 0) ) break;
+    /* each key once, where it first stands (the value read is the last one's) */
+    uint32_t prev; size_t prevOff;
+    int bSeen = ps_json_keys_put(&keys, z, q+1, i-q-2, 0, &prev, &prevOff);
+    if( bSeen<0 ){ bad = 1; break; }
+    if( !bSeen ){
+      if( nKey++ ) bad |= ps_buf_append(b, ",", 1);
+      bad |= ps_buf_append(b, z+q, i-q);
+    }
+    size_t v, e;
+    i = member_value(z, n, i, &v, &e);
+  }
+  ps_json_keys_free(&keys);
+  static const char *const azScope[] = { "report", "run", "plugin", "summary" };
+  bad |= ps_buf_append(b, "]", 1);
+  for(int s=0; s<4 && !bad; s++){
+    bad |= ps_buf_printf(b, ",\"%s\":", azScope[s]);
+    bad |= report_scope(cap, azScope[s], b);
+  }
+  bad |= ps_buf_append(b, "}", 1);
+  return bad ? PS_NOMEM : PS_OK;
 }
 
 /* ------------------------------------------------------------------ parsing */

@@ -20,6 +20,7 @@
 #define PS_JOBS_H
 
 #include "capture.h"
+#include "json.h"
 
 enum {
   PS_JOB_ID, PS_JOB_STATUS, PS_JOB_CATEGORY, PS_JOB_SOURCE, PS_JOB_LANE, PS_JOB_PRIORITY,
@@ -55,6 +56,27 @@ int ps_job_column(const PsCapture *cap, size_t row, int iCol, PsOut *o);
 ** /metadata/method, /metadata/method_name) into *pMethod (type 0 when none). */
 int ps_job_keys(const char *z, size_t n, size_t metaOff, const char *zSource, size_t nSource,
                 const char *zCategory, size_t nCategory, PsOut *pOwner, PsOut *pMethod);
+
+/* 1 when cap is a StarProfiler report JSON (not a jobs CSV, not another format). */
+int ps_job_is_report(const PsCapture *cap);
+
+/* Job row of a report JSON as a JSON object (compact) appended to b: the job's own members, in
+** its order, each key once (a key given twice: its last value, where it first stood); values as
+** they are in the file (ps_json_pretty writes them in serde_json's form), except budget_ms and
+** load, written as *pBudget / *pLoad (the report's budgets) when those are given and the job's
+** own value is not null. Nothing is appended for another capture. PS_OK or PS_NOMEM. */
+int ps_job_json(const PsCapture *cap, size_t row, const double *pBudget, const double *pLoad, PsBuf *b);
+
+/* What a report JSON holds beyond its jobs, as one compact JSON object appended to b (nothing
+** for another capture), for profile_report's JSON:
+**   {"keys": [the report object's keys, in its order, each once],
+**    "report": {schema, reason, generated_unix_ms, config, scheduler, flush_requests, analysis,
+**               and any other top-level member that is not a section below},
+**    "run": {...}, "plugin": {...}, "summary": {...}}
+** built from the capture's metadata rows of those scopes (ext/jobs.c stores them at load):
+** TEXT rows as strings, INTEGER as integers, JSON rows as their JSON text. A member whose value
+** was null has no row and is missing here. PS_OK or PS_NOMEM. */
+int ps_report_input(const PsCapture *cap, PsBuf *b);
 
 /* Formats v with nDec decimals exactly as C's "%.*f" (glibc: exact binary value, ties to even,
 ** the same digits as Rust's "{:.N}"), into buf; returns the length. */

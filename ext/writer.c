@@ -17,6 +17,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -81,6 +82,124 @@ int ps_md_cell(PsBuf *b, const char *z, size_t n){
   return ps_buf_append(b, z+s, n-s);
 }
 
+/* ------------------------------------------------------------------ serde_json's forms */
+
+/* The shortest digits of v > 0 (finite): *pm the digits as an integer (no trailing zeros), *pn
+** how many, *pk the power of ten of the last one (v reads back from pm * 10^pk). For each
+** precision p = 1..17 the correctly rounded p-digit decimal (glibc's "%.*e", exact) is tried,
+** then the p-digit decimals next to it: at a power of two the gap below v is half the gap
+** above, so the nearest p-digit decimal can miss while the one above it still reads back. */
+static void float_digits(double v, uint64_t *pm, int *pn, int *pk){
+  char t[40];
+  for(int p=1; p<=17; p++){
+    snprintf(t, sizeof(t), "%.*e", p-1, v);
+    uint64_t m = 0;
+    const char *q = t;
+    for(; *q && *q!='e'; q++) if( *q>='0' && *q<='9' ) m = m*10 + (uint64_t)(*q - '0');
+    int e = atoi(q+1), k = e - (p-1);
+    uint64_t lo = 1;
+    for(int j=1; j<p; j++) lo *= 10;                /* 10^(p-1): the smallest p-digit m */
+    int found = 0;
+    if( strtod(t, 0)==v ) found = 1;
+    for(int d=0; d<2 && !found; d++){
+      uint64_t m2 = d==0 ? m+1 : m-1;
+      int k2 = k;
+      if( m2 < lo ){ m2 = m2*10 + 9; k2--; }       /* 10..0 - 1 = 9..9: one digit more, same p */
+      if( m2 >= lo*10 ){ m2 /= 10; k2++; }
+      snprintf(t, sizeof(t), "%llue%d", (unsigned long long)m2, k2);
+      if( strtod(t, 0)==v ){ m = m2; k = k2; found = 1; }
+    }
+    if( found ){
+      while( m && m%10==0 ){ m /= 10; k++; }
+      int n = 0;
+      for(uint64_t x=m; x; x/=10) n++;
+      *pm = m; *pn = n; *pk = k;
+      return;
+    }
+  }
+  /* not reached: 17 significant digits always read back */
+  *pm = 0; *pn = 1; *pk = 0;
+}
+
+size_t ps_fmt_float(char *buf, double v){
+  if( !isfinite(v) ){ memcpy(buf, "null", 5); return 4; }
+  size_t i = 0;
+  if( signbit(v) ){ buf[i++] = '-'; v = -v; }
+  if( v==0 ){ memcpy(buf+i, "0.0", 4); return i+3; }
+  uint64_t m; int n, k;
+  float_digits(v, &m, &n, &k);
+  char d[24];
+  snprintf(d, sizeof(d), "%llu", (unsigned long long)m);
+  int kk = n + k;                                  /* 10^(kk-1) <= v < 10^kk */
+  if( k>=0 && kk<=16 ){                            /* 1234e7 -> 12340000000.0 */
+    memcpy(buf+i, d, (size_t)n); i += (size_t)n;
+    for(int j=n; j<kk; j++) buf[i++] = '0';
+    memcpy(buf+i, ".0", 2); i += 2;
+  }else if( kk>0 && kk<=16 ){                      /* 1234e-2 -> 12.34 */
+    memcpy(buf+i, d, (size_t)kk); i += (size_t)kk;
+    buf[i++] = '.';
+    memcpy(buf+i, d+kk, (size_t)(n-kk)); i += (size_t)(n-kk);
+  }else if( kk>-5 && kk<=0 ){                      /* 1234e-6 -> 0.001234 */
+    buf[i++] = '0'; buf[i++] = '.';
+    for(int j=0; j<-kk; j++) buf[i++] = '0';
+    memcpy(buf+i, d, (size_t)n); i += (size_t)n;
+  }else{                                           /* 1e30, 1234e30 -> 1.234e33, 1e-7 */
+    buf[i++] = d[0];
+    if( n>1 ){ buf[i++] = '.'; memcpy(buf+i, d+1, (size_t)(n-1)); i += (size_t)(n-1); }
+    i += (size_t)snprintf(buf+i, 8, "e%d", kk-1);
+  }
+  buf[i] = 0;
+  return i;
+}
+
+int ps_json_serde_string(PsBuf *b, const char *z, size_t n){
+  if( ps_buf_append(b, "\"", 1) ) return -1;
+  size_t s = 0;
+  for(size_t i=0; i<n; i++){
+    unsigned char c = (unsigned char)z[i];
+    if( c>=0x20 && c!='"' && c!='\\' ) continue;
+    char e[8];
+    size_t m = 2;
+    e[0] = '\\';
+    switch( c ){
+      case '"': e[1] = '"'; break;
+      case '\\': e[1] = '\\'; break;
+      case '\b': e[1] = 'b'; break;
+      case '\f': e[1] = 'f'; break;
+      case '\n': e[1] = 'n'; break;
+      case '\r': e[1] = 'r'; break;
+      case '\t': e[1] = 't'; break;
+      default: snprintf(e, sizeof(e), "\\u%04x", c); m = 6;
+    }
+    if( ps_buf_append(b, z+s, i-s) || ps_buf_append(b, e, m) ) return -1;
+    s = i+1;
+  }
+  if( ps_buf_append(b, z+s, n-s) ) return -1;
+  return ps_buf_append(b, "\"", 1);
+}
+
+/* The number literal z[0..n) (valid JSON) as serde_json writes the value it reads: an integer
+** within i64/u64 as it is, "-0" as -0.0 (serde reads it as a float), anything else as the
+** shortest float (ps_fmt_float). */
+static int json_number(PsBuf *b, const char *z, size_t n){
+  int bInt = 1;
+  for(size_t i=0; i<n; i++) if( z[i]=='.' || z[i]=='e' || z[i]=='E' ){ bInt = 0; break; }
+  if( bInt ){
+    int neg = z[0]=='-';
+    const char *d = z + neg; size_t nd = n - (size_t)neg;
+    const char *zMax = neg ? "9223372036854775808" : "18446744073709551615";
+    size_t nMax = strlen(zMax);
+    int bFits = nd < nMax || (nd==nMax && memcmp(d, zMax, nMax)<=0);
+    if( neg && nd==1 && d[0]=='0' ) bFits = 0;                /* -0 */
+    if( bFits ) return ps_buf_append(b, z, n);
+  }
+  char t[400], f[40];
+  size_t m = n < sizeof(t)-1 ? n : sizeof(t)-1;
+  memcpy(t, z, m); t[m] = 0;
+  size_t k = ps_fmt_float(f, strtod(t, 0));
+  return ps_buf_append(b, f, k);
+}
+
 static int indent(PsBuf *b, int depth){
   if( ps_buf_append(b, "\n", 1) ) return -1;
   for(int k=0; k<depth; k++) if( ps_buf_append(b, "  ", 2) ) return -1;
@@ -89,13 +208,22 @@ static int indent(PsBuf *b, int depth){
 
 int ps_json_pretty(PsBuf *b, const char *z, size_t n){
   int depth = 0;
-  for(size_t i=0; i<n; i++){
+  PsBuf scratch; memset(&scratch, 0, sizeof(scratch));
+  int rc = 0;
+  for(size_t i=0; i<n && rc==0; i++){
     char c = z[i];
     switch( c ){
       case '"': {
         size_t s = i++;
-        while( i<n && z[i]!='"' ){ if( z[i]=='\\' ) i++; i++; }
-        if( ps_buf_append(b, z+s, (i<n ? i+1 : n) - s) ) return -1;
+        int bEsc = 0;
+        while( i<n && z[i]!='"' ){ if( z[i]=='\\' ){ i++; bEsc = 1; } i++; }
+        size_t e = i<n ? i+1 : n;
+        if( !bEsc ){ rc = ps_buf_append(b, z+s, e-s); break; }
+        /* escapes: decoded and written again as serde_json escapes ("\/" is "/", "\u00e9"
+        ** is the UTF-8 of é, controls other than \b \f \n \r \t as \u00XX) */
+        size_t j = s; const char *d; size_t dn;
+        if( ps_json_string(z, n, &j, &scratch, &d, &dn, 0) ) rc = ps_buf_append(b, z+s, e-s);
+        else rc = ps_json_serde_string(b, d, dn);
         break;
       }
       case '{': case '[': {
@@ -103,29 +231,37 @@ int ps_json_pretty(PsBuf *b, const char *z, size_t n){
         while( j<n && (z[j]==' ' || z[j]=='\n' || z[j]=='\t' || z[j]=='\r') ) j++;
         if( j<n && (z[j]=='}' || z[j]==']') ){                /* empty: {} / [] */
           char e[2] = { c, z[j] };
-          if( ps_buf_append(b, e, 2) ) return -1;
+          rc = ps_buf_append(b, e, 2);
           i = j;
           break;
         }
-        if( ps_buf_append(b, &c, 1) || indent(b, ++depth) ) return -1;
+        rc = ps_buf_append(b, &c, 1) || indent(b, ++depth) ? -1 : 0;
         break;
       }
       case '}': case ']':
-        if( indent(b, --depth) || ps_buf_append(b, &c, 1) ) return -1;
+        rc = indent(b, --depth) || ps_buf_append(b, &c, 1) ? -1 : 0;
         break;
       case ',':
-        if( ps_buf_append(b, ",", 1) || indent(b, depth) ) return -1;
+        rc = ps_buf_append(b, ",", 1) || indent(b, depth) ? -1 : 0;
         break;
       case ':':
-        if( ps_buf_append(b, ": ", 2) ) return -1;
+        rc = ps_buf_append(b, ": ", 2);
         break;
       case ' ': case '\n': case '\t': case '\r':
         break;
       default:
-        if( ps_buf_append(b, &c, 1) ) return -1;
+        if( c=='-' || (c>='0' && c<='9') ){
+          size_t s = i;
+          while( i+1<n && (z[i+1]=='-' || z[i+1]=='+' || z[i+1]=='.' || z[i+1]=='e' || z[i+1]=='E'
+                           || (z[i+1]>='0' && z[i+1]<='9')) ) i++;
+          rc = json_number(b, z+s, i+1-s);
+        }else{
+          rc = ps_buf_append(b, &c, 1);
+        }
     }
   }
-  return 0;
+  ps_buf_free(&scratch);
+  return rc;
 }
 
 int ps_safe_name(const char *zName){

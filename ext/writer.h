@@ -34,9 +34,27 @@ int ps_buf_printf(PsBuf *b, const char *fmt, ...)
 int ps_csv_cell(PsBuf *b, const char *z, size_t n);
 /* A Markdown table cell: '|' escaped as "\|", line breaks as spaces. */
 int ps_md_cell(PsBuf *b, const char *z, size_t n);
-/* Re-indents the JSON text z (already valid) with 2 spaces and ": " (serde_json's pretty form)
-** into b. */
+/* Re-indents the JSON text z (already valid) with 2 spaces and ": " into b, writing its values
+** as serde_json's to_vec_pretty writes the value it would read from z (the StarProfiler's
+** report JSON): numbers with a fraction or an exponent, "-0" and integers beyond i64/u64 as the
+** shortest round-trip float (ps_fmt_float); other integers as they are; strings with escapes
+** decoded and escaped again the serde way (ps_json_serde_string); keys keep their order. */
 int ps_json_pretty(PsBuf *b, const char *z, size_t n);
+
+/* v as serde_json writes an f64 (the ryu crate's format64): the shortest decimal that reads back
+** as v (round to nearest, ties to even among the shortest), laid out as
+**   0.0 / -0.0,  1.0 and 12340000000.0 (integers below 1e16 keep ".0"),  12.34,
+**   0.001234 (down to 1e-5),  1e16, 1.2345678901234568e17, 1e-7, 5e-324 (exponent: no '+',
+**   no leading zeros);
+** NaN and infinities as "null" (serde_json writes them as null). buf holds PS_FLOAT_BUF bytes;
+** returns the length (NUL-terminated). Python's repr() gives the same digits but puts
+** exponents as '1e-07' / '1e+16' and switches to them at 1e-5 instead of below it. */
+#define PS_FLOAT_BUF 32
+size_t ps_fmt_float(char *buf, double v);
+
+/* z[0..n) as a JSON string the serde_json way: '"' and '\\' escaped, \b \f \n \r \t, other
+** control characters as \u00XX (lower-case hex), everything else (UTF-8, '/', DEL) as it is. */
+int ps_json_serde_string(PsBuf *b, const char *z, size_t n);
 
 /* Writes n bytes to zPath atomically (temporary file + rename). PS_OK, or PS_ERROR with err
 ** naming the path and the system's reason. */

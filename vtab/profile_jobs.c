@@ -22,20 +22,33 @@
 **                       'plugin:<id>', 'gateway:<id>', else '<source>:<category>' (ext/jobs.h)
 **   method_name         the metadata's method (/method, /method_name, ...), else NULL
 **   job_list            'completed_jobs' or 'active_jobs' (the report array it came from)
+**   self_ms             the job's own time, ms: what is left of elapsed_ms once the time of the
+**                       jobs nested in it is taken away, so that summing it over any set of
+**                       jobs counts no time twice (below); a report job: elapsed_ms
 **   byte_offset         offset of the job object / CSV record / event in the capture
 **   file                the capture file (NULL for a BLOB)
 **
 ** Other formats give one completed job per complete slice (Chrome X / matched B-E, XSpace
-** XEvent, lms marker pair) or per timer record (timings), mapped as follows:
+** XEvent, lms marker pair, ftrace slice) or per record (a timings report's timer record, a
+** sampled capture's call-tree node, an xprof result file's record), mapped as follows:
 **   id = the row id (profile_events.id / profile_records.record_id) as text, status 'completed'
-**   category = cat (the format name when the capture has no categories; timings: group_name)
-**   source = process / plane name ('pid N' without one; timings: plugin, else the category)
-**   lane = thread / line name ('tid N' without one; timings: the category)
-**   name = name, elapsed_ms = dur / 1e6 (timings: time_ns / 1e6)
-**   budget_ms = args.budget_ms when the event has a numeric one, else 16.67 (the StarProfiler's
-**   default budget; profile_report's options override it per category)
-**   load = elapsed_ms / budget_ms, started_unix_ms / ended_unix_ms = ts / 1e6 and (ts+dur) / 1e6
-**   on the capture's own clock (not Unix time); every other column NULL or 0.
+**   category = cat (the format name when the capture has no categories; timings: group_name;
+**              call-tree nodes and xprof records: the format name)
+**   source = process / plane name ('pid N' without one; timings: plugin, else the category;
+**            call-tree nodes and xprof records: the record's category (module, file, DSO),
+**            else the format name)
+**   lane = thread / line name ('tid N' without one; timings: the category; records: NULL)
+**   name = name, elapsed_ms = dur / 1e6 (records: time_ns / 1e6, a timer's whole time over
+**          the sample, a call-tree node's inclusive sampled time)
+**   self_ms = (dur minus the dur of the complete slices whose parent is this one) / 1e6, as
+**          sql/event_tree.sql's self_ns (negative when children overlap their parent's end);
+**          records: self_ns / 1e6 (NULL for a timings report without a record tree)
+**   budget_ms = args.budget_ms when a Chrome event has a numeric one (> 0), else NULL: these
+**   formats have no budget (profile_report's budget_ms / budgets_ms options give one)
+**   load = elapsed_ms / budget_ms and load_percent = load * 100 (NULL without a budget),
+**   over_budget = load >= 1 (0 without a budget); started_unix_ms / ended_unix_ms = ts / 1e6
+**   and (ts+dur) / 1e6 on the capture's own clock (not Unix time; NULL for records); every
+**   other column NULL or 0.
 ** Errors: as profile_events (vtab/loader.c). SQLITE_VTAB_DIRECTONLY: it reads files.
 */
 #include "ps_vtab.h"
@@ -47,13 +60,12 @@ SQLITE_EXTENSION_INIT3
 #include <stdlib.h>
 #include <string.h>
 
-#define PJ_DEFAULT_BUDGET_MS 16.67
-
 #define PJ_JOB_LIST   (PS_JOB_NCOL)
-#define PJ_OFFSET     (PS_JOB_NCOL + 1)
-#define PJ_FILE       (PS_JOB_NCOL + 2)
-#define PJ_CAPTURE    (PS_JOB_NCOL + 3)
-#define PJ_FORMAT     (PS_JOB_NCOL + 4)
+#define PJ_SELF       (PS_JOB_NCOL + 1)
+#define PJ_OFFSET     (PS_JOB_NCOL + 2)
+#define PJ_FILE       (PS_JOB_NCOL + 3)
+#define PJ_CAPTURE    (PS_JOB_NCOL + 4)
+#define PJ_FORMAT     (PS_JOB_NCOL + 5)
 
 #define PJ_SCHEMA "CREATE TABLE x(id TEXT, status TEXT, category TEXT, source TEXT, lane, " \
   "priority, dependency_group, frame_id, task_domain, task_pass, executor, name TEXT, " \
@@ -63,7 +75,7 @@ SQLITE_EXTENSION_INIT3
   "stayed_async INTEGER, async_mode TEXT, started_unix_ms, ended_unix_ms, payload_bytes, " \
   "output_bytes, service_id, method, plugin_id, gateway, error TEXT, detail TEXT, " \
   "metadata TEXT, active_elapsed_ms REAL, current_load REAL, progress REAL, owner TEXT, " \
-  "method_name TEXT, job_list TEXT, " \
+  "method_name TEXT, job_list TEXT, self_ms REAL, " \
   "byte_offset INTEGER, file TEXT, capture HIDDEN, format HIDDEN)"
 
 /* What a part's rows are. */
@@ -77,7 +89,11 @@ typedef struct PjCursor {
   int64_t iRow;
   int64_t iBudgetRow;         /* the row (of part iBudgetPart) whose budget_ms is in rBudget */
   int iBudgetPart;
-  double rBudget;
+  double rBudget;             /* 0: none */
+  double *aChild;             /* per event row of part iChildPart: summed dur (ns) of the complete
+                              ** slices whose parent it is (sqlite3_malloc'ed; NULL until asked;
+                              ** a double: a sum of int64 durations must not overflow) */
+  int iChildPart;
 } PjCursor;
 
 static const PsCapture *pj_cap(const PjCursor *c){ return c->set.ap[c->iPart]->cap; }
@@ -132,6 +148,7 @@ static int pjOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur){
 static int pjClose(sqlite3_vtab_cursor *cur){
   PjCursor *c = (PjCursor*)cur;
   ps_set_clear(&c->set);
+  sqlite3_free(c->aChild);
   sqlite3_free(c);
   return SQLITE_OK;
 }
@@ -150,6 +167,7 @@ static int pjFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   int rc = ps_vt_filter_set(cur->pVtab, "profile_jobs", pSource, pFormat, &c->set);
   if( rc!=SQLITE_OK ) return rc;
   c->iPart = 0; c->iRow = 0; c->iBudgetRow = -1;
+  sqlite3_free(c->aChild); c->aChild = 0; c->iChildPart = -1;
   if( c->set.nPart ){ c->kind = pj_kind(pj_cap(c)); pj_settle(c); }
   return SQLITE_OK;
 }
@@ -189,17 +207,35 @@ static void pj_label(const PsCapture *cap, uint32_t name, const char *zWhat, con
   }else snprintf(buf, nBuf, "%s ?", zWhat);
 }
 
-/* budget_ms of a Chrome event: a numeric args.budget_ms, else the default. */
+/* budget_ms of a Chrome event: a numeric args.budget_ms > 0, else 0 (none: no other format
+** has a budget, and none is made up). */
 static double pj_event_budget(const PsCapture *cap, int64_t r){
-  if( cap->pFormat->xColumn==0 || strcmp(ps_row_format(cap, (size_t)r), "chrome")!=0 ) return PJ_DEFAULT_BUDGET_MS;
+  if( cap->pFormat->xColumn==0 || strcmp(ps_row_format(cap, (size_t)r), "chrome")!=0 ) return 0.0;
   const char *z = cap->src.z; size_t n = cap->src.n, a, b;
-  if( ps_json_find_key(z, n, (size_t)cap->ev.aOff[r], "args", &a)!=1 || z[a]!='{' ) return PJ_DEFAULT_BUDGET_MS;
-  if( ps_json_find_key(z, n, a, "budget_ms", &b)!=1 ) return PJ_DEFAULT_BUDGET_MS;
+  if( ps_json_find_key(z, n, (size_t)cap->ev.aOff[r], "args", &a)!=1 || z[a]!='{' ) return 0.0;
+  if( ps_json_find_key(z, n, a, "budget_ms", &b)!=1 ) return 0.0;
   char buf[64]; size_t k = 0;
   while( b+k<n && k<sizeof(buf)-1 && strchr("0123456789.eE+-", z[b+k]) ){ buf[k] = z[b+k]; k++; }
   buf[k] = 0;
   char *e; double v = strtod(buf, &e);
-  return (k && *e==0 && v > 0) ? v : PJ_DEFAULT_BUDGET_MS;
+  return (k && *e==0 && v > 0 && v < 1e300) ? v : 0.0;
+}
+
+/* The summed dur of each event row's child slices (c->aChild, for the current part), computed
+** once per part in one pass over the rows. SQLITE_NOMEM or SQLITE_OK. */
+static int pj_children(PjCursor *c){
+  if( c->aChild && c->iChildPart==c->iPart ) return SQLITE_OK;
+  const PsEvents *e = &pj_cap(c)->ev;
+  sqlite3_free(c->aChild);
+  c->aChild = sqlite3_malloc64((e->n ? e->n : 1) * sizeof(double));
+  if( c->aChild==0 ) return SQLITE_NOMEM;
+  for(size_t r=0; r<(e->n ? e->n : 1); r++) c->aChild[r] = 0.0;
+  c->iChildPart = c->iPart;
+  for(size_t r=0; r<e->n; r++){
+    int32_t p = e->aParent ? e->aParent[r] : -1;
+    if( p>=0 && (size_t)p<e->n && pj_is_job(pj_cap(c), (int64_t)r) ) c->aChild[p] += (double)e->aDur[r];
+  }
+  return SQLITE_OK;
 }
 
 /* budget_ms of the current event row, looked up once per row (four columns use it). */
@@ -234,10 +270,19 @@ static int pj_event_column(PjCursor *c, sqlite3_context *ctx, int iCol){
     }
     case PS_JOB_NAME: result_pool_or(ctx, cap, e->aName[r], 0); break;
     case PS_JOB_ELAPSED_MS: sqlite3_result_double(ctx, elapsed); break;
-    case PS_JOB_BUDGET_MS: sqlite3_result_double(ctx, pj_budget(c)); break;
-    case PS_JOB_LOAD: sqlite3_result_double(ctx, elapsed / pj_budget(c)); break;
-    case PS_JOB_LOAD_PERCENT: sqlite3_result_double(ctx, elapsed / pj_budget(c) * 100.0); break;
-    case PS_JOB_OVER_BUDGET: sqlite3_result_int(ctx, elapsed / pj_budget(c) >= 1.0); break;
+    case PS_JOB_BUDGET_MS: case PS_JOB_LOAD: case PS_JOB_LOAD_PERCENT: {
+      double budget = pj_budget(c);
+      if( !(budget > 0) ) sqlite3_result_null(ctx);
+      else if( iCol==PS_JOB_BUDGET_MS ) sqlite3_result_double(ctx, budget);
+      else sqlite3_result_double(ctx, elapsed / budget * (iCol==PS_JOB_LOAD ? 1.0 : 100.0));
+      break;
+    }
+    case PS_JOB_OVER_BUDGET: sqlite3_result_int(ctx, pj_budget(c) > 0 && elapsed / pj_budget(c) >= 1.0); break;
+    case PJ_SELF: {
+      if( pj_children(c) ) return SQLITE_NOMEM;
+      sqlite3_result_double(ctx, ((double)e->aDur[r] - c->aChild[r]) / 1e6);
+      break;
+    }
     case PS_JOB_EXCEEDED_FRAME_BUDGET: case PS_JOB_SCHEDULED: case PS_JOB_BLOCKED:
     case PS_JOB_POLLING: case PS_JOB_WAITED_ON_GPU: case PS_JOB_STAYED_ASYNC:
       sqlite3_result_int(ctx, 0); break;
@@ -274,10 +319,29 @@ static int pj_event_column(PjCursor *c, sqlite3_context *ctx, int iCol){
   return SQLITE_OK;
 }
 
+/* A record's category, source and lane: a timings report's group, plugin (else category) and
+** category; other records' (call-tree nodes, xprof records) the format name, the record's
+** category (module, file) else the format name, and none. */
 static int pj_record_column(PjCursor *c, sqlite3_context *ctx, int iCol){
   const PsCapture *cap = pj_cap(c);
   const PsRecord *rec = &cap->aRec[c->iRow];
   double elapsed = rec->time==PS_NULL64 ? 0.0 : (double)rec->time / 1e6;
+  const char *zFmt = cap->pFormat->zName;
+  if( strcmp(zFmt, "timings")!=0 ){
+    switch( iCol ){
+      case PS_JOB_CATEGORY: sqlite3_result_text(ctx, zFmt, -1, SQLITE_STATIC); return SQLITE_OK;
+      case PS_JOB_SOURCE: result_pool_or(ctx, cap, rec->category, zFmt); return SQLITE_OK;
+      case PS_JOB_LANE: sqlite3_result_null(ctx); return SQLITE_OK;
+      case PS_JOB_OWNER: {
+        PsStr so = ps_pool_get(&cap->pool, rec->category);
+        char *z = so.z && so.n ? sqlite3_mprintf("%.*s:%s", (int)so.n, so.z, zFmt) : sqlite3_mprintf("%s:%s", zFmt, zFmt);
+        if( z==0 ) return SQLITE_NOMEM;
+        sqlite3_result_text(ctx, z, -1, sqlite3_free);
+        return SQLITE_OK;
+      }
+      default: break;
+    }
+  }
   switch( iCol ){
     case PS_JOB_ID: {
       char buf[32]; snprintf(buf, sizeof(buf), "%lld", (long long)rec->recordId);
@@ -298,14 +362,14 @@ static int pj_record_column(PjCursor *c, sqlite3_context *ctx, int iCol){
       sqlite3_result_text(ctx, z, -1, sqlite3_free);
       break;
     }
-    case PS_JOB_BUDGET_MS: sqlite3_result_double(ctx, PJ_DEFAULT_BUDGET_MS); break;
-    case PS_JOB_LOAD: sqlite3_result_double(ctx, elapsed / PJ_DEFAULT_BUDGET_MS); break;
-    case PS_JOB_LOAD_PERCENT: sqlite3_result_double(ctx, elapsed / PJ_DEFAULT_BUDGET_MS * 100.0); break;
-    case PS_JOB_OVER_BUDGET: sqlite3_result_int(ctx, elapsed / PJ_DEFAULT_BUDGET_MS >= 1.0); break;
-    case PS_JOB_EXCEEDED_FRAME_BUDGET: case PS_JOB_SCHEDULED: case PS_JOB_BLOCKED:
+    case PS_JOB_OVER_BUDGET: case PS_JOB_EXCEEDED_FRAME_BUDGET: case PS_JOB_SCHEDULED: case PS_JOB_BLOCKED:
     case PS_JOB_POLLING: case PS_JOB_WAITED_ON_GPU: case PS_JOB_STAYED_ASYNC:
       sqlite3_result_int(ctx, 0); break;
     case PJ_JOB_LIST: sqlite3_result_text(ctx, "completed_jobs", -1, SQLITE_STATIC); break;
+    case PJ_SELF:
+      if( rec->self==PS_NULL64 ) sqlite3_result_null(ctx);
+      else sqlite3_result_double(ctx, (double)rec->self / 1e6);
+      break;
     default: sqlite3_result_null(ctx); break;
   }
   return SQLITE_OK;
@@ -323,6 +387,7 @@ static int pjColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
     return SQLITE_OK;
   }
   if( iCol==PJ_OFFSET ){ sqlite3_result_int64(ctx, (sqlite3_int64)j->off); return SQLITE_OK; }
+  if( iCol==PJ_SELF ) iCol = PS_JOB_ELAPSED_MS;     /* report jobs do not nest */
   if( iCol >= PS_JOB_NCOL ){ sqlite3_result_null(ctx); return SQLITE_OK; }
   PsOut o;
   if( ps_job_column(cap, (size_t)c->iRow, iCol, &o) ) return SQLITE_NOMEM;

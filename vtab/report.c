@@ -4,6 +4,9 @@
 **   profile_fixed(x, n)                 TEXT: x with n decimals exactly as C's "%.*f" (the digits
 **                                       Rust's "{:.n}" gives; SQLite's printf keeps only ~16
 **                                       significant digits); NULL for NULL. INNOCUOUS.
+**   profile_float(x)                    TEXT: x as serde_json writes an f64, the shortest decimal
+**                                       that reads back as the same double (1.0, 2.977057142857143,
+**                                       1e-7, 1e16); NULL for NULL, NaN, infinities. INNOCUOUS.
 **   profile_write_csv(path, query)      runs query, writes its rows as CSV (RFC 4180: header of
 **                                       the column names, a cell quoted only when it holds , " or
 **                                       a line break; NULL is empty); returns the row count
@@ -12,7 +15,9 @@
 **                                       base names; returns the member count
 **   profile_report(source, out_dir [, options_json])
 **                                       writes the StarProfiler's report set computed by SQL over
-**                                       profile_jobs(source); returns the manifest (JSON text)
+**                                       profile_jobs(source); returns the manifest (JSON text).
+**                                       Of a StarProfiler report the JSON is the input's bytes
+**                                       (zReportJson says what is recomputed, what is read)
 **
 ** Every function that writes is SQLITE_DIRECTONLY (a view or trigger of a database someone else
 ** wrote cannot call it). Files are written to a temporary name in the target directory and
@@ -25,8 +30,10 @@
 #include "../ext/jobs.h"
 #include "../ext/writer.h"
 #include "../ext/flame.h"
+#include "sql_text.h"
 SQLITE_EXTENSION_INIT3
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +51,21 @@ static void fixedFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   if( nDec>30 ) nDec = 30;
   char buf[400];
   size_t n = ps_fmt_fixed(buf, sizeof(buf), sqlite3_value_double(argv[0]), nDec);
+  sqlite3_result_text(ctx, buf, (int)n, SQLITE_TRANSIENT);
+}
+
+/* profile_float(x): x as serde_json writes an f64 (ext/writer.h, ps_fmt_float: the shortest
+** decimal that reads back as the same double: 1.0, 0.1, 2.977057142857143, 1e-7, 1e16); NULL for
+** NULL, NaN and infinities. A number given as TEXT or INTEGER is read as a double first.
+** INNOCUOUS. docs/profile_report.md "The report JSON". */
+static void floatFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  (void)argc;
+  int t = sqlite3_value_numeric_type(argv[0]);
+  if( t!=SQLITE_INTEGER && t!=SQLITE_FLOAT ) return;
+  char buf[PS_FLOAT_BUF];
+  double v = sqlite3_value_double(argv[0]);
+  if( !isfinite(v) ) return;
+  size_t n = ps_fmt_float(buf, v);
   sqlite3_result_text(ctx, buf, (int)n, SQLITE_TRANSIENT);
 }
 
@@ -210,14 +232,16 @@ static void zipFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 static const char zJobsTable[] =
   "WITH b(cat, ms) AS MATERIALIZED (SELECT key, value FROM json_each(?2, '$.budgets_ms') WHERE typeof(value) IN ('integer','real')), "
   "j AS (SELECT rowid AS k, *, "
-  "  coalesce((SELECT ms FROM b WHERE cat=category), (SELECT ms FROM b WHERE cat='*')) AS bo_ "
+  "  coalesce((SELECT ms FROM b WHERE cat=category), (SELECT ms FROM b WHERE cat='*'), "
+  "    CASE WHEN budget_ms IS NULL AND load IS NULL AND json_type(?2,'$.budget_ms') IN ('integer','real') "
+  "         AND json_extract(?2,'$.budget_ms') > 0 THEN json_extract(?2,'$.budget_ms') END) AS bo_ "
   "  FROM profile_jobs(?1)) "
   "SELECT *, job_list='completed_jobs' AS done_, ifnull(elapsed_ms,0.0) AS e_, "
   "  coalesce(bo_, budget_ms) AS budget2_, "
   "  CASE WHEN bo_ IS NOT NULL THEN ifnull(elapsed_ms,0.0)/bo_ ELSE load END AS load2_, "
   "  ifnull(CASE WHEN bo_ IS NOT NULL THEN ifnull(elapsed_ms,0.0)/bo_ ELSE load END, 0.0) AS l_, "
   "  status='failed' AS failed_, "
-  "  (ifnull(elapsed_ms,0.0) >= ?3 OR ifnull(CASE WHEN bo_ IS NOT NULL THEN ifnull(elapsed_ms,0.0)/bo_ ELSE load END,0.0) >= 1.0) AS slow_, "
+  "  (ifnull(ifnull(elapsed_ms,0.0) >= ?3, 0) OR ifnull(CASE WHEN bo_ IS NOT NULL THEN ifnull(elapsed_ms,0.0)/bo_ ELSE load END,0.0) >= 1.0) AS slow_, "
   "  ifnull(CAST(payload_bytes AS INTEGER),0) AS pb_, ifnull(CAST(output_bytes AS INTEGER),0) AS ob_, "
   "  owner||'::'||ifnull(method_name,'<no-method>') AS mkey_, "
   "  owner||'::'||coalesce(method_name,name,'') AS okey_, "
@@ -243,10 +267,13 @@ static const char zJobsTable[] =
   "  profile_fixed(avg,6) AS average_elapsed_ms, profile_fixed(mx,6) AS max_elapsed_ms, " \
   "  profile_fixed(ml,6) AS max_load, pb AS total_payload_bytes, ob AS total_output_bytes FROM (" RAW ")"
 #define AGG_JSON(RAW) \
-  "SELECT json_group_array(json_object('average_elapsed_ms',avg,'category',category,'count',count," \
-  "  'failed',failed,'key',key,'max_elapsed_ms',mx,'max_load',ml,'sample_name',sample_name,'slow',slow," \
-  "  'source',source,'total_elapsed_ms',tot,'total_output_bytes',ob,'total_payload_bytes',pb," \
-  "  'total_share_percent',share)) FROM (" RAW ")"
+  "SELECT json_group_array(json_object('average_elapsed_ms'," F64("avg") ",'category',category,'count',count," \
+  "  'failed',failed,'key',key,'max_elapsed_ms'," F64("mx") ",'max_load'," F64("ml") ",'sample_name',sample_name,'slow',slow," \
+  "  'source',source,'total_elapsed_ms'," F64("tot") ",'total_output_bytes',ob,'total_payload_bytes',pb," \
+  "  'total_share_percent'," F64("share") ")) FROM (" RAW ")"
+/* An f64 of the writer as JSON: the shortest round-trip form ("1.0", "2.977057142857143"),
+** null for NULL (SQLite's json_object would print a REAL with 15 significant digits). */
+#define F64(x) "json(profile_float(" x "))"
 
 /* The five groupings are computed once per report into temp tables (profsql_ag_<x>) and read
 ** by the CSV, JSON and Markdown writers. */
@@ -463,92 +490,249 @@ static int rep_csv(Rep *r, const char *zSql, PsBuf *b){
 /* percentile q of column C over completed jobs: the writer's sorted[round((n-1)*q)], 0 when empty */
 #define PCT(C, Q) "ifnull((SELECT " C " FROM profsql_rj WHERE done_ ORDER BY " C " LIMIT 1 " \
   "OFFSET (SELECT CAST(round((count(*)-1)*" Q ") AS INTEGER) FROM profsql_rj WHERE done_)),0.0)"
-#define PCTS(C) "json_object('p50'," PCT(C, "0.50") ",'p90'," PCT(C, "0.90") ",'p95'," PCT(C, "0.95") ",'p99'," PCT(C, "0.99") ")"
-/* a job as JSON (the fields a reader of the top lists needs) */
+#define PCTS(C) "json_object('p50'," F64(PCT(C, "0.50")) ",'p90'," F64(PCT(C, "0.90")) ",'p95'," F64(PCT(C, "0.95")) ",'p99'," F64(PCT(C, "0.99")) ")"
+/* A job as the writer's job object (a capture other than a report JSON, whose jobs come from
+** ps_job_json): keys sorted; the flags, budget_ms, category, dependency_group, detail,
+** elapsed_ms, ended_unix_ms, id, lane, load, metadata, name, priority, source,
+** started_unix_ms and status always (a missing lane, dependency_group or priority is
+** 'unspecified' and a missing detail '', as the writer's defaults; metadata {} when the row has
+** none); the optional fields only when the row has them (json_remove takes the others out). */
 #define JFLAG(x) "json(CASE WHEN " x " THEN 'true' ELSE 'false' END)"
-/* (json_patch onto {} drops the members that are SQL NULL, as the writer omits absent keys; the
-** metadata object, whose JSON nulls matter, is set afterwards) */
-#define JOBJ "CASE WHEN metadata IS NULL OR NOT json_valid(metadata) THEN " JOBJ_BASE " ELSE json_set(" JOBJ_BASE ", '$.metadata', json(metadata)) END"
-#define JOBJ_BASE "json_patch('{}', json_object('active_elapsed_ms',active_elapsed_ms,'async_mode',async_mode,'blocked'," JFLAG("blocked") "," \
-  "'budget_ms',budget2_,'category',category,'current_load',current_load,'dependency_group',dependency_group," \
-  "'detail',detail,'elapsed_ms',elapsed_ms,'ended_unix_ms',ended_unix_ms,'error',error," \
-  "'exceeded_frame_budget'," JFLAG("exceeded_frame_budget") ",'executor',executor,'frame_budget_ms',frame_budget_ms," \
-  "'frame_id',frame_id,'gpu_wait_ms',gpu_wait_ms,'id',id,'lane',lane,'load',load2_," \
-  "'name',name,'output_bytes',output_bytes,'payload_bytes',payload_bytes,'polling'," JFLAG("polling") "," \
-  "'priority',priority,'progress',progress,'scheduled'," JFLAG("scheduled") ",'source',source," \
-  "'started_unix_ms',started_unix_ms,'status',status,'stayed_async'," JFLAG("stayed_async") "," \
-  "'task_domain',task_domain,'task_pass',task_pass,'wait_reason',wait_reason,'waited_on_gpu'," JFLAG("waited_on_gpu") "))"
+/* a fall-back column as a JSON value (the text 'null', a JSON null under /metadata: absent) */
+#define JVAL(x) "CASE WHEN typeof(" x ")='real' THEN " F64(x) " WHEN " x "='null' THEN NULL ELSE " x " END"
+#define JU64(x) "CASE WHEN typeof(" x ") IN ('integer','real') THEN CAST(" x " AS INTEGER) END"
+#define JOPT(k, x) "CASE WHEN (" x ") IS NULL THEN '$." k "' ELSE '$.-' END"
+#define JOBJ "json_remove(json_object('active_elapsed_ms'," F64("active_elapsed_ms") ",'async_mode',async_mode," \
+  "'blocked'," JFLAG("blocked") ",'budget_ms'," F64("budget2_") ",'category',ifnull(category,'')," \
+  "'current_load'," F64("current_load") ",'dependency_group',coalesce(" JVAL("dependency_group") ",'unspecified')," \
+  "'detail',ifnull(detail,''),'elapsed_ms'," F64("elapsed_ms") ",'ended_unix_ms'," JU64("ended_unix_ms") ",'error',error," \
+  "'exceeded_frame_budget'," JFLAG("exceeded_frame_budget") ",'executor'," JVAL("executor") "," \
+  "'frame_budget_ms'," F64("frame_budget_ms") ",'frame_id'," JVAL("frame_id") ",'gpu_wait_ms'," F64("gpu_wait_ms") "," \
+  "'id',ifnull(id,''),'lane',lkey_,'load'," F64("load2_") "," \
+  "'metadata',json(ifnull(CASE WHEN json_valid(metadata) THEN CASE WHEN json_type(metadata)='object' THEN metadata END END,'{}'))," \
+  "'name',ifnull(name,''),'output_bytes'," JU64("output_bytes") ",'payload_bytes'," JU64("payload_bytes") "," \
+  "'polling'," JFLAG("polling") ",'priority',coalesce(" JVAL("priority") ",'unspecified'),'progress'," F64("progress") "," \
+  "'scheduled'," JFLAG("scheduled") ",'source',ifnull(source,''),'started_unix_ms'," JU64("started_unix_ms") "," \
+  "'status',ifnull(status,''),'stayed_async'," JFLAG("stayed_async") ",'task_domain'," JVAL("task_domain") "," \
+  "'task_pass'," JVAL("task_pass") ",'wait_reason',wait_reason,'waited_on_gpu'," JFLAG("waited_on_gpu") "), " \
+  JOPT("active_elapsed_ms", "active_elapsed_ms") "," JOPT("async_mode", "async_mode") "," \
+  JOPT("current_load", "current_load") "," JOPT("error", "error") "," JOPT("executor", JVAL("executor")) "," \
+  JOPT("frame_budget_ms", "frame_budget_ms") "," JOPT("frame_id", JVAL("frame_id")) "," \
+  JOPT("gpu_wait_ms", "gpu_wait_ms") "," JOPT("output_bytes", JU64("output_bytes")) "," \
+  JOPT("payload_bytes", JU64("payload_bytes")) "," JOPT("progress", "progress") "," \
+  JOPT("task_domain", JVAL("task_domain")) "," JOPT("task_pass", JVAL("task_pass")) "," JOPT("wait_reason", "wait_reason") ")"
+/* The job lists of the JSON (the k of their jobs, in order); ?3 slow ms, ?4 top limit, ?8 the
+** completed jobs kept. */
+#define L_ACTIVE "SELECT k FROM profsql_rj WHERE NOT done_ ORDER BY k"
+#define L_BUDGET "SELECT k FROM profsql_rj WHERE done_ AND (l_ >= 1.0 OR e_ >= ?3) ORDER BY l_ DESC, e_ DESC, ifnull(name,''), k LIMIT ?4"
+#define L_FRAME "SELECT k FROM profsql_rj WHERE done_ AND exceeded_frame_budget ORDER BY max(e_ - ifnull(frame_budget_ms,0.0), 0.0) DESC, e_ DESC, ifnull(name,''), k LIMIT ?4"
+#define L_TOP_ELAPSED "SELECT k FROM profsql_rj WHERE done_ ORDER BY e_ DESC, ifnull(name,''), k LIMIT ?4"
+#define L_TOP_LOAD "SELECT k FROM profsql_rj WHERE done_ ORDER BY l_ DESC, ifnull(name,''), k LIMIT ?4"
+#define L_RECENT "SELECT k FROM (SELECT k FROM profsql_rj WHERE done_ ORDER BY k DESC LIMIT ?8) ORDER BY k"
+/* the jobs any list holds, each once: the rows of temp.profsql_jj */
+static const char zJobsNeeded[] =
+  "INSERT INTO temp.profsql_jj(k) SELECT k FROM (SELECT * FROM (" L_ACTIVE ")) UNION "
+  "SELECT k FROM (SELECT * FROM (" L_BUDGET ")) UNION SELECT k FROM (SELECT * FROM (" L_FRAME ")) UNION "
+  "SELECT k FROM (SELECT * FROM (" L_TOP_ELAPSED ")) UNION SELECT k FROM (SELECT * FROM (" L_TOP_LOAD ")) UNION "
+  "SELECT k FROM (SELECT * FROM (" L_RECENT "))";
+/* the job objects of the report, from temp.profsql_jj (rep_report_json fills it) */
+#define JJ(rows) "(SELECT json_group_array(json((SELECT j FROM temp.profsql_jj jj WHERE jj.k=x.k))) FROM (" rows ") x)"
 
+/* What a report JSON input gives (?9, ps_report_input), else the default. */
+#define INPUT(path, dflt) "json(coalesce(?9 -> '" path "', " dflt "))"
+
+/* The config section when the capture is not a report JSON: the StarProfiler's keys, with its
+** defaults where the options say nothing; the report directory is out_dir (?10). */
+#define CONFIG_DEFAULT \
+  "json_object('budgets',json_object('custom_job_ms'," F64("16.67") ",'plugin_lifecycle_ms'," F64("16.67") "," \
+  "  'service_call_ms'," F64("8.0") ",'task_status_ms'," F64("16.67") ")," \
+  " 'capture',json_object('custom_events',json('true'),'plugin_lifecycle',json('true'),'service_calls',json('true'),'task_status_events',json('true'))," \
+  " 'diagnostics',json_object('max_payload_preview_bytes',2048,'max_recent_diagnostics',1024,'max_recent_jobs',?8," \
+  "  'slow_job_warn_ms'," F64("?3") ",'stale_active_job_ms'," F64("1000.0") ")," \
+  " 'enabled',json('true'),'ignore_self',json('true')," \
+  " 'report',json_object('archive_prefix','profiler_report','directory',?10,'include_latest_in_archive',json('true')," \
+  "  'latest_active_csv','profiler_active_jobs_latest.csv','latest_budget_violations_csv','profiler_budget_violations_latest.csv'," \
+  "  'latest_categories_csv','profiler_categories_latest.csv','latest_diagnostics_csv','profiler_diagnostics_latest.csv'," \
+  "  'latest_frame_budget_csv','profiler_frame_budget_latest.csv','latest_jobs_csv','profiler_jobs_latest.csv'," \
+  "  'latest_json','profiler_report_latest.json','latest_lanes_csv','profiler_lanes_latest.csv'," \
+  "  'latest_markdown','profiler_report_latest.md','latest_methods_csv','profiler_methods_latest.csv'," \
+  "  'latest_offenders_csv','profiler_top_offenders_latest.csv','latest_profiler_first_csv','profiler_first_latest.csv'," \
+  "  'latest_sources_csv','profiler_sources_latest.csv','latest_timeline_csv','profiler_timeline_latest.csv'," \
+  "  'write_archive',json('true'),'write_csv',json('true'),'write_json',json('true'),'write_markdown',json('true'),'write_on_shutdown',json('false'))," \
+  " 'scheduling',json_object('flush_job_budget_ms'," F64("250.0") ",'prefer_engine_jobs',json('false'),'require_engine_jobs',json('false')," \
+  "  'service_flush_mode','sync_final','shutdown_flush_mode','sync_final'))"
+/* The options given, patched into the config (the input's or the default) where it has the key. */
+#define OPT_PATCH(key, v) "SELECT '" key "' AS k, " v " AS v WHERE json_type(?2,'$." key "') IS NOT NULL"
+#define CONFIG_PATCH \
+  "(SELECT json_group_object(sec, json(obj)) FROM (" \
+  "  SELECT 'diagnostics' AS sec, (SELECT json_group_object(k, json(v)) FROM (" \
+  "    " OPT_PATCH("max_recent_jobs", "json_extract(?2,'$.max_recent_jobs')") " UNION ALL " \
+  "    " OPT_PATCH("slow_job_warn_ms", "profile_float(json_extract(?2,'$.slow_job_warn_ms'))") ")) AS obj UNION ALL " \
+  "  SELECT 'report', (SELECT json_group_object(k, json(v)) FROM (" \
+  "    " OPT_PATCH("archive_prefix", "json_quote(json_extract(?2,'$.archive_prefix'))") " UNION ALL " \
+  "    " OPT_PATCH("include_latest_in_archive", "?2 -> '$.include_latest_in_archive'") " UNION ALL " \
+  "    " OPT_PATCH("write_archive", "?2 -> '$.write_archive'") " UNION ALL " \
+  "    " OPT_PATCH("write_csv", "?2 -> '$.write_csv'") " UNION ALL " \
+  "    " OPT_PATCH("write_json", "?2 -> '$.write_json'") " UNION ALL " \
+  "    " OPT_PATCH("write_markdown", "?2 -> '$.write_markdown'") "))) WHERE obj <> '{}')"
+
+/* analysis.human_reading_order: the writer's list (the real report's) */
+#define READING_ORDER \
+  "json_array('worst_offender','top_offenders_by_total_elapsed','top_completed_jobs_by_elapsed'," \
+  "'top_completed_jobs_by_load','by_category_ranked','by_source_ranked','by_method_ranked','by_lane_ranked'," \
+  "'profiler_first','budget_violations','frame_budget_violations','active_jobs')"
+
+/* The report JSON, compact: every section of the writer's report, keys sorted as serde_json
+** sorts them. Parameters: ?1..?5 as Rep, ?6 now (ms), ?7 the 'reason' option or NULL, ?8 the
+** completed jobs kept (max_recent_jobs), ?9 the report JSON input's other parts
+** (ps_report_input) or NULL, ?10 out_dir, ?11 the capture's format. Numbers that are f64 in the
+** writer go through profile_float (the shortest round-trip form), u64 ones are integers. For a
+** report JSON input the object holds the input's top-level keys, in its order: each section
+** computed here when it is one (jobs, analysis, summary, diagnostics), else the input's value. */
 static const char zReportJson[] =
   "WITH c AS (SELECT count(*) AS n, ifnull(sum(e_),0.0) AS tot, ifnull(max(e_),0.0) AS mx, ifnull(sum(failed_),0) AS failed, "
   "  ifnull(sum(slow_),0) AS slow, ifnull(sum(l_ >= 1.0),0) AS over, ifnull(sum(pb_),0) AS pb, ifnull(sum(ob_),0) AS ob, "
   "  ifnull(sum(scheduled),0) AS sch, ifnull(sum(blocked),0) AS blk, ifnull(sum(polling),0) AS pol, "
   "  ifnull(sum(waited_on_gpu),0) AS gpu, ifnull(sum(stayed_async),0) AS asy, ifnull(sum(exceeded_frame_budget),0) AS fb "
   "  FROM profsql_rj WHERE done_), "
-  "pf AS (SELECT json_object('async_jobs',asy,'async_share_percent',CASE WHEN n>0 THEN asy*100.0/n ELSE 0.0 END,"
-  "  'blocked_jobs',blk,'blocked_share_percent',CASE WHEN n>0 THEN blk*100.0/n ELSE 0.0 END,'frame_budget_exceeded_jobs',fb,"
-  "  'gpu_wait_jobs',gpu,'gpu_wait_share_percent',CASE WHEN n>0 THEN gpu*100.0/n ELSE 0.0 END,'polling_jobs',pol,"
+  "pf AS (SELECT json_object('async_jobs',asy,'async_share_percent'," F64("CASE WHEN n>0 THEN asy*100.0/n ELSE 0.0 END") ","
+  "  'blocked_jobs',blk,'blocked_share_percent'," F64("CASE WHEN n>0 THEN blk*100.0/n ELSE 0.0 END") ",'frame_budget_exceeded_jobs',fb,"
+  "  'gpu_wait_jobs',gpu,'gpu_wait_share_percent'," F64("CASE WHEN n>0 THEN gpu*100.0/n ELSE 0.0 END") ",'polling_jobs',pol,"
   "  'scheduled_jobs',sch) AS j FROM c), "
-  "cat AS (" CAT_GROUPS ") "
-  "SELECT json_object("
-  " 'active_jobs', (SELECT json_group_array(json(" JOBJ ")) FROM (SELECT * FROM profsql_rj WHERE NOT done_ ORDER BY k)),"
+  "cat AS (" CAT_GROUPS "), "
+  "span AS (SELECT max(CASE WHEN typeof(ended_unix_ms) IN ('integer','real') THEN ended_unix_ms END) - ?5 AS ms, count(*) AS n FROM profsql_rj), "
+  "rep AS (SELECT json_object("
+  " 'active_jobs', " JJ(L_ACTIVE) ","
   " 'analysis', json_object("
-  "   'budget_violations', (SELECT json_group_array(json(" JOBJ ")) FROM (SELECT * FROM profsql_rj WHERE done_ AND (l_ >= 1.0 OR e_ >= ?3) ORDER BY l_ DESC, e_ DESC, ifnull(name,''), k LIMIT ?4)),"
-  "   'by_category_ranked', (SELECT json_group_array(json_object('average_elapsed_ms',cat.tot/cat.n,'category',cat.category,'count',cat.n,'failed',cat.failed,"
-  "       'max_elapsed_ms',cat.mx,'slow',cat.slow,'total_elapsed_ms',cat.tot,'total_share_percent',CASE WHEN c.tot>0 THEN cat.tot/c.tot*100.0 ELSE 0.0 END)) "
-  "       FROM (SELECT * FROM cat ORDER BY tot DESC, category) cat, c),"
+  "   'budget_violations', " JJ(L_BUDGET) ","
+  "   'by_category_ranked', (SELECT json_group_array(json_object('average_elapsed_ms'," F64("cat.tot/cat.n") ",'category',cat.category,'count',cat.n,'failed',cat.failed,"
+  "       'max_elapsed_ms'," F64("cat.mx") ",'slow',cat.slow,'total_elapsed_ms'," F64("cat.tot") ",'total_share_percent'," F64("CASE WHEN c.tot>0 THEN cat.tot/c.tot*100.0 ELSE 0.0 END") ")) "
+  "       FROM (SELECT * FROM cat ORDER BY tot DESC, category LIMIT ?4) cat, c),"
   "   'by_lane_ranked', json((" AGG_JSON(RAW_LANES) ")),"
   "   'by_method_ranked', json((" AGG_JSON(RAW_METHODS) ")),"
   "   'by_owner_ranked', json((" AGG_JSON(RAW_OWNERS) ")),"
   "   'by_source_ranked', json((" AGG_JSON(RAW_SOURCES) ")),"
-  "   'frame_budget_violations', (SELECT json_group_array(json(" JOBJ ")) FROM (SELECT * FROM profsql_rj WHERE done_ AND exceeded_frame_budget ORDER BY max(e_ - ifnull(frame_budget_ms,0.0), 0.0) DESC, e_ DESC, ifnull(name,''), k LIMIT ?4)),"
+  "   'frame_budget_violations', " JJ(L_FRAME) ","
+  "   'human_reading_order', " INPUT("$.report.analysis.human_reading_order", READING_ORDER) ","
+  "   'interpretation', " INPUT("$.report.analysis.interpretation", "json_quote(CASE WHEN ?11 IS NULL OR ?11='newengine' THEN "
+  "       'elapsed_ms is observed wall-clock time captured by profiler events; load = elapsed_ms / budget_ms. It identifies CPU-time suspects inside instrumented engine/plugin work, not OS-level sampled CPU cycles.' "
+  "       ELSE 'elapsed_ms is the duration of each job (a slice, record or event with a duration) as the '||?11||' capture records it; load = elapsed_ms / budget_ms.' END)") ","
   "   'profiler_first', json((SELECT j FROM pf)),"
-  "   'top_completed_jobs_by_elapsed', (SELECT json_group_array(json(" JOBJ ")) FROM (SELECT * FROM profsql_rj WHERE done_ ORDER BY e_ DESC, ifnull(name,''), k LIMIT ?4)),"
-  "   'top_completed_jobs_by_load', (SELECT json_group_array(json(" JOBJ ")) FROM (SELECT * FROM profsql_rj WHERE done_ ORDER BY l_ DESC, ifnull(name,''), k LIMIT ?4)),"
+  "   'top_completed_jobs_by_elapsed', " JJ(L_TOP_ELAPSED) ","
+  "   'top_completed_jobs_by_load', " JJ(L_TOP_LOAD) ","
   "   'top_offenders_by_total_elapsed', json((" AGG_JSON(RAW_OFFENDERS) ")),"
-  "   'worst_offender', json(ifnull((SELECT json_object('average_elapsed_ms',avg,'category',category,'count',count,'failed',failed,'key',key,"
-  "       'max_elapsed_ms',mx,'max_load',ml,'sample_name',sample_name,'slow',slow,'source',source,'total_elapsed_ms',tot,"
-  "       'total_output_bytes',ob,'total_payload_bytes',pb,'total_share_percent',share) FROM (" RAW_OFFENDERS ") LIMIT 1),'null'))),"
+  "   'worst_offender', json(ifnull((SELECT json_object('average_elapsed_ms'," F64("avg") ",'category',category,'count',count,'failed',failed,'key',key,"
+  "       'max_elapsed_ms'," F64("mx") ",'max_load'," F64("ml") ",'sample_name',sample_name,'slow',slow,'source',source,'total_elapsed_ms'," F64("tot") ","
+  "       'total_output_bytes',ob,'total_payload_bytes',pb,'total_share_percent'," F64("share") ") FROM (" RAW_OFFENDERS ") LIMIT 1),'null'))),"
+  " 'completed_jobs', " JJ(L_RECENT) ","
+  " 'config', json_patch(" INPUT("$.report.config", CONFIG_DEFAULT) ", " CONFIG_PATCH "),"
   " 'diagnostics', (SELECT json_group_array(json(d)) FROM (" DIAG_OBJECTS ")),"
-  " 'completed_jobs', (SELECT json_group_array(json(" JOBJ ")) FROM (SELECT * FROM (SELECT * FROM profsql_rj WHERE done_ ORDER BY k DESC LIMIT ?8) ORDER BY k)),"
-  " 'config', json_object('budgets_ms', json(ifnull(json_extract(?2,'$.budgets_ms'),'{}')),'max_recent_jobs',?8,'slow_job_warn_ms',?3,'top_limit',?4),"
-  " 'generated_unix_ms', ?6,"
-  " 'plugin', json_object('id','libprofsql','name','libprofsql profile_report','version',profsql_version()),"
-  " 'reason', ?7,"
-  " 'run', json_object('started_unix_ms', ?5),"
-  " 'schema', 'newengine.profiler.report.v3',"
+  " 'flush_requests', " INPUT("$.report.flush_requests", "'[]'") ","
+  " 'generated_unix_ms', " INPUT("$.report.generated_unix_ms", "?6") ","
+  " 'plugin', " INPUT("$.plugin", "json_object('gateway','profsql','id','libprofsql','name','libprofsql profile_report',"
+  "     'service_id','profile_report','version',profsql_version())") ","
+  " 'reason', json(coalesce(CASE WHEN json_type(?2,'$.reason')='text' THEN json_quote(json_extract(?2,'$.reason')) END, "
+  "   ?9 -> '$.report.reason', json_quote('profsql.report'))),"
+  " 'run', " INPUT("$.run", "json_object('events_seen',span.n,'malformed_events',0,'started_unix_ms',?5,'uptime_ms'," F64("ifnull(span.ms,0.0)") ")") ","
+  " 'scheduler', " INPUT("$.report.scheduler", "json_object('hidden_load_policy','none: profile_report builds and writes the report inside the calling SQL statement',"
+  "     'lock_policy','snapshot_then_build_and_write_outside_lock','prefer_engine_threading',json('false'),'require_engine_threading',json('false'),"
+  "     'service_flush_mode','sync_final','shutdown_flush_mode','sync_final')") ","
+  " 'schema', " INPUT("$.report.schema", "json_quote('newengine.profiler.report.v3')") ","
   " 'summary', json_object('active_jobs',(SELECT count(*) FROM profsql_rj WHERE NOT done_),"
-  "   'average_elapsed_ms',CASE WHEN c.n>0 THEN c.tot/c.n ELSE 0.0 END,"
-  "   'by_category',(SELECT json_group_object(category, json_object('count',n,'failed',failed,'max_elapsed_ms',mx,'slow',slow,'total_elapsed_ms',tot)) FROM (SELECT * FROM cat ORDER BY category)),"
+  "   'average_elapsed_ms'," F64("CASE WHEN c.n>0 THEN c.tot/c.n ELSE 0.0 END") ","
+  "   'by_category',(SELECT json_group_object(category, json_object('count',n,'failed',failed,'max_elapsed_ms'," F64("mx") ",'slow',slow,'total_elapsed_ms'," F64("tot") ")) FROM (SELECT * FROM cat ORDER BY category)),"
   "   'by_status',(SELECT json_group_object(st, n) FROM (SELECT ifnull(status,'') AS st, count(*) AS n FROM profsql_rj WHERE done_ GROUP BY 1 ORDER BY 1)),"
   "   'completed_jobs_kept',c.n,"
   "   'elapsed_percentiles_ms'," PCTS("e_") ","
   "   'failed_jobs',c.failed,'load_percentiles'," PCTS("l_") ","
-  "   'max_elapsed_ms',c.mx,'over_budget_jobs',c.over,'profiler_first',json((SELECT j FROM pf)),"
-  "   'slow_or_over_budget_jobs',c.slow,'total_elapsed_ms',c.tot,'total_output_bytes',c.ob,'total_payload_bytes',c.pb)"
-  ") FROM c";
+  "   'max_elapsed_ms'," F64("c.mx") ",'over_budget_jobs',c.over,'profiler_first',json((SELECT j FROM pf)),"
+  "   'reports_failed'," INPUT("$.summary.reports_failed", "0") ",'reports_in_progress'," INPUT("$.summary.reports_in_progress", "1") ","
+  "   'reports_scheduled'," INPUT("$.summary.reports_scheduled", "0") ",'reports_written'," INPUT("$.summary.reports_written", "0") ","
+  "   'slow_or_over_budget_jobs',c.slow,'total_elapsed_ms'," F64("c.tot") ",'total_output_bytes',c.ob,'total_payload_bytes',c.pb)"
+  ") AS j FROM c, span) "
+  "SELECT CASE WHEN ?9 IS NULL THEN rep.j ELSE "
+  " (SELECT json_group_object(key, json(v)) FROM (SELECT kk.value AS key, "
+  "   coalesce((SELECT rep.j -> e.fullkey FROM json_each(rep.j) e WHERE e.key=kk.value), "
+  "            (SELECT ?9 -> r.fullkey FROM json_each(?9, '$.report') r WHERE r.key=kk.value), 'null') AS v "
+  "   FROM json_each(?9, '$.keys') kk ORDER BY kk.key)) END FROM rep";
 
-/* The report JSON (compact; sqlite3_malloc'ed) or NULL with r->rc set. */
-static char *rep_report_json(Rep *r, const char *zReason, long long nowMs, long long nRecent){
+/* The report JSON (compact; sqlite3_malloc'ed) or NULL with r->rc set. The job objects are put in
+** temp.profsql_jj first: a report JSON's from the capture (ps_job_json: each job as it was read,
+** budget_ms and load those of the report), any other capture's from JOBJ. */
+static char *rep_report_json(Rep *r, PsConn *pConn, sqlite3_value *pSource, const char *zReason,
+                             long long nowMs, long long nRecent, const char *zDir, const char *zFormat){
   if( r->rc ) return 0;
+  PsBuf in; memset(&in, 0, sizeof(in));
+  char *zE = 0;
+  int rcLoad = SQLITE_OK;
+  PsCacheEntry *e = ps_vt_acquire(pConn, "profile_report", pSource, 0, &zE, &rcLoad);
+  sqlite3_free(zE);
+  const PsCapture *cap = e ? e->cap : 0;
+  int bReport = cap && ps_job_is_report(cap);
+  if( bReport && ps_report_input(cap, &in) ) r->rc = SQLITE_NOMEM;
+  /* the jobs the lists hold (not every job: a trace can have millions) */
+  rep_table(r, "profsql_jj", "SELECT k, NULL AS j FROM profsql_rj WHERE 0");
+  rep_exec(r, "CREATE INDEX IF NOT EXISTS temp.profsql_jj_k ON profsql_jj(k)");
+  if( r->rc==SQLITE_OK ){
+    sqlite3_stmt *ins = 0;
+    r->rc = sqlite3_prepare_v2(r->db, zJobsNeeded, -1, &ins, 0);
+    if( r->rc==SQLITE_OK ){
+      for(int k=0; k<5; k++) if( r->apArg[k] ) sqlite3_bind_value(ins, k+1, r->apArg[k]);
+      sqlite3_bind_int64(ins, 8, nRecent);
+      r->rc = sqlite3_step(ins)==SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(r->db);
+    }
+    if( r->rc ) r->zErr = sqlite3_mprintf("%s", sqlite3_errmsg(r->db));
+    sqlite3_finalize(ins);
+  }
+  if( bReport && r->rc==SQLITE_OK ){
+    sqlite3_stmt *sel = 0, *upd = 0;
+    PsBuf jb; memset(&jb, 0, sizeof(jb));
+    r->rc = sqlite3_prepare_v2(r->db, "SELECT k, budget2_, load2_ FROM profsql_rj WHERE k IN (SELECT k FROM temp.profsql_jj)", -1, &sel, 0);
+    if( r->rc==SQLITE_OK ) r->rc = sqlite3_prepare_v2(r->db, "UPDATE temp.profsql_jj SET j=?2 WHERE k=?1", -1, &upd, 0);
+    while( r->rc==SQLITE_OK && sqlite3_step(sel)==SQLITE_ROW ){
+      sqlite3_int64 k = sqlite3_column_int64(sel, 0);
+      double rB = sqlite3_column_double(sel, 1), rL = sqlite3_column_double(sel, 2);
+      int bB = sqlite3_column_type(sel, 1)!=SQLITE_NULL, bL = sqlite3_column_type(sel, 2)!=SQLITE_NULL;
+      jb.n = 0;
+      if( ps_job_json(cap, (size_t)k, bB ? &rB : 0, bL ? &rL : 0, &jb) ){ r->rc = SQLITE_NOMEM; break; }
+      sqlite3_bind_int64(upd, 1, k);
+      sqlite3_bind_text(upd, 2, jb.z ? jb.z : "{}", (int)jb.n, SQLITE_STATIC);
+      if( sqlite3_step(upd)!=SQLITE_DONE ) r->rc = sqlite3_errcode(r->db);
+      sqlite3_reset(upd);
+    }
+    if( r->rc && r->rc!=SQLITE_NOMEM && r->zErr==0 ) r->zErr = sqlite3_mprintf("%s", sqlite3_errmsg(r->db));
+    sqlite3_finalize(sel); sqlite3_finalize(upd);
+    ps_buf_free(&jb);
+  }else{
+    rep_exec(r, "UPDATE temp.profsql_jj SET j = (SELECT " JOBJ " FROM profsql_rj WHERE profsql_rj.k = profsql_jj.k)");
+  }
+  if( e ) ps_vt_release(e);
   sqlite3_stmt *st = 0;
   char *z = 0;
-  r->rc = sqlite3_prepare_v2(r->db, zReportJson, -1, &st, 0);
   if( r->rc==SQLITE_OK ){
-    for(int k=0; k<5; k++) if( r->apArg[k] ) sqlite3_bind_value(st, k+1, r->apArg[k]);
-    sqlite3_bind_int64(st, 6, nowMs);
-    sqlite3_bind_text(st, 7, zReason, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int64(st, 8, nRecent);
-    r->rc = sqlite3_step(st);
-    if( r->rc==SQLITE_ROW ){
-      z = sqlite3_mprintf("%s", (const char*)sqlite3_column_text(st, 0));
-      r->rc = z ? SQLITE_OK : SQLITE_NOMEM;
+    r->rc = sqlite3_prepare_v2(r->db, zReportJson, -1, &st, 0);
+    if( r->rc==SQLITE_OK ){
+      for(int k=0; k<5; k++) if( r->apArg[k] ) sqlite3_bind_value(st, k+1, r->apArg[k]);
+      sqlite3_bind_int64(st, 6, nowMs);
+      if( zReason ) sqlite3_bind_text(st, 7, zReason, -1, SQLITE_TRANSIENT);
+      sqlite3_bind_int64(st, 8, nRecent);
+      if( bReport ) sqlite3_bind_text(st, 9, in.z ? in.z : "{}", (int)in.n, SQLITE_STATIC);
+      sqlite3_bind_text(st, 10, zDir, -1, SQLITE_TRANSIENT);
+      if( zFormat ) sqlite3_bind_text(st, 11, zFormat, -1, SQLITE_TRANSIENT);
+      r->rc = sqlite3_step(st);
+      if( r->rc==SQLITE_ROW ){
+        z = sqlite3_mprintf("%s", (const char*)sqlite3_column_text(st, 0));
+        r->rc = z ? SQLITE_OK : SQLITE_NOMEM;
+      }
     }
+    if( r->rc ) r->zErr = sqlite3_mprintf("%s", sqlite3_errmsg(r->db));
   }
-  if( r->rc ) r->zErr = sqlite3_mprintf("%s", sqlite3_errmsg(r->db));
   sqlite3_finalize(st);
+  ps_buf_free(&in);
   return z;
 }
+
+/* ------------------------------------------------------------------ Markdown */
 
 /* Unicode bar of v out of max, w cells wide (eighth blocks). */
 static void md_bar(PsBuf *b, double v, double max, int w){
@@ -563,43 +747,204 @@ static void md_bar(PsBuf *b, double v, double max, int w){
   for(int k=used; k<w; k++) ps_buf_puts(b, "·");
 }
 
-/* A load chart: rows (label, total_ms, share) of an aggregate query, as text bars. */
-static void md_chart(Rep *r, PsBuf *b, const char *zTitle, const char *zSql){
+/* Characters (UTF-8 code points) of z; a chart cell is one character wide each. */
+static int md_chars(const char *z){
+  int n = 0;
+  for(; *z; z++) n += ((unsigned char)*z & 0xC0)!=0x80;
+  return n;
+}
+
+/* The byte offset of character k of z (its length when z is shorter). */
+static int md_char_off(const char *z, int k){
+  int i = 0;
+  for(; z[i]; i++){
+    if( ((unsigned char)z[i] & 0xC0)!=0x80 && k--==0 ) break;
+  }
+  return i;
+}
+
+/* z shortened to w characters by cutting its MIDDLE: the first nHead characters, '…', the last
+** w-1-nHead ("Minecraft - Bre…Tick"); z whole when it fits. sqlite3_malloc'ed, NULL on OOM. */
+static char *md_shorten(const char *z, int w, int nHead){
+  int n = md_chars(z);
+  if( n<=w ) return sqlite3_mprintf("%s", z);
+  int iHead = md_char_off(z, nHead), iTail = md_char_off(z, n - (w - 1 - nHead));
+  return sqlite3_mprintf("%.*s…%s", iHead, z, z + iTail);
+}
+
+/* Chart labels for the n texts az, each at most w characters, shortened in the middle and
+** distinct from one another (texts that differ stay apart): the split between head and tail
+** that keeps them all distinct, the tail growing first (names of a tree differ at the end);
+** when no split does, '#<row>' replaces the end of each repeated label. aOut[k] are
+** sqlite3_malloc'ed. SQLITE_OK or SQLITE_NOMEM. */
+static int md_labels(char **az, int n, int w, char **aOut){
+  int nHalf = (w-1)/2, aTry[64], nTry = 0;
+  for(int h=nHalf; h>=1 && nTry<64; h--) aTry[nTry++] = h;
+  for(int h=nHalf+1; h<=w-2 && nTry<64; h++) aTry[nTry++] = h;
+  for(int t=0; t<=nTry; t++){
+    int h = t<nTry ? aTry[t] : nHalf, bDup = 0;
+    for(int k=0; k<n; k++){
+      sqlite3_free(aOut[k]);
+      aOut[k] = md_shorten(az[k] ? az[k] : "", w, h);
+      if( aOut[k]==0 ) return SQLITE_NOMEM;
+    }
+    for(int k=0; k<n && !bDup; k++){
+      for(int j=0; j<k && !bDup; j++) bDup = strcmp(aOut[k], aOut[j])==0 && strcmp(az[k] ? az[k] : "", az[j] ? az[j] : "")!=0;
+    }
+    if( !bDup ) return SQLITE_OK;
+  }
+  for(int k=0; k<n; k++){                  /* no split works: number the repeats */
+    int bDup = 0;
+    for(int j=0; j<n && !bDup; j++) bDup = j!=k && strcmp(aOut[k], aOut[j])==0;
+    if( !bDup ) continue;
+    char zNum[16]; snprintf(zNum, sizeof(zNum), " #%d", k+1);
+    char *zShort = md_shorten(az[k] ? az[k] : "", w - (int)strlen(zNum), nHalf - 2);
+    char *z = zShort ? sqlite3_mprintf("%s%s", zShort, zNum) : 0;
+    sqlite3_free(zShort);
+    if( z==0 ) return SQLITE_NOMEM;
+    sqlite3_free(aOut[k]); aOut[k] = z;
+  }
+  return SQLITE_OK;
+}
+
+/* A chart: the rows (rank, label, value, share %) of zSql as text bars, labels 40 characters
+** wide (md_labels), values in zUnit ("ms": %.3f, else a whole count). At most 16 rows. */
+static void md_chart(Rep *r, PsBuf *b, const char *zTitle, const char *zSql, const char *zUnit){
   if( r->rc ) return;
-  ps_buf_printf(b, "## %s\n\n```text\n", zTitle);
+  enum { W = 40, NMAX = 16 };
+  char *azKey[NMAX], *azLabel[NMAX];
+  double aVal[NMAX], aShare[NMAX];
+  int n = 0;
+  memset(azKey, 0, sizeof(azKey)); memset(azLabel, 0, sizeof(azLabel));
   sqlite3_stmt *st = 0;
   r->rc = sqlite3_prepare_v2(r->db, zSql, -1, &st, 0);
   if( r->rc==SQLITE_OK ){
     for(int k=0; k<5; k++) if( r->apArg[k] ) sqlite3_bind_value(st, k+1, r->apArg[k]);
-    int n = 0;
-    while( (r->rc = sqlite3_step(st))==SQLITE_ROW && n<16 ){
-      const char *zKey = (const char*)sqlite3_column_text(st, 1);
-      double tot = sqlite3_column_double(st, 8), share = sqlite3_column_double(st, 9);
-      char label[41];
-      snprintf(label, sizeof(label), "%-40.40s", zKey ? zKey : "");
-      ps_buf_printf(b, "%s [", label);
-      md_bar(b, share, 100.0, 32);
-      ps_buf_printf(b, "] %5.1f%% %12.3f ms\n", share, tot);
+    while( n<NMAX && (r->rc = sqlite3_step(st))==SQLITE_ROW ){
+      const char *z = (const char*)sqlite3_column_text(st, 1);
+      azKey[n] = sqlite3_mprintf("%s", z ? z : "");
+      aVal[n] = sqlite3_column_double(st, 2);
+      aShare[n] = sqlite3_column_double(st, 3);
+      if( azKey[n]==0 ){ r->rc = SQLITE_NOMEM; break; }
       n++;
     }
     if( r->rc==SQLITE_ROW || r->rc==SQLITE_DONE ) r->rc = SQLITE_OK;
-    if( n==0 ) ps_buf_puts(b, "(no completed jobs)\n");
+    else if( r->rc!=SQLITE_NOMEM ) r->zErr = sqlite3_mprintf("%s", sqlite3_errmsg(r->db));
+  }else{
+    r->zErr = sqlite3_mprintf("%s", sqlite3_errmsg(r->db));
   }
-  if( r->rc ) r->zErr = sqlite3_mprintf("%s", sqlite3_errmsg(r->db));
   sqlite3_finalize(st);
-  ps_buf_puts(b, "```\n\n");
+  if( r->rc==SQLITE_OK ) r->rc = md_labels(azKey, n, W, azLabel);
+  if( r->rc==SQLITE_OK ){
+    ps_buf_printf(b, "## %s\n\n```text\n", zTitle);
+    for(int k=0; k<n; k++){
+      int pad = W - md_chars(azLabel[k]);
+      ps_buf_printf(b, "%s%*s [", azLabel[k], pad > 0 ? pad : 0, "");
+      md_bar(b, aShare[k], 100.0, 32);
+      if( strcmp(zUnit, "ms")==0 ) ps_buf_printf(b, "] %5.1f%% %12.3f ms\n", aShare[k], aVal[k]);
+      else ps_buf_printf(b, "] %5.1f%% %12.0f %s\n", aShare[k], aVal[k], zUnit);
+    }
+    if( n==0 ) ps_buf_puts(b, "(nothing to chart)\n");
+    ps_buf_puts(b, "```\n\n");
+  }
+  for(int k=0; k<n; k++){ sqlite3_free(azKey[k]); sqlite3_free(azLabel[k]); }
 }
 
-/* A Markdown table of a query's rows (columns as the query names them). */
-static void md_table(Rep *r, PsBuf *b, const char *zTitle, const char *zSql){
+/* A Markdown table of a query's rows (columns as the query names them) under heading zTitle;
+** without rows, the line zNone instead (default "_(none)_"). */
+static void md_table_or(Rep *r, PsBuf *b, const char *zTitle, const char *zSql, const char *zNone){
   if( r->rc ) return;
-  ps_buf_printf(b, "## %s\n\n", zTitle);
+  PsBuf t; memset(&t, 0, sizeof(t));
   sqlite3_int64 nRow = 0;
-  r->rc = render_query(r->db, zSql, r->apArg, 5, 1, b, &nRow, &r->zErr);
-  if( r->rc==SQLITE_OK && nRow==0 ) ps_buf_puts(b, "\n_(none)_\n");
-  ps_buf_puts(b, "\n");
+  r->rc = render_query(r->db, zSql, r->apArg, 5, 1, &t, &nRow, &r->zErr);
+  if( r->rc==SQLITE_OK ){
+    ps_buf_printf(b, "## %s\n\n", zTitle);
+    if( nRow ) ps_buf_append(b, t.z, t.n);
+    else ps_buf_puts(b, zNone ? zNone : "_(none)_");
+    ps_buf_puts(b, "\n\n");
+  }
+  ps_buf_free(&t);
+}
+static void md_table(Rep *r, PsBuf *b, const char *zTitle, const char *zSql){
+  md_table_or(r, b, zTitle, zSql, 0);
 }
 
+/* A section whose body is one line: the text of zSql's single value (a paragraph). */
+static void md_line(Rep *r, PsBuf *b, const char *zTitle, const char *zSql){
+  char *z = rep_text(r, zSql);
+  if( z && zTitle ) ps_buf_printf(b, "## %s\n\n", zTitle);
+  if( z && z[0] ) ps_buf_printf(b, "%s\n\n", z);
+  sqlite3_free(z);
+}
+
+/* The top 15 groups of G (columns key, v and any others; v the value ranked and shared) with
+** each one's share of the sum of v over ALL of G (share, %), then one '(N more)' row holding
+** the rest, so that the shares of the rows shown add up to 100 %. COLS and REST are the
+** select lists of the top rows (from r: rn = rank, share) and of the rest (n, v, share);
+** their first column is the rank that orders the rows. */
+#define MD_TOP(G, COLS, REST) \
+  "WITH g AS MATERIALIZED (" G "), t(tot) AS (SELECT sum(v) FROM g), " \
+  "r AS (SELECT g.*, row_number() OVER (ORDER BY v DESC, key) AS rn, " \
+  "  CASE WHEN t.tot<>0 THEN v*100.0/t.tot ELSE 0.0 END AS share FROM g, t) " \
+  "SELECT * FROM (SELECT " COLS " FROM r WHERE rn <= 15 UNION ALL " \
+  "  SELECT " REST " FROM (SELECT count(*) AS n, sum(v) AS v, sum(share) AS share FROM r WHERE rn > 15) WHERE n > 0) " \
+  "ORDER BY 1"
+/* chart rows of MD_TOP: rank, label, value, share */
+#define MD_TOP_CHART(G) MD_TOP(G, "rn, key, v, share", "16, '(' || n || ' more)', v, share")
+
+/* The header shared by the reports of every format but the StarProfiler's. */
+static void md_head(Rep *r, PsBuf *b, const char *zSource, const char *zFormat, const char *zJob){
+  ps_buf_puts(b, "# Profiler report\n\n- capture: `");
+  ps_md_cell(b, zSource, strlen(zSource));
+  ps_buf_printf(b, "` (format `%s`)\n", zFormat);
+  ps_buf_puts(b, "- written by libprofsql " PROFSQL_VERSION " (`profile_report`): the StarProfiler's file set, "
+                 "with conclusions drawn for this format\n");
+  ps_buf_printf(b, "- a job (a row of `profiler_jobs_latest.csv`) is %s\n", zJob);
+  char *z = rep_text(r,
+    "SELECT CASE WHEN n=0 THEN '- budget: none — this format has no budget, so nothing here is \"over budget\" "
+    "(pass one: `{\"budget_ms\": 16.67}`, or per category `{\"budgets_ms\": {\"<category>\": ms, \"*\": ms}}`)' "
+    "ELSE printf('- budget: %d of %d jobs have one (from `budget_ms` / `budgets_ms` or the capture); "
+    "`load = elapsed_ms / budget_ms`, over budget at `load >= 1`', n, m) END "
+    "FROM (SELECT count(budget2_) AS n, count(*) AS m FROM profsql_rj WHERE done_)");
+  if( z ) ps_buf_printf(b, "%s\n\n", z);
+  sqlite3_free(z);
+}
+
+/* "Budget violations": the jobs over a budget, or a line saying there is none to be over. */
+static void md_budget(Rep *r, PsBuf *b, const char *zFormat, const char *zWhat){
+  char *zN = rep_text(r, "SELECT count(budget2_) FROM profsql_rj WHERE done_");
+  int nBudget = zN ? atoi(zN) : 0;
+  sqlite3_free(zN);
+  if( r->rc ) return;
+  ps_buf_puts(b, "## Budget violations\n\n");
+  if( nBudget==0 ){
+    ps_buf_printf(b, "Not applicable to %s: no budget was given, and %s has none of its own.\n\n", zFormat, zFormat);
+    return;
+  }
+  char *zSql = sqlite3_mprintf(
+    "SELECT printf('**%%d of %%d %s** with a budget are over it (`load >= 1`)%%s', "
+    "  count(*) FILTER (WHERE l_ >= 1.0), count(budget2_), "
+    "  CASE WHEN count(*) FILTER (WHERE l_ >= 1.0) > 16 THEN '; the 16 with the highest load:' "
+    "       WHEN count(*) FILTER (WHERE l_ >= 1.0) > 0 THEN ':' ELSE '.' END) "
+    "FROM profsql_rj WHERE done_", zWhat);
+  char *z = zSql ? rep_text(r, zSql) : 0;
+  sqlite3_free(zSql);
+  if( z ) ps_buf_printf(b, "%s\n\n", z);
+  int bAny = z && strncmp(z, "**0 of", 6)!=0;
+  sqlite3_free(z);
+  if( bAny ){
+    sqlite3_int64 nRow = 0;
+    r->rc = render_query(r->db,
+      "SELECT row_number() OVER (ORDER BY l_ DESC, e_ DESC, ifnull(name,''), k) AS Rank, ifnull(id,'') AS Id, "
+      "ifnull(name,'') AS Name, ifnull(source,'') AS Source, ifnull(lane,'') AS Lane, profile_fixed(e_,3) AS \"Elapsed ms\", "
+      "profile_fixed(budget2_,3) AS \"Budget ms\", profile_fixed(l_,2)||'x' AS Load FROM profsql_rj "
+      "WHERE done_ AND l_ >= 1.0 ORDER BY l_ DESC, e_ DESC, ifnull(name,''), k LIMIT 16",
+      r->apArg, 5, 1, b, &nRow, &r->zErr);
+    ps_buf_puts(b, "\n");
+  }
+}
+
+/* ---- the StarProfiler's own report: its sections, order and headings */
 static void rep_markdown(Rep *r, PsBuf *b, const char *zSource){
   ps_buf_puts(b, "# Profiler report\n\n");
   ps_buf_puts(b, "- capture: `");
@@ -627,29 +972,48 @@ static void rep_markdown(Rep *r, PsBuf *b, const char *zSource){
   }
   else if( r->rc==SQLITE_OK ) ps_buf_puts(b, "No completed jobs were captured.\n\n");
   sqlite3_free(zQ);
-  md_table(r, b, "Profiler-first telemetry view", zCsvFirst);
-  md_chart(r, b, "Load chart — categories by total elapsed time",
-    "SELECT rank, category, 0,0,0,0,0,0, tot, share FROM (" CAT_RANKED ")");
-  md_chart(r, b, "Load chart — lanes", RAW_LANES);
-  md_chart(r, b, "Load chart — top offenders", RAW_OFFENDERS);
+  /* a section that cannot apply keeps its heading and says why in one line */
+  char *zZero = rep_text(r, "SELECT sch+blk+pol+gpu+asy+fb=0 FROM (SELECT ifnull(sum(scheduled),0) AS sch, ifnull(sum(blocked),0) AS blk, "
+    "ifnull(sum(polling),0) AS pol, ifnull(sum(waited_on_gpu),0) AS gpu, ifnull(sum(stayed_async),0) AS asy, "
+    "ifnull(sum(exceeded_frame_budget),0) AS fb FROM profsql_rj WHERE done_)");
+  if( zZero && atoi(zZero) ){
+    ps_buf_puts(b, "## Profiler-first telemetry view\n\nNo completed job was scheduled, blocked, polling, waiting on the GPU, "
+                   "async or over its frame budget: every counter of `profiler_first_latest.csv` is 0.\n\n");
+  }else{
+    md_table(r, b, "Profiler-first telemetry view", zCsvFirst);
+  }
+  sqlite3_free(zZero);
+  md_chart(r, b, "Load chart — категории по суммарному времени",
+    "SELECT rank, category, tot, share FROM (" CAT_RANKED ")", "ms");
+  md_chart(r, b, "Load chart — lanes", "SELECT rank, key, tot, share FROM (" RAW_LANES ")", "ms");
+  md_chart(r, b, "Load chart — top offenders", "SELECT rank, key, tot, share FROM (" RAW_OFFENDERS ")", "ms");
   md_table(r, b, "Top offenders by total elapsed time",
     "SELECT rank AS Rank, key AS Offender, source AS Source, category AS Category, count AS Calls, "
     "total_elapsed_ms AS \"Total ms\", total_share_percent AS \"Share %\", max_load AS \"Max load\", "
     "slow AS Slow, failed AS Failed FROM (" AGG_CSV(RAW_OFFENDERS) ") LIMIT 16");
-  md_table(r, b, "Top methods by total elapsed time",
-    "SELECT rank AS Rank, key AS Method, source AS Source, count AS Calls, total_elapsed_ms AS \"Total ms\", "
-    "total_share_percent AS \"Share %\", average_elapsed_ms AS \"Avg ms\", max_load AS \"Max load\" "
-    "FROM (" AGG_CSV(RAW_METHODS) ") LIMIT 16");
-  md_table(r, b, "Budget violations",
+  char *zNoMethod = rep_text(r, "SELECT count(*) FILTER (WHERE method_name IS NOT NULL)=0 AND count(*)>0 FROM profsql_rj WHERE done_");
+  if( zNoMethod && atoi(zNoMethod) ){
+    ps_buf_puts(b, "## Top methods by total elapsed time\n\nNo completed job names a method (every method key is "
+                   "`<owner>::<no-method>`): the grouping by method is the grouping by owner, see the offenders above.\n\n");
+  }else{
+    md_table(r, b, "Top methods by total elapsed time",
+      "SELECT rank AS Rank, key AS Method, source AS Source, count AS Calls, total_elapsed_ms AS \"Total ms\", "
+      "total_share_percent AS \"Share %\", average_elapsed_ms AS \"Avg ms\", max_load AS \"Max load\" "
+      "FROM (" AGG_CSV(RAW_METHODS) ") LIMIT 16");
+  }
+  sqlite3_free(zNoMethod);
+  md_table_or(r, b, "Budget violations — что пробило кадр/лимит",
     "SELECT rank AS Rank, id AS Id, name AS Name, elapsed_ms AS \"Elapsed ms\", budget_ms AS \"Budget ms\", "
     "load AS Load, status AS Status FROM (" "SELECT row_number() OVER (ORDER BY l_ DESC, e_ DESC, ifnull(name,''), k) AS rank, "
     "ifnull(id,'') AS id, ifnull(name,'') AS name, profile_fixed(e_,3) AS elapsed_ms, profile_fixed(budget2_,3) AS budget_ms, "
     "profile_fixed(l_,2)||'x' AS load, ifnull(status,'') AS status FROM profsql_rj WHERE done_ AND (l_ >= 1.0 OR e_ >= ?3) "
-    "ORDER BY l_ DESC, e_ DESC, ifnull(name,''), k LIMIT 16)");
-  md_table(r, b, "Frame budget violations",
+    "ORDER BY l_ DESC, e_ DESC, ifnull(name,''), k LIMIT 16)",
+    "None: no completed job reached its budget (`load >= 1`) or the slow threshold (`slow_job_warn_ms`).");
+  md_table_or(r, b, "Frame budget violations — explicit frame envelope misses",
     "SELECT ifnull(id,'') AS Id, ifnull(name,'') AS Name, profile_fixed(e_,3) AS \"Elapsed ms\", "
     "profile_fixed(frame_budget_ms,3) AS \"Frame budget ms\" FROM profsql_rj WHERE done_ AND exceeded_frame_budget "
-    "ORDER BY max(e_ - ifnull(frame_budget_ms,0.0), 0.0) DESC, e_ DESC, ifnull(name,''), k LIMIT 16");
+    "ORDER BY max(e_ - ifnull(frame_budget_ms,0.0), 0.0) DESC, e_ DESC, ifnull(name,''), k LIMIT 16",
+    "None: no completed job exceeded an explicit frame budget (`exceeded_frame_budget`).");
   md_table(r, b, "Top single jobs by elapsed time",
     "SELECT ifnull(id,'') AS Id, ifnull(name,'') AS Name, ifnull(category,'') AS Category, "
     "profile_fixed(e_,3) AS \"Elapsed ms\", profile_fixed(l_,2)||'x' AS Load, ifnull(status,'') AS Status "
@@ -658,10 +1022,318 @@ static void rep_markdown(Rep *r, PsBuf *b, const char *zSource){
     "SELECT ifnull(id,'') AS Id, ifnull(name,'') AS Name, ifnull(category,'') AS Category, "
     "profile_fixed(l_,2)||'x' AS Load, profile_fixed(e_,3) AS \"Elapsed ms\", ifnull(status,'') AS Status "
     "FROM profsql_rj WHERE done_ ORDER BY l_ DESC, ifnull(name,''), k LIMIT 16");
-  md_table(r, b, "Active jobs",
+  md_table_or(r, b, "Active jobs",
     "SELECT ifnull(id,'') AS Id, ifnull(name,'') AS Name, ifnull(status,'') AS Status, "
     "profile_fixed(active_elapsed_ms,3) AS \"Active ms\", profile_fixed(current_load,2)||'x' AS Load "
-    "FROM profsql_rj WHERE NOT done_ ORDER BY k");
+    "FROM profsql_rj WHERE NOT done_ ORDER BY k", "None: no job was still running when the report was written.");
+}
+
+/* ---- slices (Chrome, lms, ftrace, xprof trace, ...): self time per thread and per name */
+#define SL_THREADS "SELECT ifnull(source,'') || ' / ' || ifnull(lane,'') AS key, ifnull(source,'') AS proc, " \
+  "ifnull(lane,'') AS thr, count(*) AS n, sum(self_ms) AS v, max(e_) AS mx FROM profsql_rj WHERE done_ GROUP BY source, lane"
+#define SL_NAMES "SELECT ifnull(name,'') AS key, " \
+  "group_concat(DISTINCT category) AS cats, count(*) AS n, sum(self_ms) AS v, max(e_) AS mx FROM profsql_rj WHERE done_ GROUP BY name"
+
+static void md_slices(Rep *r, PsBuf *b, const char *zSource, const char *zFormat){
+  md_head(r, b, zSource, zFormat, "one complete slice; its self time is its duration minus the durations of the "
+          "slices nested in it, so self times add up without counting any time twice and the shares below add up to 100 %");
+  md_line(r, b, "Quick answer — кто жрёт время",
+    "WITH th AS (" SL_THREADS "), nm AS (" SL_NAMES "), t(tot, n) AS (SELECT sum(self_ms), count(*) FROM profsql_rj WHERE done_), "
+    "top1 AS (SELECT * FROM th ORDER BY v DESC, key LIMIT 1), top2 AS (SELECT * FROM nm ORDER BY v DESC, key LIMIT 1), "
+    "slow AS (SELECT * FROM profsql_rj WHERE done_ ORDER BY e_ DESC, ifnull(name,''), k LIMIT 1) "
+    "SELECT CASE WHEN t.n = 0 THEN 'No complete slices were captured.' ELSE "
+    "printf('**Most self time:** thread `%s` of `%s` — %.3f ms of the %.3f ms of slice self time (%.1f %%) in %d slices. "
+    "The name with the most self time is `%s` (%.3f ms, %.1f %%); the slowest single slice is `%s` on `%s` (%.3f ms elapsed).', "
+    "replace(top1.thr,'`',''''), replace(top1.proc,'`',''''), top1.v, t.tot, CASE WHEN t.tot<>0 THEN top1.v*100.0/t.tot ELSE 0 END, top1.n, "
+    "replace(top2.key,'`',''''), top2.v, CASE WHEN t.tot<>0 THEN top2.v*100.0/t.tot ELSE 0 END, "
+    "replace(ifnull(slow.name,''),'`',''''), replace(ifnull(slow.lane,''),'`',''''), slow.e_) END "
+    "FROM t LEFT JOIN top1 LEFT JOIN top2 LEFT JOIN slow");
+  md_chart(r, b, "Self time by thread", MD_TOP_CHART(SL_THREADS), "ms");
+  md_table(r, b, "Threads by self time",
+    MD_TOP(SL_THREADS, "rn AS Rank, proc AS Process, thr AS Thread, n AS Slices, profile_fixed(v,3) AS \"Self ms\", "
+           "profile_fixed(share,3) AS \"Share %\", profile_fixed(mx,3) AS \"Slowest slice ms\"",
+           "'', '(' || n || ' more)', '', '', profile_fixed(v,3), profile_fixed(share,3), ''"));
+  md_chart(r, b, "Self time by name", MD_TOP_CHART(SL_NAMES), "ms");
+  md_table(r, b, "Names by self time",
+    MD_TOP(SL_NAMES, "rn AS Rank, key AS Name, ifnull(cats,'') AS Category, n AS Slices, profile_fixed(v,3) AS \"Self ms\", "
+           "profile_fixed(share,3) AS \"Share %\", profile_fixed(mx,3) AS \"Slowest ms\"",
+           "'', '(' || n || ' more)', '', '', profile_fixed(v,3), profile_fixed(share,3), ''"));
+  md_table(r, b, "Slowest slices",
+    "SELECT row_number() OVER (ORDER BY e_ DESC, ifnull(name,''), k) AS Rank, ifnull(id,'') AS Id, ifnull(name,'') AS Name, "
+    "ifnull(source,'') AS Process, ifnull(lane,'') AS Thread, profile_fixed(e_,3) AS \"Elapsed ms\", "
+    "profile_fixed(self_ms,3) AS \"Self ms\" FROM profsql_rj WHERE done_ ORDER BY e_ DESC, ifnull(name,''), k LIMIT 16");
+  md_budget(r, b, zFormat, "slices");
+}
+
+/* ---- timings reports (PocketMine-MP, Spigot): the viewer's figures first */
+/* one row: ticks (Server Tick Update Cycle's count, else Full Server Tick's), the sample time
+** and Full Server Tick's time (ns); a timer found by its name without a '** ' prefix, the
+** record without one first */
+#define TM_FIG \
+  "WITH rec AS (SELECT *, CASE WHEN name LIKE '** %' THEN substr(name,4) ELSE name END AS nm FROM temp.profsql_rp_records), " \
+  "ck(n) AS (SELECT coalesce((SELECT count FROM rec WHERE nm='Server Tick Update Cycle' ORDER BY name LIKE '** %', line LIMIT 1), " \
+  "  (SELECT count FROM rec WHERE nm='Full Server Tick' ORDER BY name LIKE '** %', line LIMIT 1))), " \
+  "st(ns) AS (SELECT (SELECT CAST(value AS INTEGER) FROM profile_metadata(?1) WHERE scope='report' AND key='sample_time_ns' LIMIT 1)), " \
+  "fst(ns) AS (SELECT (SELECT time_ns FROM rec WHERE nm='Full Server Tick' ORDER BY name LIKE '** %', line LIMIT 1)) " \
+  "SELECT ck.n AS ticks, st.ns AS sample_ns, fst.ns AS fst_ns, " \
+  "  CASE WHEN st.ns > 0 THEN ck.n / (st.ns / 1e9) END AS tps, " \
+  "  CASE WHEN st.ns > 0 THEN fst.ns * 100.0 / st.ns END AS load FROM ck, st, fst"
+/* per timer: the records of one name in one group merged, as the viewer's list view merges
+** them (counts, times, violations and self times summed, the highest peak; self NULL without a
+** tree), with ms per server tick and the % of the 50 ms tick */
+#define TM_REC \
+  "SELECT r.*, ifnull(r.group_name,'') || ': ' || ifnull(r.name,'') AS key, r.time_ns / 1e6 AS ms, r.self_ns / 1e6 AS self_ms, " \
+  "  CASE WHEN f.ticks > 0 THEN r.time_ns / 1e6 / f.ticks END AS per_tick, " \
+  "  CASE WHEN f.ticks > 0 THEN r.time_ns / 1e6 / f.ticks / 50.0 * 100.0 END AS pct_tick " \
+  "FROM (SELECT group_name, name, min(line) AS line, count(*) AS records, sum(count) AS count, sum(time_ns) AS time_ns, " \
+  "  sum(violations) AS violations, CASE WHEN count(self_ns) THEN sum(self_ns) END AS self_ns, max(peak_ns) AS peak_ns " \
+  "  FROM temp.profsql_rp_records GROUP BY group_name, name) r, temp.profsql_rp_fig f"
+
+static void md_timings(Rep *r, PsBuf *b, const char *zSource){
+  rep_table(r, "profsql_rp_records", "SELECT * FROM profile_records(?1)");
+  rep_table(r, "profsql_rp_fig", TM_FIG);
+  md_head(r, b, zSource, "timings", "one timer record (its `Time` over the whole sample, its `Count` runs); the "
+          "report itself has no budget: the server's is the 50 ms tick, and a timer's `Violations` count its runs over it");
+  char *zTree = rep_text(r, "SELECT count(self_ns) > 0 FROM temp.profsql_rp_records");
+  int bTree = zTree && atoi(zTree);
+  sqlite3_free(zTree);
+  md_line(r, b, "Quick answer — кто жрёт время",
+    "WITH top AS (SELECT * FROM (" TM_REC ") ORDER BY coalesce(self_ns, time_ns) DESC, line LIMIT 1), "
+    "ts(tot) AS (SELECT sum(self_ns) FROM temp.profsql_rp_records) "
+    "SELECT CASE WHEN f.ticks IS NULL THEN 'The report has no `Full Server Tick` (or `Server Tick Update Cycle`) record: '"
+    "  || 'ticks, TPS and server load cannot be computed (the timings viewer rejects such a report).' "
+    "WHEN f.sample_ns IS NULL THEN printf('The report has no `Sample time` line: TPS and server load cannot be computed '"
+    "  || '(%d ticks recorded).', f.ticks) "
+    "ELSE printf('**Server:** %.2f TPS, server load %.2f %% — %d ticks in %.3f s of sample time; `Full Server Tick` took '"
+    "  || '%.3f ms (%.3f ms per tick, %.2f %% of a 50 ms tick).', f.tps, f.load, f.ticks, f.sample_ns / 1e9, "
+    "  f.fst_ns / 1e6, f.fst_ns / 1e6 / f.ticks, f.fst_ns / 1e6 / f.ticks / 50.0 * 100.0) END "
+    "|| ifnull(' ' || (SELECT CASE WHEN top.self_ns IS NOT NULL THEN printf('**Most self time:** `%s` (%s) — %.3f ms, '"
+    "  || '%.1f %% of all self time%s.', replace(top.name,'`',''''), top.group_name, top.self_ms, "
+    "  CASE WHEN ts.tot<>0 THEN top.self_ns * 100.0 / ts.tot ELSE 0 END, "
+    "  CASE WHEN top.per_tick IS NOT NULL THEN printf(', %.3f ms per tick (%.2f %% of the 50 ms tick)', top.per_tick, top.pct_tick) ELSE '' END) "
+    "  ELSE printf('**Longest timer:** `%s` (%s) — %.3f ms%s (no record tree: its time includes the timers it calls).', "
+    "  replace(top.name,'`',''''), top.group_name, top.ms, "
+    "  CASE WHEN top.per_tick IS NOT NULL THEN printf(', %.3f ms per tick (%.2f %% of the 50 ms tick)', top.per_tick, top.pct_tick) ELSE '' END) END "
+    "  FROM top, ts), '') FROM temp.profsql_rp_fig f");
+  md_table(r, b, "The timings viewer's figures",
+    "SELECT CASE WHEN tps IS NULL THEN '' ELSE printf('%.2f', tps) END AS TPS, "
+    "CASE WHEN load IS NULL THEN '' ELSE printf('%.2f', load) END AS \"Server load %\", ifnull(ticks,'') AS Ticks, "
+    "CASE WHEN sample_ns IS NULL THEN '' ELSE printf('%.9f', sample_ns / 1e9) END AS \"Sample time s\", "
+    "CASE WHEN fst_ns IS NULL THEN '' ELSE profile_fixed(fst_ns / 1e6, 3) END AS \"Full Server Tick ms\", "
+    "CASE WHEN fst_ns IS NULL OR NOT ticks > 0 THEN '' ELSE profile_fixed(fst_ns / 1e6 / ticks, 3) END AS \"ms per tick\" "
+    "FROM temp.profsql_rp_fig");
+  ps_buf_puts(b, "TPS = ticks / sample seconds; server load = `Full Server Tick` time / sample time × 100; ticks = the "
+                 "`Count` of `Server Tick Update Cycle`, else of `Full Server Tick` (the timings viewer's formulas).\n\n");
+  if( bTree ){
+    md_chart(r, b, "Self time by group",
+      MD_TOP_CHART("SELECT ifnull(group_name,'') AS key, sum(self_ns) / 1e6 AS v FROM temp.profsql_rp_records GROUP BY group_name"), "ms");
+    md_table(r, b, "Groups by self time",
+      MD_TOP("SELECT ifnull(group_name,'') AS key, count(DISTINCT name) AS timers, sum(self_ns) / 1e6 AS v "
+             "FROM temp.profsql_rp_records GROUP BY group_name",
+             "rn AS Rank, key AS \"Group\", timers AS Timers, profile_fixed(v,3) AS \"Self ms\", profile_fixed(share,3) AS \"Share %\"",
+             "'', '(' || n || ' more)', '', profile_fixed(v,3), profile_fixed(share,3)"));
+    md_chart(r, b, "Self time by timer",
+      MD_TOP_CHART("SELECT key, self_ms AS v FROM (" TM_REC ") WHERE self_ns IS NOT NULL"), "ms");
+  }else if( r->rc==SQLITE_OK ){
+    ps_buf_puts(b, "## Self time by group\n\nNot applicable to this report: it has no record tree (a legacy v1 report), so "
+                   "a timer's time includes the timers it calls and no share of it adds up; the records below are ranked "
+                   "by time per tick instead.\n\n");
+  }
+  md_table(r, b, "Timers by time per tick",
+    "SELECT row_number() OVER (ORDER BY time_ns DESC, line) AS Rank, name AS Timer, ifnull(group_name,'') AS \"Group\", "
+    "ifnull(count,'') AS Count, profile_fixed(ms,3) AS \"Time ms\", ifnull(profile_fixed(per_tick,3),'') AS \"ms per tick\", "
+    "ifnull(profile_fixed(pct_tick,2),'') AS \"% of tick\", ifnull(profile_fixed(self_ms,3),'') AS \"Self ms\", "
+    "ifnull(profile_fixed(CASE WHEN (SELECT sum(self_ns) FROM temp.profsql_rp_records)<>0 THEN self_ns * 100.0 / "
+    "(SELECT sum(self_ns) FROM temp.profsql_rp_records) END,3),'') AS \"Self %\", ifnull(violations,'') AS Violations "
+    "FROM (" TM_REC ") ORDER BY time_ns DESC, line LIMIT 16");
+  md_line(r, b, "Violations — runs over the 50 ms tick",
+    "SELECT CASE WHEN count(*) = 0 THEN 'No timer counted a violation: no run of any timer went over the 50 ms tick.' "
+    "ELSE printf('%d timers counted %d violations (runs over the 50 ms tick); the budget signal of a timings report:', "
+    "count(*), sum(violations)) END FROM (" TM_REC ") WHERE violations > 0");
+  char *zV = rep_text(r, "SELECT count(*) FROM (" TM_REC ") WHERE violations > 0");
+  if( zV && atoi(zV) > 0 ){
+    sqlite3_int64 nRow = 0;
+    r->rc = render_query(r->db,
+      "SELECT row_number() OVER (ORDER BY violations DESC, time_ns DESC, line) AS Rank, name AS Timer, "
+      "ifnull(group_name,'') AS \"Group\", violations AS Violations, ifnull(count,'') AS Count, "
+      "profile_fixed(time_ns / 1e6, 3) AS \"Time ms\", ifnull(profile_fixed(peak_ns / 1e6, 3),'') AS \"Peak ms\" "
+      "FROM (" TM_REC ") WHERE violations > 0 ORDER BY violations DESC, time_ns DESC, line LIMIT 16",
+      r->apArg, 5, 1, b, &nRow, &r->zErr);
+    ps_buf_puts(b, "\n");
+  }
+  sqlite3_free(zV);
+  if( r->rc==SQLITE_OK ){
+    ps_buf_puts(b, "## Budget violations\n\nNot applicable to timings beyond the Violations above: a timer record sums "
+                   "many runs, so its time is not compared with a frame budget.\n\n");
+  }
+}
+
+/* Creates the TEMP views of an embedded sql/ file (build/sql_text.h) over the report's own
+** temp.profsql_rp_* tables, every view name prefixed "profsql_rp_" (ps_sql_prefixed). */
+static void rep_views(Rep *r, const char *zViews){
+  if( r->rc ) return;
+  char *zSql = ps_sql_prefixed(zViews, "profsql_rp_");
+  char *zE = 0;
+  int rc = zSql ? sqlite3_exec(r->db, zSql, 0, 0, &zE) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  if( rc ){ r->rc = rc; r->zErr = sqlite3_mprintf("%s", zE ? zE : "out of memory"); }
+  sqlite3_free(zE);
+}
+
+/* ---- sampled stacks (V8 .cpuprofile, pprof, perf script, folded, speedscope): per function */
+static void md_stacks(Rep *r, PsBuf *b, const char *zSource, const char *zFormat){
+  rep_table(r, "profsql_rp_records", "SELECT * FROM profile_records(?1)");
+  md_head(r, b, zSource, zFormat, "one call-tree node (`elapsed_ms` its inclusive sampled time, `self_ms` the time of "
+          "the samples whose leaf it is); below, functions are ranked by self time (the samples they were running in), "
+          "and a function's total counts each sample once however often it recurses on that sample's stack");
+  rep_views(r, ps_sql_stacks);
+  char *zT = rep_text(r, "SELECT count(self_ns) > 0 FROM temp.profsql_rp_records");
+  int bTime = zT && atoi(zT);
+  sqlite3_free(zT);
+  /* key: function (module); v: self ms, or self samples when the samples carry no time */
+#define ST_FN(V) "SELECT fn || CASE WHEN category IS NULL THEN '' ELSE ' (' || category || ')' END AS key, fn AS name, " \
+  "ifnull(category,'') AS module, sum(self_samples) AS ss, sum(total_samples) AS ts, sum(self_ns) / 1e6 AS sms, " \
+  "sum(total_ns) / 1e6 AS tms, " V " AS v FROM (SELECT *, CASE WHEN ifnull(name,'')='' THEN '(anonymous)' ELSE name END AS fn " \
+  "FROM temp.profsql_rp_stack_functions) GROUP BY name, category"
+#define ST_ALL "(SELECT sum(self_samples) FROM temp.profsql_rp_stack_functions)"
+#define ST_ALLT "(SELECT sum(self_ns) / 1e6 FROM temp.profsql_rp_stack_functions)"
+  if( bTime ){
+    md_line(r, b, "Quick answer — кто жрёт время",
+      "WITH f AS (" ST_FN("sum(self_ns) / 1e6") "), t(tot) AS (SELECT sum(v) FROM f), top AS (SELECT * FROM f ORDER BY v DESC, key LIMIT 1) "
+      "SELECT CASE WHEN top.key IS NULL THEN 'No samples were captured.' ELSE printf('**Most self time:** `%s`%s — %.3f ms of %.3f ms "
+      "sampled (%.1f %%), %d samples; it is on the stack of %.1f %% of the samples.', replace(top.name,'`',''''), "
+      "CASE WHEN top.module<>'' THEN ' in `' || replace(top.module,'`','''') || '`' ELSE '' END, top.v, t.tot, "
+      "CASE WHEN t.tot<>0 THEN top.v*100.0/t.tot ELSE 0 END, top.ss, CASE WHEN " ST_ALL ">0 THEN top.ts*100.0/" ST_ALL " ELSE 0 END) END "
+      "FROM t LEFT JOIN top");
+    md_chart(r, b, "Self time by function", MD_TOP_CHART(ST_FN("sum(self_ns) / 1e6")), "ms");
+    md_table(r, b, "Functions by self time",
+      MD_TOP(ST_FN("sum(self_ns) / 1e6"), "rn AS Rank, name AS Function, module AS Module, ss AS \"Self samples\", "
+             "profile_fixed(sms,3) AS \"Self ms\", profile_fixed(share,3) AS \"Self %\", ts AS \"Total samples\", "
+             "profile_fixed(tms,3) AS \"Total ms\", profile_fixed(CASE WHEN " ST_ALLT ">0 THEN tms*100.0/" ST_ALLT " END,3) AS \"Total %\"",
+             "'', '(' || n || ' more)', '', '', profile_fixed(v,3), profile_fixed(share,3), '', '', ''"));
+  }else{
+    md_line(r, b, "Quick answer — кто жрёт время",
+      "WITH f AS (" ST_FN("sum(self_samples)") "), t(tot) AS (SELECT sum(v) FROM f), top AS (SELECT * FROM f ORDER BY v DESC, key LIMIT 1) "
+      "SELECT CASE WHEN top.key IS NULL THEN 'No samples were captured.' ELSE printf('**Most self samples:** `%s` — %d of %d "
+      "samples (%.1f %%); it is on the stack of %.1f %% of the samples. The samples carry no time.', replace(top.name,'`',''''), "
+      "top.ss, t.tot, CASE WHEN t.tot<>0 THEN top.v*100.0/t.tot ELSE 0 END, CASE WHEN t.tot>0 THEN top.ts*100.0/t.tot ELSE 0 END) END "
+      "FROM t LEFT JOIN top");
+    md_chart(r, b, "Self samples by function", MD_TOP_CHART(ST_FN("sum(self_samples)")), "samples");
+    md_table(r, b, "Functions by self samples",
+      MD_TOP(ST_FN("sum(self_samples)"), "rn AS Rank, name AS Function, module AS Module, ss AS \"Self samples\", "
+             "profile_fixed(share,3) AS \"Self %\", ts AS \"Total samples\", "
+             "profile_fixed(CASE WHEN " ST_ALL ">0 THEN ts*100.0/" ST_ALL " END,3) AS \"Total %\"",
+             "'', '(' || n || ' more)', '', v, profile_fixed(share,3), '', ''"));
+  }
+#undef ST_FN
+#undef ST_ALL
+#undef ST_ALLT
+  if( r->rc==SQLITE_OK ){
+    ps_buf_printf(b, "## Budget violations\n\nNot applicable to %s: a sample is a point in time, not a call with a "
+                     "duration, so no call can be over a budget.\n\n", zFormat);
+  }
+}
+
+/* ---- XSpace: device and host apart, ops by self time (sql/xprof_stats.sql) */
+#define XS_OPS(DEV) "SELECT op_name || CASE WHEN op_type IS NULL OR op_type=op_name THEN '' ELSE ' (' || op_type || ')' END AS key, " \
+  "op_name, ifnull(op_type,'') AS op_type, sum(occurrences) AS n, count(DISTINCT pid) AS planes, sum(self_ns) / 1e6 AS v, " \
+  "sum(total_ns) / 1e6 AS tot FROM temp.profsql_rp_xprof_op_stats WHERE " DEV " GROUP BY op_name, op_type"
+#define XS_PLANES(DEV) "SELECT plane AS key, sum(self_ns) / 1e6 AS v FROM temp.profsql_rp_xprof_op_stats WHERE " DEV " GROUP BY file, pid"
+
+static void md_xspace(Rep *r, PsBuf *b, const char *zSource){
+  rep_table(r, "profsql_rp_events", "SELECT * FROM profile_events(?1)");
+  rep_views(r, ps_sql_xprof_stats);
+  rep_table(r, "profsql_rp_ops", "SELECT * FROM temp.profsql_rp_xprof_op_stats");
+  md_head(r, b, zSource, "xspace", "one XEvent (a complete slice of a line); ops are read as xprof reads them "
+          "(`sql/xprof_stats.sql`), device planes (`/device:...`) and host planes apart, ranked by self time "
+          "(an op's time minus the ops nested in it on its line)");
+  md_line(r, b, "Quick answer — кто жрёт время",
+    "WITH d AS (" XS_OPS("device") "), h AS (" XS_OPS("NOT device") "), "
+    "dt(tot, planes) AS (SELECT sum(self_ns) / 1e6, count(DISTINCT pid) FROM temp.profsql_rp_xprof_op_stats WHERE device), "
+    "ht(tot) AS (SELECT sum(self_ns) / 1e6 FROM temp.profsql_rp_xprof_op_stats WHERE NOT device), "
+    "d1 AS (SELECT * FROM d ORDER BY v DESC, key LIMIT 1), h1 AS (SELECT * FROM h ORDER BY v DESC, key LIMIT 1) "
+    "SELECT CASE WHEN d1.key IS NULL THEN 'No device plane has ops (a host-only capture).' ELSE "
+    "printf('**Device:** `%s` — %.3f ms of the %.3f ms of op self time on %d device plane%s (%.1f %%), %d launches.', "
+    "replace(d1.key,'`',''''), d1.v, dt.tot, dt.planes, CASE WHEN dt.planes=1 THEN '' ELSE 's' END, "
+    "CASE WHEN dt.tot<>0 THEN d1.v*100.0/dt.tot ELSE 0 END, d1.n) END || ' ' || "
+    "CASE WHEN h1.key IS NULL THEN 'No host events.' ELSE printf('**Host:** `%s` — %.3f ms of %.3f ms of host self time (%.1f %%).', "
+    "replace(h1.key,'`',''''), h1.v, ht.tot, CASE WHEN ht.tot<>0 THEN h1.v*100.0/ht.tot ELSE 0 END) END "
+    "FROM dt, ht LEFT JOIN d1 LEFT JOIN h1");
+  md_chart(r, b, "Device: self time by plane", MD_TOP_CHART(XS_PLANES("device")), "ms");
+  md_chart(r, b, "Device: self time by op", MD_TOP_CHART(XS_OPS("device")), "ms");
+  md_table(r, b, "Device: top ops by self time",
+    MD_TOP(XS_OPS("device"), "rn AS Rank, op_name AS Op, op_type AS Type, n AS Occurrences, planes AS Planes, "
+           "profile_fixed(v,3) AS \"Self ms\", profile_fixed(share,3) AS \"Self %\", profile_fixed(tot,3) AS \"Total ms\"",
+           "'', '(' || n || ' more)', '', '', '', profile_fixed(v,3), profile_fixed(share,3), ''"));
+  char *zK = rep_text(r, "SELECT count(*) FROM temp.profsql_rp_xprof_kernel_stats");
+  if( zK && atoi(zK) > 0 ){
+    md_table(r, b, "Device: top kernels by total time",
+      "SELECT rank AS Rank, kernel_name AS Kernel, ifnull(op_name,'') AS Op, occurrences AS Launches, "
+      "profile_fixed(total_ns / 1e6, 3) AS \"Total ms\", profile_fixed(avg_ns / 1e3, 3) AS \"Avg us\", "
+      "ifnull(profile_fixed(occupancy_pct, 1),'') AS \"Occupancy %\" FROM temp.profsql_rp_xprof_kernel_stats "
+      "ORDER BY file, rank LIMIT 16");
+  }else if( zK ){
+    ps_buf_puts(b, "## Device: top kernels by total time\n\nNo device event carries `kernel_details` (launch "
+                   "parameters), so there are no kernels to list.\n\n");
+  }
+  sqlite3_free(zK);
+  char *zH = rep_text(r, "SELECT count(*) FROM temp.profsql_rp_xprof_op_stats WHERE NOT device");
+  if( zH && atoi(zH) > 0 ){
+    md_chart(r, b, "Host: self time by event", MD_TOP_CHART(XS_OPS("NOT device")), "ms");
+    md_table(r, b, "Host: top events by self time",
+      MD_TOP(XS_OPS("NOT device"), "rn AS Rank, op_name AS Event, op_type AS Type, n AS Occurrences, "
+             "profile_fixed(v,3) AS \"Self ms\", profile_fixed(share,3) AS \"Self %\", profile_fixed(tot,3) AS \"Total ms\"",
+             "'', '(' || n || ' more)', '', '', profile_fixed(v,3), profile_fixed(share,3), ''"));
+  }else if( zH ){
+    ps_buf_puts(b, "## Host: top events by self time\n\nThe capture has no host plane with events.\n\n");
+  }
+  sqlite3_free(zH);
+  md_budget(r, b, "xspace", "ops");
+}
+
+/* ---- records of other kinds (xprof result files, ...): the records as they are */
+static void md_records(Rep *r, PsBuf *b, const char *zSource, const char *zFormat){
+  md_head(r, b, zSource, zFormat, "one record of the file (its time as `elapsed_ms`)");
+  md_table(r, b, "Records by time",
+    "SELECT row_number() OVER (ORDER BY e_ DESC, k) AS Rank, ifnull(name,'') AS Name, ifnull(source,'') AS Source, "
+    "profile_fixed(e_,3) AS \"Time ms\", ifnull(profile_fixed(self_ms,3),'') AS \"Self ms\" FROM profsql_rj WHERE done_ "
+    "ORDER BY e_ DESC, k LIMIT 16");
+  if( r->rc==SQLITE_OK ) ps_buf_printf(b, "Shares are not given: the records of a `%s` file are statistics that may "
+                                          "overlap, not a partition of the time.\n\n", zFormat);
+  md_budget(r, b, zFormat, "records");
+}
+
+/* The Markdown of a capture of format zFormat (NULL or "mixed": read as slices). */
+static void rep_markdown_for(Rep *r, PsBuf *b, const char *zSource, const char *zFormat){
+  static const char *const azStacks[] = { "cpuprofile", "pprof", "perf_script", "folded", "speedscope", 0 };
+  const char *zF = zFormat && zFormat[0] ? zFormat : "mixed";
+  int bStacks = 0;
+  for(int k=0; azStacks[k]; k++) bStacks |= strcmp(zF, azStacks[k])==0;
+  char *zRec = rep_text(r, "SELECT count(*) > 0 FROM profile_records(?1) LIMIT 1");
+  int bRec = zRec && atoi(zRec);
+  sqlite3_free(zRec);
+  if( r->rc ) return;
+  if( strcmp(zF, "newengine")==0 ) rep_markdown(r, b, zSource);
+  else if( strcmp(zF, "timings")==0 ) md_timings(r, b, zSource);
+  else if( bStacks && bRec ) md_stacks(r, b, zSource, zF);
+  else if( strcmp(zF, "xspace")==0 ) md_xspace(r, b, zSource);
+  else if( bRec ) md_records(r, b, zSource, zF);
+  else md_slices(r, b, zSource, zF);
+}
+
+/* Drops what rep_markdown_for made in temp (views and tables named profsql_rp_*). */
+static void rep_markdown_cleanup(Rep *r){
+  sqlite3_stmt *st = 0;
+  if( sqlite3_prepare_v2(r->db, "SELECT type, name FROM temp.sqlite_schema WHERE name LIKE 'profsql\\_rp\\_%' ESCAPE '\\' "
+                         "AND type IN ('view','table') ORDER BY type='table'", -1, &st, 0) ) return;
+  char *azDrop[64]; int n = 0;
+  while( n<64 && sqlite3_step(st)==SQLITE_ROW ){
+    azDrop[n] = sqlite3_mprintf("DROP %s IF EXISTS temp.\"%w\"", (const char*)sqlite3_column_text(st, 0),
+                                (const char*)sqlite3_column_text(st, 1));
+    if( azDrop[n] ) n++;
+  }
+  sqlite3_finalize(st);
+  for(int k=0; k<n; k++){ sqlite3_exec(r->db, azDrop[k], 0, 0, 0); sqlite3_free(azDrop[k]); }
 }
 
 /* Sanitises the archive prefix to [A-Za-z0-9._-] as the writer does. */
@@ -676,7 +1348,7 @@ static void sanitize_prefix(char *z){
 ** takes; null means the default. */
 enum { OPT_NUM, OPT_COUNT, OPT_TEXT, OPT_BOOL, OPT_BUDGETS };
 static const struct { const char *zKey; int eType; } aOpt[] = {
-  { "budgets_ms", OPT_BUDGETS }, { "slow_job_warn_ms", OPT_NUM }, { "top_limit", OPT_COUNT },
+  { "budgets_ms", OPT_BUDGETS }, { "budget_ms", OPT_NUM }, { "slow_job_warn_ms", OPT_NUM }, { "top_limit", OPT_COUNT },
   { "max_recent_jobs", OPT_COUNT }, { "archive_prefix", OPT_TEXT }, { "reason", OPT_TEXT },
   { "write_json", OPT_BOOL }, { "write_markdown", OPT_BOOL }, { "write_csv", OPT_BOOL },
   { "write_flamegraph", OPT_BOOL }, { "write_archive", OPT_BOOL },
@@ -787,19 +1459,36 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
       sqlite3_result_error(ctx, m ? m : "out of memory", -1); sqlite3_free(m); sqlite3_free(zBad); return;
     }
   }
+  /* the capture's format ('mixed' for several; NULL when it does not load: profile_jobs then
+  ** reports why); only a StarProfiler report has a slow threshold by default (?3) */
+  char *zFormat = 0;
+  {
+    sqlite3_stmt *sf = 0;
+    if( sqlite3_prepare_v2(r.db, "SELECT CASE WHEN count(DISTINCT value) > 1 THEN 'mixed' ELSE max(value) END "
+                           "FROM profile_metadata(?1) WHERE scope='capture' AND key='format'", -1, &sf, 0)==SQLITE_OK ){
+      sqlite3_bind_value(sf, 1, argv[0]);
+      if( sqlite3_step(sf)==SQLITE_ROW && sqlite3_column_text(sf, 0) ) zFormat = sqlite3_mprintf("%s", sqlite3_column_text(sf, 0));
+    }
+    sqlite3_finalize(sf);
+  }
   /* the values bound as ?1..?5 */
   sqlite3_stmt *pv = 0;
   if( sqlite3_prepare_v2(r.db,
-      "SELECT ?1, ?2, coalesce(json_extract(?2,'$.slow_job_warn_ms'),16.67), "
+      "SELECT ?1, ?2, coalesce(json_extract(?2,'$.slow_job_warn_ms'), CASE WHEN ?3 THEN coalesce("
+      "(SELECT json_extract(value,'$.diagnostics.slow_job_warn_ms') FROM profile_metadata(?1) WHERE scope='report' "
+      "AND key='config' AND json_valid(value) AND json_type(value,'$.diagnostics.slow_job_warn_ms') IN ('integer','real') LIMIT 1), "   /* a report's own threshold */
+      "16.67) END), "
       "coalesce(json_extract(?2,'$.top_limit'),64)", -1, &pv, 0) ){
+    sqlite3_free(zFormat);
     sqlite3_result_error(ctx, sqlite3_errmsg(r.db), -1); return;
   }
   sqlite3_bind_value(pv, 1, argv[0]);
   if( pOpt ) sqlite3_bind_value(pv, 2, pOpt);
+  sqlite3_bind_int(pv, 3, zFormat && strcmp(zFormat, "newengine")==0);   /* (a capture that does not load fails below) */
   sqlite3_step(pv);
   for(int k=0; k<4; k++) r.apArg[k] = sqlite3_value_dup(sqlite3_column_value(pv, k));
   sqlite3_finalize(pv);
-  for(int k=0; k<4; k++) if( r.apArg[k]==0 ){ for(int j=0; j<4; j++) sqlite3_value_free(r.apArg[j]); sqlite3_result_error_nomem(ctx); return; }
+  for(int k=0; k<4; k++) if( r.apArg[k]==0 ){ for(int j=0; j<4; j++) sqlite3_value_free(r.apArg[j]); sqlite3_free(zFormat); sqlite3_result_error_nomem(ctx); return; }
 
   PsBuf aOut[N_CSV]; memset(aOut, 0, sizeof(aOut));
   PsBuf md, js, man; memset(&md, 0, sizeof(md)); memset(&js, 0, sizeof(js)); memset(&man, 0, sizeof(man));
@@ -855,7 +1544,8 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     char zSrc[512];
     if( t0==SQLITE_TEXT ) snprintf(zSrc, sizeof(zSrc), "%s", (const char*)sqlite3_value_text(argv[0]));
     else snprintf(zSrc, sizeof(zSrc), "BLOB (%d bytes)", sqlite3_value_bytes(argv[0]));
-    rep_markdown(&r, &md, zSrc);
+    rep_markdown_for(&r, &md, zSrc, zFormat);
+    rep_markdown_cleanup(&r);
   }
   /* the UTC stamp of the archive and dated members */
   struct timeval tv; gettimeofday(&tv, 0);
@@ -871,7 +1561,7 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     char *zRecent = rep_text(&r, "SELECT CAST(coalesce(json_extract(?2,'$.max_recent_jobs'),4096) AS INTEGER)");
     long long nRecent = zRecent ? atoll(zRecent) : 4096;
     sqlite3_free(zRecent);
-    zJson = rep_report_json(&r, zReason ? zReason : "profsql.report", nowMs, nRecent);
+    zJson = rep_report_json(&r, (PsConn*)sqlite3_user_data(ctx), argv[0], 0, nowMs, nRecent, zDir, zFormat);
     if( zJson && ps_json_pretty(&js, zJson, strlen(zJson)) ) r.rc = SQLITE_NOMEM;
   }
   /* the manifest */
@@ -966,6 +1656,8 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   int rcSave = r.rc; char *zErrSave = r.zErr;
   r.rc = SQLITE_OK; r.zErr = 0;
   rep_exec(&r, "DROP TABLE IF EXISTS temp.profsql_rj");
+  sqlite3_free(r.zErr); r.zErr = 0; r.rc = SQLITE_OK;
+  rep_exec(&r, "DROP TABLE IF EXISTS temp.profsql_jj");
   for(int k=0; k<(int)(sizeof(azAggDef)/sizeof(azAggDef[0])); k++){
     char *zDrop = sqlite3_mprintf("DROP TABLE IF EXISTS temp.profsql_ag_%s", azAggDef[k][0]);
     if( zDrop ){ r.rc = SQLITE_OK; rep_exec(&r, zDrop); sqlite3_free(zDrop); }
@@ -982,6 +1674,7 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   sqlite3_free(zErrSave);
   for(int k=0; k<N_CSV; k++) ps_buf_free(&aOut[k]);
   ps_buf_free(&md); ps_buf_free(&js); ps_buf_free(&man); ps_buf_free(&fg);
+  sqlite3_free(zFormat);
   sqlite3_free(zPrefix); sqlite3_free(zReason); sqlite3_free(zReasonJson); sqlite3_free(zRunStart); sqlite3_free(zJson); sqlite3_free(zManifest);
   for(int k=0; k<5; k++) sqlite3_value_free(r.apArg[k]);
 }
@@ -989,6 +1682,8 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 int ps_report_register(sqlite3 *db, PsConn *pConn){
   int rc = sqlite3_create_function(db, "profile_fixed", 2, SQLITE_UTF8|SQLITE_DETERMINISTIC|SQLITE_INNOCUOUS,
                                    0, fixedFunc, 0, 0);
+  if( rc==SQLITE_OK ) rc = sqlite3_create_function(db, "profile_float", 1, SQLITE_UTF8|SQLITE_DETERMINISTIC|SQLITE_INNOCUOUS,
+                                                   0, floatFunc, 0, 0);
   if( rc==SQLITE_OK ) rc = sqlite3_create_function(db, "profile_write_csv", 2, SQLITE_UTF8|SQLITE_DIRECTONLY, 0, csvFunc, 0, 0);
   if( rc==SQLITE_OK ) rc = sqlite3_create_function(db, "profile_write_markdown", 2, SQLITE_UTF8|SQLITE_DIRECTONLY, 0, mdFunc, 0, 0);
   if( rc==SQLITE_OK ) rc = ps_register_conn_function(db, pConn, "profile_zip", -1, -1, zipFunc);
