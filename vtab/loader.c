@@ -30,6 +30,7 @@ PsConn *ps_conn_new(void){
 }
 
 static void entry_free(PsCacheEntry *e){
+  if( e->pOwner ) e->pOwner->nLive--;
   ps_capture_free(e->cap);
   sqlite3_free(e->zPath);
   sqlite3_free(e->pBlob);
@@ -280,6 +281,8 @@ static PsCacheEntry *acquire(PsConn *c, const char *zTable, const char *zPath, c
     e->nBlob = nBlob;
   }
   e->pConn = c;
+  e->pOwner = c;
+  if( ++c->nLive > c->nLivePeak ) c->nLivePeak = c->nLive;
   e->nRef = 2;              /* the cache's and the caller's */
   e->pNext = c->pFirst; c->pFirst = e;
   cache_trim(c);
@@ -300,7 +303,7 @@ int ps_register_conn_function(sqlite3 *db, PsConn *pConn, const char *zName, int
 
 int ps_vt_check_lost(sqlite3_vtab_cursor *pCur, const char *zTable, const PsSet *pSet, int iPart){
   PsErr err;
-  if( iPart<0 || iPart>=pSet->nPart || ps_source_lost_error(&pSet->ap[iPart]->cap->src, &err)==PS_OK ) return SQLITE_OK;
+  if( iPart<0 || iPart>=pSet->nPart || pSet->ap[iPart]==0 || ps_source_lost_error(&pSet->ap[iPart]->cap->src, &err)==PS_OK ) return SQLITE_OK;
   sqlite3_free(pCur->pVtab->zErrMsg);
   pCur->pVtab->zErrMsg = sqlite3_mprintf("%s: %s: %s; run the query again to read the file as it is now",
       zTable, pSet->azFile && pSet->azFile[iPart] ? pSet->azFile[iPart] : "BLOB", err.msg);
@@ -378,13 +381,27 @@ int ps_vt_eq_constraints(sqlite3_index_info *pInfo, const int *aCol, int nCol){
   return idxNum;
 }
 
+/* Releases a part a streamed scan leaves. When the set has more parts than the cache keeps, the
+** cache's reference goes too (unless another cursor uses the capture): a sequential scan of more
+** captures than the cache holds would evict each one before it is asked for again. */
+static void set_drop(PsSet *p, int i){
+  PsCacheEntry *e = p->ap[i];
+  p->ap[i] = 0;
+  if( e==0 ) return;
+  if( p->bStream && p->pConn && p->nPart > p->pConn->nCacheMax && e->pConn && e->nRef==2 ){
+    entry_unlink(e);      /* drops the cache's reference: ours is the last */
+  }
+  ps_vt_release(e);
+}
+
 void ps_set_clear(PsSet *p){
-  for(int i=0; i<p->nPart; i++){ ps_vt_release(p->ap[i]); sqlite3_free(p->azFile[i]); }
+  for(int i=0; i<p->nPart; i++){ set_drop(p, i); sqlite3_free(p->azFile[i]); }
   for(int i=0; i<p->nSkipped; i++) sqlite3_free(p->azSkipped[i]);
   sqlite3_free(p->ap); sqlite3_free(p->azFile); sqlite3_free(p->azSkipped); sqlite3_free(p->zKey);
   memset(p, 0, sizeof(*p));
 }
 
+/* Appends a part: a loaded capture e, or (e NULL) a file to load when the scan reaches it. */
 static int set_add(PsSet *p, PsCacheEntry *e, const char *zFile){
   PsCacheEntry **ap = sqlite3_realloc64(p->ap, (p->nPart+1)*sizeof(*ap));
   if( ap==0 ) return SQLITE_NOMEM;
@@ -398,6 +415,14 @@ static int set_add(PsSet *p, PsCacheEntry *e, const char *zFile){
   return SQLITE_OK;
 }
 
+/* Moves a directory's file that is not a capture to the skipped list (zFile is taken over). */
+static int set_skip(PsSet *p, char *zFile){
+  char **az = sqlite3_realloc64(p->azSkipped, (p->nSkipped+1)*sizeof(char*));
+  if( az==0 ){ sqlite3_free(zFile); return SQLITE_NOMEM; }
+  p->azSkipped = az; az[p->nSkipped++] = zFile;
+  return SQLITE_OK;
+}
+
 static int str_cmp(const void *a, const void *b){ return strcmp(*(char*const*)a, *(char*const*)b); }
 
 /* Sets the table's error message; returns rc, or SQLITE_NOMEM when there is no message. */
@@ -407,17 +432,64 @@ static int set_error(sqlite3_vtab *pVtab, char *zErr, int rc){
   return zErr ? rc : SQLITE_NOMEM;
 }
 
+static char *no_capture_error(const char *zTable, const char *zSrc){
+  return sqlite3_mprintf("%s: '%s' holds no supported capture (supported: %s)", zTable, zSrc,
+                         ps_format_list());
+}
+
+int ps_set_use(sqlite3_vtab *pVtab, PsSet *p, int i, PsCapture **ppCap){
+  *ppCap = 0;
+  if( i>=0 && i<p->nPart && p->ap[i] ){ *ppCap = p->ap[i]->cap; return SQLITE_OK; }
+  if( p->bStream ){
+    for(int k=0; k<p->nPart; k++) if( k!=i ) set_drop(p, k);   /* one capture at a time */
+  }
+  while( i>=0 && i<p->nPart ){
+    char *zErr = 0; int why = 0;
+    PsCacheEntry *e = acquire(p->pConn, p->zTable, p->azFile[i], 0, 0, p->pFmt, &zErr, &why);
+    if( e ){ p->ap[i] = e; *ppCap = e->cap; return SQLITE_OK; }
+    if( !(p->bDir && why==LOAD_UNSUPPORTED) ) return set_error(pVtab, zErr, load_rc(why));
+    /* not a capture: listed as skipped, the next file takes its place */
+    sqlite3_free(zErr);
+    char *zFile = p->azFile[i];
+    memmove(&p->azFile[i], &p->azFile[i+1], (size_t)(p->nPart-i-1)*sizeof(char*));
+    memmove(&p->ap[i], &p->ap[i+1], (size_t)(p->nPart-i-1)*sizeof(PsCacheEntry*));
+    p->nPart--;
+    if( set_skip(p, zFile) ) return SQLITE_NOMEM;
+  }
+  if( p->nPart==0 && p->bDir && !p->bFiltered ){
+    return set_error(pVtab, no_capture_error(p->zTable, p->zKey ? p->zKey : "?"), SQLITE_ERROR);
+  }
+  return SQLITE_OK;
+}
+
+/* Whether zFile passes the file = ? / IN filter (no filter: every file). */
+static int file_wanted(const PsFileFilter *pF, const char *zFile){
+  if( pF==0 || pF->pVal==0 ) return 1;
+  if( !pF->bIn ){
+    const char *z = sqlite3_value_type(pF->pVal)==SQLITE_TEXT ? (const char*)sqlite3_value_text(pF->pVal) : 0;
+    return z && zFile && strcmp(z, zFile)==0;
+  }
+  sqlite3_value *v = 0;
+  for(int rc = sqlite3_vtab_in_first(pF->pVal, &v); rc==SQLITE_OK && v; rc = sqlite3_vtab_in_next(pF->pVal, &v)){
+    if( sqlite3_value_type(v)==SQLITE_TEXT && zFile && strcmp((const char*)sqlite3_value_text(v), zFile)==0 ) return 1;
+  }
+  return 0;
+}
+
 int ps_vt_filter_set(sqlite3_vtab *pVtab, const char *zTable, sqlite3_value *pSource,
-                     sqlite3_value *pFormat, PsSet *pSet){
+                     sqlite3_value *pFormat, const PsFileFilter *pFiles, int bCanStream,
+                     PsSet *pSet){
   PsConn *c = ((PsVtab*)pVtab)->pConn;
   char *zErr = 0;
   const PsFormat *pFmt = 0;
   int why = 0, rc = SQLITE_OK;
+  int bFiltered = pFiles && pFiles->pVal;
   int eType = pSource ? sqlite3_value_type(pSource) : SQLITE_NULL;
   if( eType!=SQLITE_TEXT || c->bNoIo ){
     PsCacheEntry *e = ps_vt_acquire(c, zTable, pSource, pFormat, &zErr, &rc);
     if( e==0 ) return set_error(pVtab, zErr, rc);
     ps_set_clear(pSet);
+    if( bFiltered && !file_wanted(pFiles, 0) ){ ps_vt_release(e); return SQLITE_OK; } /* file is NULL */
     if( set_add(pSet, e, 0) ){ ps_vt_release(e); return SQLITE_NOMEM; }
     return SQLITE_OK;
   }
@@ -425,50 +497,36 @@ int ps_vt_filter_set(sqlite3_vtab *pVtab, const char *zTable, sqlite3_value *pSo
   if( zSrc==0 ) return SQLITE_NOMEM;
   /* A cursor filtered again within its statement (the inner side of a join, a recursive CTE)
   ** with the same path keeps its captures: one statement sees one version of the files, and
-  ** the stat() of the cache check is not paid per row. */
-  if( pSet->zKey && strcmp(pSet->zKey, zSrc)==0 && (pFormat==0 || sqlite3_value_type(pFormat)==SQLITE_NULL) ){
-    int bAuto = 1;
-    for(int i=0; i<pSet->nPart; i++) if( pSet->ap[i]->pFmt ) bAuto = 0;
-    if( bAuto ) return SQLITE_OK;
+  ** the stat() of the cache check is not paid per row. A streamed set starts again at its
+  ** first part (ps_set_use loads it). */
+  if( !bFiltered && !pSet->bFiltered && pSet->zKey && strcmp(pSet->zKey, zSrc)==0
+   && (pFormat==0 || sqlite3_value_type(pFormat)==SQLITE_NULL) && pSet->pFmt==0
+   && (pSet->bStream || !bCanStream || pSet->nPart<=1) ){
+    return SQLITE_OK;
   }
   if( parse_format(zTable, pFormat, &pFmt, &zErr) ) return set_error(pVtab, zErr, SQLITE_ERROR);
-  PsSet set; memset(&set, 0, sizeof(set));
+  /* the files the source names, in name order */
+  char **az = 0; int n = 0, bDir = 0, bGlob = 0;
   struct stat st;
   int bStat = stat(zSrc, &st)==0;
   if( bStat && S_ISDIR(st.st_mode) ){
+    bDir = 1;
     DIR *d = opendir(zSrc);
     if( d==0 ) return set_error(pVtab, sqlite3_mprintf("%s: cannot open '%s': %s", zTable, zSrc, strerror(errno)), SQLITE_ERROR);
-    char **az = 0; int n = 0;
     struct dirent *de;
     while( (de = readdir(d))!=0 ){
       if( de->d_name[0]=='.' ) continue;
       char *zFile = sqlite3_mprintf("%s%s%s", zSrc, zSrc[0] && zSrc[strlen(zSrc)-1]=='/' ? "" : "/", de->d_name);
       struct stat fs;
       if( zFile==0 ){ rc = SQLITE_NOMEM; break; }
-      if( stat(zFile, &fs)!=0 || !S_ISREG(fs.st_mode) ){ sqlite3_free(zFile); continue; }
+      if( !file_wanted(pFiles, zFile) || stat(zFile, &fs)!=0 || !S_ISREG(fs.st_mode) ){ sqlite3_free(zFile); continue; }
       char **az2 = sqlite3_realloc64(az, (n+1)*sizeof(char*));
       if( az2==0 ){ sqlite3_free(zFile); rc = SQLITE_NOMEM; break; }
       az = az2; az[n++] = zFile;
     }
     closedir(d);
-    if( n>1 ) qsort(az, (size_t)n, sizeof(char*), str_cmp);
-    for(int i=0; i<n && rc==SQLITE_OK; i++){
-      PsCacheEntry *e = acquire(c, zTable, az[i], 0, 0, pFmt, &zErr, &why);
-      if( e ){ rc = set_add(&set, e, az[i]); if( rc ) ps_vt_release(e); }
-      else if( why==LOAD_UNSUPPORTED ){
-        sqlite3_free(zErr); zErr = 0;
-        char **az2 = sqlite3_realloc64(set.azSkipped, (set.nSkipped+1)*sizeof(char*));
-        if( az2==0 ){ rc = SQLITE_NOMEM; break; }
-        set.azSkipped = az2; set.azSkipped[set.nSkipped++] = az[i]; az[i] = 0;
-      }else rc = load_rc(why);
-    }
-    for(int i=0; i<n; i++) sqlite3_free(az[i]);
-    sqlite3_free(az);
-    if( rc==SQLITE_OK && set.nPart==0 ){
-      zErr = sqlite3_mprintf("%s: '%s' holds no supported capture (supported: %s)", zTable, zSrc, ps_format_list());
-      rc = SQLITE_ERROR;
-    }
   }else if( !bStat && strpbrk(zSrc, "*?[") ){
+    bGlob = 1;
     glob_t g;
     int grc = glob(zSrc, 0, 0, &g);
     if( grc==GLOB_NOMATCH ){
@@ -479,19 +537,40 @@ int ps_vt_filter_set(sqlite3_vtab *pVtab, const char *zTable, sqlite3_value *pSo
       rc = SQLITE_ERROR;
     }else{
       for(size_t i=0; i<g.gl_pathc && rc==SQLITE_OK; i++){
-        PsCacheEntry *e = acquire(c, zTable, g.gl_pathv[i], 0, 0, pFmt, &zErr, &why);
-        if( e==0 ){ rc = load_rc(why); break; }
-        rc = set_add(&set, e, g.gl_pathv[i]);
-        if( rc ) ps_vt_release(e);
+        if( !file_wanted(pFiles, g.gl_pathv[i]) ) continue;
+        char **az2 = sqlite3_realloc64(az, (n+1)*sizeof(char*));
+        if( az2==0 ){ rc = SQLITE_NOMEM; break; }
+        az = az2;
+        if( (az[n++] = sqlite3_mprintf("%s", g.gl_pathv[i]))==0 ) rc = SQLITE_NOMEM;
       }
     }
     if( grc==0 ) globfree(&g);
-  }else{
-    PsCacheEntry *e = acquire(c, zTable, zSrc, 0, 0, pFmt, &zErr, &why);
-    if( e==0 ) rc = load_rc(why);
-    else if( (rc = set_add(&set, e, zSrc))!=SQLITE_OK ) ps_vt_release(e);
+  }else if( file_wanted(pFiles, zSrc) ){
+    az = sqlite3_malloc64(sizeof(char*));
+    if( az==0 || (az[0] = sqlite3_mprintf("%s", zSrc))==0 ) rc = SQLITE_NOMEM;
+    else n = 1;
   }
+  if( n>1 ) qsort(az, (size_t)n, sizeof(char*), str_cmp);
+  PsSet set; memset(&set, 0, sizeof(set));
+  set.bDir = bDir; set.bFiltered = bFiltered; set.pConn = c; set.pFmt = pFmt; set.zTable = zTable;
+  set.bStream = bCanStream && n>1;
   if( rc==SQLITE_OK && (set.zKey = sqlite3_mprintf("%s", zSrc))==0 ) rc = SQLITE_NOMEM;
+  for(int i=0; i<n && rc==SQLITE_OK; i++){
+    if( set.bStream ){ rc = set_add(&set, 0, az[i]); continue; }
+    PsCacheEntry *e = acquire(c, zTable, az[i], 0, 0, pFmt, &zErr, &why);
+    if( e ){ rc = set_add(&set, e, az[i]); if( rc ) ps_vt_release(e); }
+    else if( bDir && why==LOAD_UNSUPPORTED ){
+      sqlite3_free(zErr); zErr = 0;
+      rc = set_skip(&set, az[i]); az[i] = 0;
+    }else rc = load_rc(why);
+  }
+  for(int i=0; i<n; i++) sqlite3_free(az[i]);
+  sqlite3_free(az);
+  if( rc==SQLITE_OK && bDir && !bFiltered && !set.bStream && set.nPart==0 ){
+    zErr = no_capture_error(zTable, zSrc);
+    rc = SQLITE_ERROR;
+  }
+  (void)bGlob;
   if( rc!=SQLITE_OK ){
     ps_set_clear(&set);
     if( rc==SQLITE_NOMEM && zErr==0 ) return SQLITE_NOMEM;
@@ -500,6 +579,40 @@ int ps_vt_filter_set(sqlite3_vtab *pVtab, const char *zTable, sqlite3_value *pSo
   ps_set_clear(pSet);
   *pSet = set;
   return SQLITE_OK;
+}
+
+int ps_vt_file_constraint(sqlite3_index_info *pInfo, int iFileCol, int iArgv, int *pbIn){
+  *pbIn = 0;
+  for(int i=0; i<pInfo->nConstraint; i++){
+    const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
+    if( pC->iColumn!=iFileCol || pC->op!=SQLITE_INDEX_CONSTRAINT_EQ || !pC->usable ) continue;
+    pInfo->aConstraintUsage[i].argvIndex = iArgv;
+    pInfo->aConstraintUsage[i].omit = 1;
+    /* sqlite3_vtab_in came with SQLite 3.38: an older host library has no such entry */
+    if( sqlite3_libversion_number()>=3038000 && sqlite3_vtab_in(pInfo, i, -1) ){
+      *pbIn = sqlite3_vtab_in(pInfo, i, 1);
+    }
+    return 1;
+  }
+  return 0;
+}
+
+int ps_vt_source_kind(sqlite3_index_info *pInfo, int iSourceCol){
+  if( sqlite3_libversion_number()<3038000 ) return PS_SOURCE_UNKNOWN;
+  for(int i=0; i<pInfo->nConstraint; i++){
+    const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
+    if( pC->iColumn!=iSourceCol || pC->op!=SQLITE_INDEX_CONSTRAINT_EQ || !pC->usable ) continue;
+    sqlite3_value *v = 0;
+    if( sqlite3_vtab_rhs_value(pInfo, i, &v)!=SQLITE_OK || v==0 ) return PS_SOURCE_UNKNOWN;
+    if( sqlite3_value_type(v)==SQLITE_BLOB ) return PS_SOURCE_ONE;
+    if( sqlite3_value_type(v)!=SQLITE_TEXT ) return PS_SOURCE_UNKNOWN;
+    struct stat st;
+    const char *z = (const char*)sqlite3_value_text(v);
+    if( z==0 ) return PS_SOURCE_UNKNOWN;
+    if( stat(z, &st)==0 ) return S_ISDIR(st.st_mode) ? PS_SOURCE_MANY : PS_SOURCE_ONE;
+    return strpbrk(z, "*?[") ? PS_SOURCE_MANY : PS_SOURCE_ONE;   /* a missing file: its error */
+  }
+  return PS_SOURCE_UNKNOWN;
 }
 
 const char *ps_set_host(const PsSet *p, int iPart, char *buf, size_t nBuf){

@@ -52,12 +52,16 @@
 ** process_name / thread_name = plane / line name, args = the event's and its metadata's stats.
 **
 ** Query planning (xBestIndex idxNum bits, argv in this order):
-**   1 source = ?   2 format = ?   4 id = ?   8 parent_id = ?
-**   16 rows in name order   32 rows in cat order
+**   1 source = ?   2 format = ?   4 id = ?   8 parent_id = ?   64 file = ?   128 file IN (...)
+**   16 rows in name order   32 rows in cat order   256 ... within each file (ORDER BY file, name)
 **   'id = ?' is a direct lookup and 'parent_id = ?' walks the children index, so a self-join
-**   child -> parent costs about one scan. ORDER BY id is consumed (rows come out in id order);
-**   ORDER BY / GROUP BY name (or cat), BINARY collation, is consumed by scanning a per-capture
-**   name-ordered index, so GROUP BY name needs no sorter.
+**   child -> parent costs about one scan. ORDER BY file [, id] is consumed (rows come out part by
+**   part, each in id order), ORDER BY id alone when the source is one capture; ORDER BY / GROUP BY
+**   [file,] name (or cat), BINARY collation, is consumed by scanning a per-capture name-ordered
+**   index, so GROUP BY name needs no sorter (across the files of a literal directory or glob source
+**   SQLite sorts instead, so that the files stream). 'file = ?' / 'file IN (...)' open only the
+**   files named. A plain scan of several files streams them, one capture in memory at a time;
+**   lookups and a name order merged across files hold them all (vtab/ps_vtab.h, PsSet).
 **
 ** Errors: see vtab/loader.c (cannot open, not a supported capture, byte-offset parse errors).
 ** The table reads files, so it is SQLITE_VTAB_DIRECTONLY: a schema (view/trigger) from an
@@ -115,12 +119,15 @@ SQLITE_EXTENSION_INIT3
 #define EV_IDX_PARENT  8
 #define EV_IDX_BYNAME 16     /* rows come out ordered by name (ORDER BY / GROUP BY name) */
 #define EV_IDX_BYCAT  32     /* ... by cat */
+#define EV_IDX_FILE   64     /* file = ? */
+#define EV_IDX_FILE_IN 128   /* file IN (...), the list taken whole */
+#define EV_IDX_PERFILE 256   /* name / cat order within each file, files in order (ORDER BY file, name) */
 
 typedef struct EvCursor {
   sqlite3_vtab_cursor base;
   PsSet set;                  /* the captures (references held while the cursor is open) */
   int iPart;                  /* current part (file) */
-  PsCapture *cap;             /* set.ap[iPart]->cap */
+  PsCapture *cap;             /* set.ap[iPart]->cap; NULL at the end of the parts */
   int64_t iRow;               /* current row id (within the part) */
   int64_t iLo, iEnd;          /* rows allowed: [iLo, iEnd) (narrowed by id = ?) */
   const int32_t *aList;       /* list scan (children, name order): row ids, or NULL for a range scan */
@@ -152,12 +159,15 @@ static int evClose(sqlite3_vtab_cursor *cur){
   return SQLITE_OK;
 }
 
-/* idxNum bits as documented in the header; argv order: source, format, id, parent_id. */
+/* idxNum bits as documented in the header; argv order: source, format, id, parent_id, file. */
 static int evBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   (void)pVtab;
   static const int aCol[4] = { EV_SOURCE, EV_FORMAT, EV_ID, EV_PARENT_ID };
   int idxNum = ps_vt_eq_constraints(pInfo, aCol, 4);
   if( idxNum<0 ) return SQLITE_CONSTRAINT;
+  int nArg = 0, bIn = 0;
+  for(int b=1; b<16; b<<=1) if( idxNum & b ) nArg++;
+  if( ps_vt_file_constraint(pInfo, EV_FILE, nArg+1, &bIn) ) idxNum |= bIn ? EV_IDX_FILE_IN : EV_IDX_FILE;
   pInfo->idxNum = idxNum;
   if( idxNum & EV_IDX_ID ){
     pInfo->estimatedCost = 1.0; pInfo->estimatedRows = 1;
@@ -167,14 +177,31 @@ static int evBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   }else{
     pInfo->estimatedCost = 1e6; pInfo->estimatedRows = 1000000;
   }
-  if( pInfo->nOrderBy==1 && pInfo->aOrderBy[0].iColumn==EV_ID && !pInfo->aOrderBy[0].desc ){
-    pInfo->orderByConsumed = 1;
-  }else if( pInfo->nOrderBy==1 && !pInfo->aOrderBy[0].desc && !(idxNum & (EV_IDX_ID|EV_IDX_PARENT))
-         && (pInfo->aOrderBy[0].iColumn==EV_NAME || pInfo->aOrderBy[0].iColumn==EV_CAT) ){
+  if( idxNum & (EV_IDX_FILE|EV_IDX_FILE_IN) ){ pInfo->estimatedCost /= 4; pInfo->estimatedRows /= 4; }
+  /* ORDER BY the table gives for free: rows come out part by part (parts in file name order),
+  ** each part in id order, or in name / cat order through the per-capture index */
+  int nOb = pInfo->nOrderBy, iOb = 0;
+  for(int i=0; i<nOb; i++) if( pInfo->aOrderBy[i].desc ) return SQLITE_OK;
+  int bFileFirst = nOb>=1 && pInfo->aOrderBy[0].iColumn==EV_FILE;
+  if( bFileFirst ) iOb = 1;
+  /* a source known to be one capture (a literal path of a file, a BLOB) has one part: its
+  ** row order is the order of every column the parts are ordered by */
+  int eKind = ps_vt_source_kind(pInfo, EV_SOURCE);
+  if( nOb==iOb ){
+    pInfo->orderByConsumed = 1;                     /* ORDER BY file */
+  }else if( nOb==iOb+1 && pInfo->aOrderBy[iOb].iColumn==EV_ID ){
+    if( bFileFirst || eKind==PS_SOURCE_ONE ) pInfo->orderByConsumed = 1;
+  }else if( nOb==iOb+1 && !(idxNum & (EV_IDX_ID|EV_IDX_PARENT))
+         && (pInfo->aOrderBy[iOb].iColumn==EV_NAME || pInfo->aOrderBy[iOb].iColumn==EV_CAT) ){
     /* the index is in BINARY order, the columns' default collation; SQLite does not pass an
-    ** ORDER BY with another collation (tests/sql/planner.sql checks COLLATE NOCASE) */
-    pInfo->idxNum = idxNum | (pInfo->aOrderBy[0].iColumn==EV_NAME ? EV_IDX_BYNAME : EV_IDX_BYCAT);
-    pInfo->orderByConsumed = 1;
+    ** ORDER BY with another collation (tests/sql/planner.sql checks COLLATE NOCASE). Across
+    ** the files of a directory or glob, name order alone would hold every file at once (a
+    ** merge): there SQLite's sorter does it, and the files are read one at a time. */
+    if( bFileFirst || eKind!=PS_SOURCE_MANY ){
+      pInfo->idxNum = idxNum | (pInfo->aOrderBy[iOb].iColumn==EV_NAME ? EV_IDX_BYNAME : EV_IDX_BYCAT)
+                             | (bFileFirst ? EV_IDX_PERFILE : 0);
+      pInfo->orderByConsumed = 1;
+    }
   }
   return SQLITE_OK;
 }
@@ -197,7 +224,9 @@ static int64_t ev_row_arg(double d, int64_t n){
 
 /* Sets up the scan of the current part (the constraints saved by evFilter). */
 static int ev_start_part(EvCursor *c){
-  c->cap = c->set.ap[c->iPart]->cap;
+  c->aList = 0; c->nList = 0; c->iList = 0; c->iRow = 0; c->iEnd = 0;
+  int rc = ps_set_use(c->base.pVtab, &c->set, c->iPart, &c->cap);
+  if( rc!=SQLITE_OK || c->cap==0 ) return rc;      /* no more parts: c->cap NULL is EOF */
   int64_t n = (int64_t)c->cap->ev.n;
   int idxNum = c->idxNum;
   c->aList = 0; c->nList = 0; c->iList = 0;
@@ -237,7 +266,7 @@ static int ev_part_done(const EvCursor *c){
 
 /* Moves to the next part while the current one has no more rows. */
 static int ev_settle(EvCursor *c){
-  while( ev_part_done(c) && c->iPart+1 < c->set.nPart ){
+  while( c->cap && ev_part_done(c) && c->iPart+1 < c->set.nPart ){
     c->iPart++;
     int rc = ev_start_part(c);
     if( rc ) return rc;
@@ -300,14 +329,21 @@ static int evFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   sqlite3_value *pFormat = (idxNum & EV_IDX_FORMAT) ? argv[k++] : 0;
   sqlite3_value *pId = (idxNum & EV_IDX_ID) ? argv[k++] : 0;
   sqlite3_value *pParent = (idxNum & EV_IDX_PARENT) ? argv[k++] : 0;
-  int rc = ps_vt_filter_set(cur->pVtab, "profile_events", pSource, pFormat, &c->set);
+  PsFileFilter files = { 0, (idxNum & EV_IDX_FILE_IN)!=0 };
+  if( idxNum & (EV_IDX_FILE|EV_IDX_FILE_IN) ) files.pVal = argv[k++];
+  /* a plain scan (part after part) streams the files of a directory or glob; lookups by id /
+  ** parent_id and name order merged across files hold them all */
+  int bStream = !(idxNum & (EV_IDX_ID|EV_IDX_PARENT))
+             && (!(idxNum & (EV_IDX_BYNAME|EV_IDX_BYCAT)) || (idxNum & EV_IDX_PERFILE));
+  int rc = ps_vt_filter_set(cur->pVtab, "profile_events", pSource, pFormat, &files, bStream, &c->set);
   if( rc!=SQLITE_OK ) return rc;
   c->idxNum = idxNum;
   c->bId = pId!=0; c->rId = pId ? ev_num_arg(pId) : 0;
   c->bParent = pParent!=0; c->rParent = pParent ? ev_num_arg(pParent) : 0;
-  c->iPart = 0;
+  c->iPart = 0; c->cap = 0;
   sqlite3_free(c->aMerged); c->aMerged = 0; c->nMerged = 0; c->iMerged = 0;
-  if( c->set.nPart>1 && (idxNum & (EV_IDX_BYNAME|EV_IDX_BYCAT)) ){
+  if( c->set.nPart==0 ) return SQLITE_OK;
+  if( c->set.nPart>1 && (idxNum & (EV_IDX_BYNAME|EV_IDX_BYCAT)) && !(idxNum & EV_IDX_PERFILE) ){
     rc = ev_merge_parts(c, (idxNum & EV_IDX_BYCAT)!=0);
     if( rc ) return rc;
     ev_merged_row(c);
@@ -349,19 +385,20 @@ static int evEof(sqlite3_vtab_cursor *cur){
   return ev_part_done(c);
 }
 
-static void result_value(sqlite3_context *ctx, const PsCapture *cap, const PsValue *v){
+static void result_value(sqlite3_context *ctx, const PsCapture *cap, const PsValue *v, sqlite3_destructor_type xDel){
   if( v->type==PS_VAL_INT ) sqlite3_result_int64(ctx, v->i);
   else if( v->type==PS_VAL_TEXT ){
     PsStr s = ps_pool_get(&cap->pool, v->s);
-    sqlite3_result_text(ctx, s.z, (int)s.n, SQLITE_STATIC);
+    sqlite3_result_text(ctx, s.z, (int)s.n, xDel);
   }else sqlite3_result_null(ctx);
 }
 
-static void result_str(sqlite3_context *ctx, const PsCapture *cap, uint32_t id){
+static void result_str(sqlite3_context *ctx, const PsCapture *cap, uint32_t id, sqlite3_destructor_type xDel){
   if( id==0 ){ sqlite3_result_null(ctx); return; }
   PsStr s = ps_pool_get(&cap->pool, id);
-  /* pool strings live as long as the capture, which outlives the statement step */
-  sqlite3_result_text(ctx, s.z, (int)s.n, SQLITE_STATIC);
+  /* pool strings live as long as the capture, which outlives the statement step unless the
+  ** set is streamed (ps_set_text) */
+  sqlite3_result_text(ctx, s.z, (int)s.n, xDel);
 }
 
 static int evColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
@@ -378,18 +415,18 @@ static int evColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
     case EV_DUR:
       if( e->aDur[r]==PS_NULL64 ) sqlite3_result_null(ctx); else sqlite3_result_int64(ctx, e->aDur[r]);
       return SQLITE_OK;
-    case EV_NAME: result_str(ctx, cap, e->aName[r]); return SQLITE_OK;
-    case EV_CAT:  result_str(ctx, cap, e->aCat[r]); return SQLITE_OK;
+    case EV_NAME: result_str(ctx, cap, e->aName[r], ps_set_text(&c->set)); return SQLITE_OK;
+    case EV_CAT:  result_str(ctx, cap, e->aCat[r], ps_set_text(&c->set)); return SQLITE_OK;
     case EV_PH: {
       if( e->aPh[r]==0 ){ sqlite3_result_null(ctx); return SQLITE_OK; }
       char ph = (char)e->aPh[r];
       sqlite3_result_text(ctx, &ph, 1, SQLITE_TRANSIENT);
       return SQLITE_OK;
     }
-    case EV_PID: result_value(ctx, cap, &cap->aThread[e->aThread[r]].pid); return SQLITE_OK;
-    case EV_TID: result_value(ctx, cap, &cap->aThread[e->aThread[r]].tid); return SQLITE_OK;
-    case EV_PROCESS_NAME: result_str(ctx, cap, cap->aThread[e->aThread[r]].processName); return SQLITE_OK;
-    case EV_THREAD_NAME:  result_str(ctx, cap, cap->aThread[e->aThread[r]].threadName); return SQLITE_OK;
+    case EV_PID: result_value(ctx, cap, &cap->aThread[e->aThread[r]].pid, ps_set_text(&c->set)); return SQLITE_OK;
+    case EV_TID: result_value(ctx, cap, &cap->aThread[e->aThread[r]].tid, ps_set_text(&c->set)); return SQLITE_OK;
+    case EV_PROCESS_NAME: result_str(ctx, cap, cap->aThread[e->aThread[r]].processName, ps_set_text(&c->set)); return SQLITE_OK;
+    case EV_THREAD_NAME:  result_str(ctx, cap, cap->aThread[e->aThread[r]].threadName, ps_set_text(&c->set)); return SQLITE_OK;
     case EV_DEPTH:
       if( e->aDepth[r]<0 ) sqlite3_result_null(ctx); else sqlite3_result_int(ctx, e->aDepth[r]);
       return SQLITE_OK;

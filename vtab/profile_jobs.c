@@ -59,6 +59,7 @@ SQLITE_EXTENSION_INIT3
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define PJ_JOB_LIST   (PS_JOB_NCOL)
 #define PJ_SELF       (PS_JOB_NCOL + 1)
@@ -85,6 +86,7 @@ typedef struct PjCursor {
   sqlite3_vtab_cursor base;
   PsSet set;
   int iPart;
+  PsCapture *cap;             /* the current part's capture; NULL at the end of the parts */
   int kind;                   /* PJ_* of the current part */
   int64_t iRow;
   int64_t iBudgetRow;         /* the row (of part iBudgetPart) whose budget_ms is in rBudget */
@@ -94,9 +96,14 @@ typedef struct PjCursor {
                               ** slices whose parent it is (sqlite3_malloc'ed; NULL until asked;
                               ** a double: a sum of int64 durations must not overflow) */
   int iChildPart;
+  int64_t iKeysRow;           /* the event row (of part iKeysPart) whose owner and method are in */
+  int iKeysPart;              /* own / meth: computed once per row (owner, method_name and the   */
+  PsOut own, meth;            /* report's keys built on them read them several times; malloc'ed) */
+  int iReleasePart;           /* the part whose mapped source bytes below oRelease this scan has */
+  size_t oRelease;            /* released (pj_release) */
 } PjCursor;
 
-static const PsCapture *pj_cap(const PjCursor *c){ return c->set.ap[c->iPart]->cap; }
+static const PsCapture *pj_cap(const PjCursor *c){ return c->cap; }
 
 static int pj_kind(const PsCapture *cap){
   if( cap->nJob || cap->aJobCsvCol || strcmp(cap->pFormat->zName, "newengine")==0 ) return PJ_JOBS;
@@ -124,14 +131,23 @@ static void pj_skip(PjCursor *c){
   while( c->iRow < (int64_t)cap->ev.n && !pj_is_job(cap, c->iRow) ) c->iRow++;
 }
 
-static void pj_settle(PjCursor *c){
-  for(;;){
+/* Loads part c->iPart (a directory or glob streams: ps_set_use). */
+static int pj_start_part(PjCursor *c){
+  c->iRow = 0;
+  int rc = ps_set_use(c->base.pVtab, &c->set, c->iPart, &c->cap);
+  if( rc==SQLITE_OK && c->cap ) c->kind = pj_kind(c->cap);
+  return rc;
+}
+
+static int pj_settle(PjCursor *c){
+  while( c->cap ){
     pj_skip(c);
-    if( c->iRow < pj_count(c) || c->iPart+1 >= c->set.nPart ) return;
+    if( c->iRow < pj_count(c) || c->iPart+1 >= c->set.nPart ) return SQLITE_OK;
     c->iPart++;
-    c->kind = pj_kind(pj_cap(c));
-    c->iRow = 0;
+    int rc = pj_start_part(c);
+    if( rc ) return rc;
   }
+  return SQLITE_OK;
 }
 
 static int pjConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
@@ -148,40 +164,48 @@ static int pjOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur){
 static int pjClose(sqlite3_vtab_cursor *cur){
   PjCursor *c = (PjCursor*)cur;
   ps_set_clear(&c->set);
+  free(c->own.zFree); free(c->meth.zFree);
   sqlite3_free(c->aChild);
   sqlite3_free(c);
   return SQLITE_OK;
 }
 
+/* idxNum bits (argv in this order): 1 capture = ?, 2 format = ?, 4 file = ?, 8 file IN (...). */
 static int pjBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   (void)pVtab;
-  return ps_vt_best_source(pInfo, PJ_CAPTURE, PJ_FORMAT);
+  int rc = ps_vt_best_source(pInfo, PJ_CAPTURE, PJ_FORMAT);
+  int bIn = 0, nArg = (pInfo->idxNum & 1) + ((pInfo->idxNum>>1) & 1);
+  if( rc==SQLITE_OK && ps_vt_file_constraint(pInfo, PJ_FILE, nArg+1, &bIn) ) pInfo->idxNum |= bIn ? 8 : 4;
+  return rc;
 }
 
 static int pjFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
                     int argc, sqlite3_value **argv){
   PjCursor *c = (PjCursor*)cur;
   (void)idxStr; (void)argc;
-  sqlite3_value *pSource = (idxNum & 1) ? argv[0] : 0;
-  sqlite3_value *pFormat = (idxNum & 2) ? argv[(idxNum & 1) ? 1 : 0] : 0;
-  int rc = ps_vt_filter_set(cur->pVtab, "profile_jobs", pSource, pFormat, &c->set);
+  int k = 0;
+  sqlite3_value *pSource = (idxNum & 1) ? argv[k++] : 0;
+  sqlite3_value *pFormat = (idxNum & 2) ? argv[k++] : 0;
+  PsFileFilter files = { (idxNum & 12) ? argv[k++] : 0, (idxNum & 8)!=0 };
+  int rc = ps_vt_filter_set(cur->pVtab, "profile_jobs", pSource, pFormat, &files, 1, &c->set);
   if( rc!=SQLITE_OK ) return rc;
-  c->iPart = 0; c->iRow = 0; c->iBudgetRow = -1;
+  c->iPart = 0; c->iRow = 0; c->iBudgetRow = -1; c->cap = 0; c->iKeysRow = -1;
+  c->iReleasePart = -1; c->oRelease = 0;
   sqlite3_free(c->aChild); c->aChild = 0; c->iChildPart = -1;
-  if( c->set.nPart ){ c->kind = pj_kind(pj_cap(c)); pj_settle(c); }
-  return SQLITE_OK;
+  if( c->set.nPart==0 ) return SQLITE_OK;
+  rc = pj_start_part(c);
+  return rc ? rc : pj_settle(c);
 }
 
 static int pjNext(sqlite3_vtab_cursor *cur){
   PjCursor *c = (PjCursor*)cur;
   c->iRow++;
-  pj_settle(c);
-  return SQLITE_OK;
+  return pj_settle(c);
 }
 
 static int pjEof(sqlite3_vtab_cursor *cur){
   PjCursor *c = (PjCursor*)cur;
-  return c->set.nPart==0 || c->iRow >= pj_count(c);
+  return c->cap==0 || c->iRow >= pj_count(c);
 }
 
 static void result_pool_or(sqlite3_context *ctx, const PsCapture *cap, uint32_t id, const char *zElse){
@@ -238,10 +262,31 @@ static int pj_children(PjCursor *c){
   return SQLITE_OK;
 }
 
+/* A scan that re-reads the source bytes of every event (owner, budget_ms, metadata: the args)
+** would fault the whole mapped file back into the process (the parse released it: ext/source.h,
+** ps_source_done_before). Rows are in file order, so the pages more than 4 MiB behind the
+** current row's offset are released again in 4 MiB steps (MADV_DONTNEED: they stay in the page
+** cache and fault back in if a later row or query reads them); a report over a 1M-event trace
+** keeps its RSS near the capture's. No effect on a source read into memory. */
+static void pj_release(PjCursor *c, const PsCapture *cap, size_t off){
+  static const size_t STEP = (size_t)4 << 20;
+  if( !cap->src.bMapped || (const void*)cap->src.z!=cap->src.pMap ) return;
+  if( c->iReleasePart!=c->iPart ){ c->iReleasePart = c->iPart; c->oRelease = 0; }
+  if( off < c->oRelease + 2*STEP || off > cap->src.n ) return;
+  uintptr_t base = (uintptr_t)cap->src.z;            /* page-aligned: the mapping's start */
+  uintptr_t a = base + c->oRelease;                   /* where the last release ended */
+  uintptr_t b = (base + off - STEP) & ~(uintptr_t)(STEP-1);
+  if( b > a ){
+    madvise((void*)a, b - a, MADV_DONTNEED);
+    c->oRelease = (size_t)(b - base);
+  }
+}
+
 /* budget_ms of the current event row, looked up once per row (four columns use it). */
 static double pj_budget(PjCursor *c){
   if( c->iBudgetRow!=c->iRow || c->iPart!=c->iBudgetPart ){
     c->rBudget = pj_event_budget(pj_cap(c), c->iRow);
+    pj_release(c, pj_cap(c), (size_t)pj_cap(c)->ev.aOff[c->iRow]);
     c->iBudgetRow = c->iRow; c->iBudgetPart = c->iPart;
   }
   return c->rBudget;
@@ -292,11 +337,18 @@ static int pj_event_column(PjCursor *c, sqlite3_context *ctx, int iCol){
       if( cap->pFormat->xColumn==0 ){ sqlite3_result_null(ctx); break; }
       PsOut o; memset(&o, 0, sizeof(o));
       if( cap->pFormat->xColumn(cap, (size_t)r, PS_COL_ARGS, &o) ) return SQLITE_NOMEM;
+      pj_release(c, cap, (size_t)e->aOff[r]);
       ps_vt_result(ctx, &o);
       break;
     }
     case PS_JOB_OWNER: case PS_JOB_METHOD_NAME: {
-      /* the writer's keys from the event's args (Chrome), else "<source>:<category>" */
+      /* the writer's keys from the event's args (Chrome), else "<source>:<category>"; once per row */
+      if( c->iKeysRow==r && c->iKeysPart==c->iPart ){
+        const PsOut *o = iCol==PS_JOB_OWNER ? &c->own : &c->meth;
+        if( o->type==0 ) sqlite3_result_null(ctx);
+        else sqlite3_result_text(ctx, o->z, (int)o->n, SQLITE_TRANSIENT);
+        break;
+      }
       char zSrc[200], zCat[200];
       pj_label(cap, th->processName, "pid", &th->pid, zSrc, sizeof(zSrc));
       if( e->aCat[r] ){ PsStr cs = ps_pool_get(&cap->pool, e->aCat[r]); snprintf(zCat, sizeof(zCat), "%.*s", (int)(cs.n > 190 ? 190 : cs.n), cs.z); }
@@ -306,10 +358,26 @@ static int pj_event_column(PjCursor *c, sqlite3_context *ctx, int iCol){
         size_t v;
         if( ps_json_find_key(cap->src.z, cap->src.n, (size_t)e->aOff[r], "args", &v)==1 ) a = v;
       }
-      PsOut own, meth;
-      if( ps_job_keys(cap->src.z, cap->src.n, a, zSrc, strlen(zSrc), zCat, strlen(zCat), &own, &meth) ) return SQLITE_NOMEM;
-      if( iCol==PS_JOB_OWNER ){ ps_vt_result(ctx, &own); free(meth.zFree); }
-      else{ ps_vt_result(ctx, &meth); free(own.zFree); }
+      free(c->own.zFree); free(c->meth.zFree);
+      memset(&c->own, 0, sizeof(c->own)); memset(&c->meth, 0, sizeof(c->meth));
+      c->iKeysRow = -1;
+      if( ps_job_keys(cap->src.z, cap->src.n, a, zSrc, strlen(zSrc), zCat, strlen(zCat), &c->own, &c->meth) ) return SQLITE_NOMEM;
+      for(int k=0; k<2; k++){          /* the text rule, as ps_vt_result applies it */
+        PsOut *p = k ? &c->meth : &c->own;
+        if( p->type && p->z && !ps_text_check(p->z, p->n, 0) ){
+          size_t m = ps_text_repair(p->z, p->n, 0);
+          char *zFix = malloc(m ? m : 1);
+          if( zFix==0 ) return SQLITE_NOMEM;
+          ps_text_repair(p->z, p->n, zFix);
+          free(p->zFree);
+          p->z = zFix; p->n = m; p->zFree = zFix;
+        }
+      }
+      c->iKeysRow = r; c->iKeysPart = c->iPart;
+      pj_release(c, cap, (size_t)e->aOff[r]);
+      const PsOut *o = iCol==PS_JOB_OWNER ? &c->own : &c->meth;
+      if( o->type==0 ) sqlite3_result_null(ctx);
+      else sqlite3_result_text(ctx, o->z, (int)o->n, SQLITE_TRANSIENT);
       break;
     }
     case PJ_JOB_LIST: sqlite3_result_text(ctx, "completed_jobs", -1, SQLITE_STATIC); break;

@@ -45,13 +45,19 @@ typedef struct MdCursor {
   PsSet set;                  /* the captures (references held while open) */
   int iPart;                  /* current part; == set.nPart for the 'files' rows of skipped files */
   int64_t iRow;               /* row within the part */
+  PsCapture *cap;             /* the current part's capture */
 } MdCursor;
 
-/* Moves past exhausted parts. */
-static void md_settle(MdCursor *c){
-  while( c->iPart < c->set.nPart && c->iRow >= (int64_t)c->set.ap[c->iPart]->cap->nMeta ){
+/* Moves past exhausted parts, loading each part as the scan reaches it (a directory or glob
+** streams: ps_set_use). */
+static int md_settle(MdCursor *c){
+  while( c->iPart < c->set.nPart ){
+    int rc = ps_set_use(c->base.pVtab, &c->set, c->iPart, &c->cap);
+    if( rc ) return rc;
+    if( c->cap==0 || c->iRow < (int64_t)c->cap->nMeta ) return SQLITE_OK;
     c->iPart++; c->iRow = 0;
   }
+  return SQLITE_OK;
 }
 
 static int mdConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
@@ -72,10 +78,13 @@ static int mdClose(sqlite3_vtab_cursor *cur){
   return SQLITE_OK;
 }
 
-/* idxNum bits: 1 source = ?, 2 format = ? (argv in that order). */
+/* idxNum bits: 1 source = ?, 2 format = ?, 4 file = ?, 8 file IN (...) (argv in that order). */
 static int mdBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   (void)pVtab;
-  return ps_vt_best_source(pInfo, MD_SOURCE, MD_FORMAT);
+  int rc = ps_vt_best_source(pInfo, MD_SOURCE, MD_FORMAT);
+  int bIn = 0, nArg = (pInfo->idxNum & 1) + ((pInfo->idxNum>>1) & 1);
+  if( rc==SQLITE_OK && ps_vt_file_constraint(pInfo, MD_FILE, nArg+1, &bIn) ) pInfo->idxNum |= bIn ? 8 : 4;
+  return rc;
 }
 
 static int mdFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
@@ -85,18 +94,17 @@ static int mdFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   int k = 0;
   sqlite3_value *pSource = (idxNum & 1) ? argv[k++] : 0;
   sqlite3_value *pFormat = (idxNum & 2) ? argv[k++] : 0;
-  int rc = ps_vt_filter_set(cur->pVtab, "profile_metadata", pSource, pFormat, &c->set);
+  PsFileFilter files = { (idxNum & 12) ? argv[k++] : 0, (idxNum & 8)!=0 };
+  int rc = ps_vt_filter_set(cur->pVtab, "profile_metadata", pSource, pFormat, &files, 1, &c->set);
   if( rc!=SQLITE_OK ) return rc;
-  c->iPart = 0; c->iRow = 0;
-  md_settle(c);
-  return SQLITE_OK;
+  c->iPart = 0; c->iRow = 0; c->cap = 0;
+  return md_settle(c);
 }
 
 static int mdNext(sqlite3_vtab_cursor *cur){
   MdCursor *c = (MdCursor*)cur;
   c->iRow++;
-  md_settle(c);
-  return SQLITE_OK;
+  return md_settle(c);
 }
 
 static int mdEof(sqlite3_vtab_cursor *cur){
@@ -117,7 +125,7 @@ static int mdColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
     }
     return SQLITE_OK;
   }
-  const PsCapture *cap = c->set.ap[c->iPart]->cap;
+  const PsCapture *cap = c->cap;
   const PsMeta *m = &cap->aMeta[c->iRow];
   switch( iCol ){
     case MD_FILE:
@@ -125,7 +133,7 @@ static int mdColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
       break;
     case MD_SCOPE: case MD_KEY: {
       PsStr s = ps_pool_get(&cap->pool, iCol==MD_SCOPE ? m->scope : m->key);
-      sqlite3_result_text(ctx, s.z, (int)s.n, SQLITE_STATIC);
+      sqlite3_result_text(ctx, s.z, (int)s.n, ps_set_text(&c->set));
       break;
     }
     case MD_VALUE: {

@@ -89,7 +89,7 @@ typedef struct RcCursor {
   int64_t iParentWant;        /* ... its value (PS_NULL64: matches nothing) */
 } RcCursor;
 
-static const PsCapture *rc_cap(const RcCursor *c){ return c->set.ap[c->iPart]->cap; }
+static const PsCapture *rc_cap(const RcCursor *c){ return c->cap; }
 
 /* In a list scan with both constraints, moves iRow to the next row matching parent_record_id. */
 static void rcSkip(RcCursor *c){
@@ -105,10 +105,12 @@ static void rcSkip(RcCursor *c){
 static int rc_start_part(RcCursor *c){
   static const int32_t aNone[1] = {0};
   c->iRow = 0; c->aList = 0; c->nList = 0;
+  int rc = ps_set_use(c->base.pVtab, &c->set, c->iPart, &c->cap);
+  if( rc!=SQLITE_OK || c->cap==0 ) return rc;      /* no more parts: c->cap NULL is EOF */
   if( c->bKey ){
     c->aList = aNone;
     if( c->bKeyValid ){
-      c->aList = ps_capture_records_eq(c->set.ap[c->iPart]->cap, c->bKeyParent, c->iKey, &c->nList);
+      c->aList = ps_capture_records_eq(c->cap, c->bKeyParent, c->iKey, &c->nList);
       if( c->aList==0 ) return SQLITE_NOMEM;
     }
     rcSkip(c);
@@ -122,7 +124,7 @@ static int rc_part_done(const RcCursor *c){
 }
 
 static int rc_settle(RcCursor *c){
-  while( rc_part_done(c) && c->iPart+1 < c->set.nPart ){
+  while( c->cap && rc_part_done(c) && c->iPart+1 < c->set.nPart ){
     c->iPart++;
     int rc = rc_start_part(c);
     if( rc ) return rc;
@@ -149,13 +151,16 @@ static int rcClose(sqlite3_vtab_cursor *cur){
 }
 
 /* idxNum bits (argv in this order): 1 source = ?, 2 format = ?, 4 record_id = ?,
-** 8 parent_record_id = ? (4 and 8 are lookups in an index built once per capture, which keeps
+** 8 parent_record_id = ?, 16 file = ?, 32 file IN (...) taken whole (4 and 8 are lookups in an index built once per capture, which keeps
 ** the recursive CTEs of sql/record_tree.sql linear). */
 static int rcBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   (void)pVtab;
   static const int aCol[4] = { RC_SOURCE, RC_FORMAT, RC_RECORD_ID, RC_PARENT_ID };
   int idxNum = ps_vt_eq_constraints(pInfo, aCol, 4);
   if( idxNum<0 ) return SQLITE_CONSTRAINT;
+  int nArg = 0, bIn = 0;
+  for(int b=1; b<16; b<<=1) if( idxNum & b ) nArg++;
+  if( ps_vt_file_constraint(pInfo, RC_FILE, nArg+1, &bIn) ) idxNum |= bIn ? 32 : 16;
   pInfo->idxNum = idxNum;
   if( idxNum & 4 ){ pInfo->estimatedCost = 2.0; pInfo->estimatedRows = 1; }
   else if( idxNum & 8 ){ pInfo->estimatedCost = 10.0; pInfo->estimatedRows = 5; }
@@ -172,7 +177,10 @@ static int rcFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   sqlite3_value *pFormat = (idxNum & 2) ? argv[k++] : 0;
   sqlite3_value *pId = (idxNum & 4) ? argv[k++] : 0;
   sqlite3_value *pParent = (idxNum & 8) ? argv[k++] : 0;
-  int rc = ps_vt_filter_set(cur->pVtab, "profile_records", pSource, pFormat, &c->set);
+  PsFileFilter files = { (idxNum & 48) ? argv[k++] : 0, (idxNum & 32)!=0 };
+  /* a scan streams the files of a directory or glob; lookups hold them all */
+  int rc = ps_vt_filter_set(cur->pVtab, "profile_records", pSource, pFormat, &files,
+                            (idxNum & 12)==0, &c->set);
   if( rc!=SQLITE_OK ) return rc;
   sqlite3_value *pKey = pId ? pId : pParent;
   c->bKey = pKey!=0; c->bKeyParent = pId==0;
@@ -181,7 +189,8 @@ static int rcFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   c->bParentFilter = pId && pParent;
   c->iParentWant = (pParent && sqlite3_value_numeric_type(pParent)==SQLITE_INTEGER)
                  ? sqlite3_value_int64(pParent) : PS_NULL64;
-  c->iPart = 0;
+  c->iPart = 0; c->cap = 0;
+  if( c->set.nPart==0 ) return SQLITE_OK;
   rc = rc_start_part(c);
   if( rc==SQLITE_OK ) rc = rc_settle(c);
   return rc;
@@ -196,7 +205,7 @@ static int rcNext(sqlite3_vtab_cursor *cur){
 
 static int rcEof(sqlite3_vtab_cursor *cur){
   RcCursor *c = (RcCursor*)cur;
-  if( c->set.nPart==0 ) return 1;
+  if( c->cap==0 ) return 1;
   return rc_part_done(c);
 }
 
@@ -204,10 +213,10 @@ static void result_i64(sqlite3_context *ctx, int64_t v){
   if( v==PS_NULL64 ) sqlite3_result_null(ctx); else sqlite3_result_int64(ctx, v);
 }
 
-static void result_pool(sqlite3_context *ctx, const PsCapture *cap, uint32_t id){
+static void result_pool(sqlite3_context *ctx, const PsCapture *cap, uint32_t id, sqlite3_destructor_type xDel){
   if( id==0 ){ sqlite3_result_null(ctx); return; }
   PsStr s = ps_pool_get(&cap->pool, id);
-  sqlite3_result_text(ctx, s.z, (int)s.n, SQLITE_STATIC);
+  sqlite3_result_text(ctx, s.z, (int)s.n, xDel);
 }
 
 static int rcColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
@@ -218,10 +227,10 @@ static int rcColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
     case RC_RECORD_ID:  result_i64(ctx, r->recordId); break;
     case RC_PARENT_ID:  result_i64(ctx, r->parentId); break;
     case RC_TIMER_ID:   result_i64(ctx, r->timerId); break;
-    case RC_CATEGORY:   result_pool(ctx, cap, r->category); break;
-    case RC_NAME:       result_pool(ctx, cap, r->name); break;
-    case RC_GROUP:      result_pool(ctx, cap, r->group); break;
-    case RC_PLUGIN:     result_pool(ctx, cap, r->plugin); break;
+    case RC_CATEGORY:   result_pool(ctx, cap, r->category, ps_set_text(&c->set)); break;
+    case RC_NAME:       result_pool(ctx, cap, r->name, ps_set_text(&c->set)); break;
+    case RC_GROUP:      result_pool(ctx, cap, r->group, ps_set_text(&c->set)); break;
+    case RC_PLUGIN:     result_pool(ctx, cap, r->plugin, ps_set_text(&c->set)); break;
     case RC_THREAD_ID:  result_i64(ctx, r->threadId); break;
     case RC_TIME:       result_i64(ctx, r->time); break;
     case RC_COUNT:      result_i64(ctx, r->count); break;
@@ -247,7 +256,7 @@ static int rcColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
       if( r->depth<0 ) sqlite3_result_null(ctx); else sqlite3_result_int(ctx, r->depth);
       break;
     case RC_LINE:       if( r->line ) sqlite3_result_int64(ctx, r->line); else sqlite3_result_null(ctx); break;
-    case RC_RECORD_SET: result_pool(ctx, cap, r->recordSet); break;
+    case RC_RECORD_SET: result_pool(ctx, cap, r->recordSet, ps_set_text(&c->set)); break;
     case RC_ATTRS: {
       PsOut o;
       memset(&o, 0, sizeof(o));

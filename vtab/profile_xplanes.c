@@ -47,10 +47,41 @@ SQLITE_EXTENSION_INIT3
 typedef struct XpCursor {
   sqlite3_vtab_cursor base;
   PsSet set;                  /* the captures (references held while open) */
-  int64_t *aRow;              /* per row: line index, or -(plane index + 1) for a plane without lines */
-  int *aPart;                 /* per row: the part (file) */
+  int iPart;                  /* the current part (file) ... */
+  PsCapture *cap;             /* ... and its capture; NULL at the end of the parts */
+  int64_t *aRow;              /* per row of the part: line index, or -(plane index + 1) for a
+                              ** plane without lines */
   size_t nRow, iRow;
+  int64_t iRowid;             /* rows returned before this one */
 } XpCursor;
+
+/* Loads part c->iPart and lists its rows (a directory or glob streams: ps_set_use). */
+static int xp_start_part(XpCursor *c){
+  c->nRow = 0; c->iRow = 0;
+  int rc = ps_set_use(c->base.pVtab, &c->set, c->iPart, &c->cap);
+  if( rc || c->cap==0 ) return rc;
+  const PsCapture *cap = c->cap;
+  sqlite3_free(c->aRow);
+  c->aRow = sqlite3_malloc64((cap->nLine + cap->nPlane + 1)*sizeof(int64_t));
+  if( c->aRow==0 ) return SQLITE_NOMEM;
+  size_t l = 0;
+  for(size_t p=0; p<cap->nPlane; p++){
+    size_t n0 = c->nRow;
+    while( l<cap->nLine && cap->aLine[l].plane==p ) c->aRow[c->nRow++] = (int64_t)l++;
+    if( c->nRow==n0 ) c->aRow[c->nRow++] = -(int64_t)p - 1;
+  }
+  return SQLITE_OK;
+}
+
+/* Moves past parts without rows. */
+static int xp_settle(XpCursor *c){
+  while( c->cap && c->iRow>=c->nRow && c->iPart+1 < c->set.nPart ){
+    c->iPart++;
+    int rc = xp_start_part(c);
+    if( rc ) return rc;
+  }
+  return SQLITE_OK;
+}
 
 static int xpConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
                      sqlite3_vtab **ppVtab, char **pzErr){
@@ -66,15 +97,18 @@ static int xpOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur){
 static int xpClose(sqlite3_vtab_cursor *cur){
   XpCursor *c = (XpCursor*)cur;
   ps_set_clear(&c->set);
-  sqlite3_free(c->aRow); sqlite3_free(c->aPart);
+  sqlite3_free(c->aRow);
   sqlite3_free(c);
   return SQLITE_OK;
 }
 
-/* idxNum bits: 1 source = ?, 2 format = ? (argv in that order). */
+/* idxNum bits: 1 source = ?, 2 format = ?, 4 file = ?, 8 file IN (...) (argv in that order). */
 static int xpBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   (void)pVtab;
-  return ps_vt_best_source(pInfo, XP_SOURCE, XP_FORMAT);
+  int rc = ps_vt_best_source(pInfo, XP_SOURCE, XP_FORMAT);
+  int bIn = 0, nArg = (pInfo->idxNum & 1) + ((pInfo->idxNum>>1) & 1);
+  if( rc==SQLITE_OK && ps_vt_file_constraint(pInfo, XP_FILE, nArg+1, &bIn) ) pInfo->idxNum |= bIn ? 8 : 4;
+  return rc;
 }
 
 static int xpFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
@@ -84,47 +118,39 @@ static int xpFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   int k = 0;
   sqlite3_value *pSource = (idxNum & 1) ? argv[k++] : 0;
   sqlite3_value *pFormat = (idxNum & 2) ? argv[k++] : 0;
-  int rc = ps_vt_filter_set(cur->pVtab, "profile_xplanes", pSource, pFormat, &c->set);
+  PsFileFilter files = { (idxNum & 12) ? argv[k++] : 0, (idxNum & 8)!=0 };
+  int rc = ps_vt_filter_set(cur->pVtab, "profile_xplanes", pSource, pFormat, &files, 1, &c->set);
   if( rc!=SQLITE_OK ) return rc;
-  size_t nMax = 1;
-  for(int i=0; i<c->set.nPart; i++) nMax += c->set.ap[i]->cap->nLine + c->set.ap[i]->cap->nPlane;
-  sqlite3_free(c->aRow); sqlite3_free(c->aPart);
-  c->aRow = sqlite3_malloc64(nMax*sizeof(int64_t));
-  c->aPart = sqlite3_malloc64(nMax*sizeof(int));
-  if( c->aRow==0 || c->aPart==0 ) return SQLITE_NOMEM;
-  c->nRow = 0; c->iRow = 0;
-  for(int k=0; k<c->set.nPart; k++){
-    const PsCapture *cap = c->set.ap[k]->cap;
-    size_t l = 0;
-    for(size_t p=0; p<cap->nPlane; p++){
-      size_t n0 = c->nRow;
-      while( l<cap->nLine && cap->aLine[l].plane==p ){ c->aPart[c->nRow] = k; c->aRow[c->nRow++] = (int64_t)l++; }
-      if( c->nRow==n0 ){ c->aPart[c->nRow] = k; c->aRow[c->nRow++] = -(int64_t)p - 1; }
-    }
-  }
-  return SQLITE_OK;
+  c->iPart = 0; c->cap = 0; c->nRow = 0; c->iRow = 0; c->iRowid = 0;
+  if( c->set.nPart==0 ) return SQLITE_OK;
+  rc = xp_start_part(c);
+  return rc ? rc : xp_settle(c);
 }
 
-static int xpNext(sqlite3_vtab_cursor *cur){ ((XpCursor*)cur)->iRow++; return SQLITE_OK; }
-static int xpEof(sqlite3_vtab_cursor *cur){ XpCursor *c = (XpCursor*)cur; return c->iRow >= c->nRow; }
+static int xpNext(sqlite3_vtab_cursor *cur){
+  XpCursor *c = (XpCursor*)cur;
+  c->iRow++; c->iRowid++;
+  return xp_settle(c);
+}
+static int xpEof(sqlite3_vtab_cursor *cur){ XpCursor *c = (XpCursor*)cur; return c->cap==0 || c->iRow >= c->nRow; }
 
-static void xp_str(sqlite3_context *ctx, const PsCapture *cap, uint32_t id){
+static void xp_str(sqlite3_context *ctx, const PsCapture *cap, uint32_t id, sqlite3_destructor_type xDel){
   if( id==0 ){ sqlite3_result_null(ctx); return; }
   PsStr s = ps_pool_get(&cap->pool, id);
-  sqlite3_result_text(ctx, s.z, (int)s.n, SQLITE_STATIC);
+  sqlite3_result_text(ctx, s.z, (int)s.n, xDel);
 }
 
 static int xpColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
   XpCursor *c = (XpCursor*)cur;
-  int k = c->aPart[c->iRow];
-  const PsCapture *cap = c->set.ap[k]->cap;
+  int k = c->iPart;
+  const PsCapture *cap = c->cap;
   int64_t v = c->aRow[c->iRow];
   const PsLine *ln = v>=0 ? &cap->aLine[v] : 0;
   const PsPlane *pl = &cap->aPlane[ln ? ln->plane : (size_t)(-v-1)];
   switch( iCol ){
     case XP_PLANE_INDEX: sqlite3_result_int64(ctx, pl->index); break;
     case XP_PLANE_ID:    sqlite3_result_int64(ctx, pl->id); break;
-    case XP_PLANE_NAME:  xp_str(ctx, cap, pl->name); break;
+    case XP_PLANE_NAME:  xp_str(ctx, cap, pl->name, ps_set_text(&c->set)); break;
     case XP_HOST: {
       char buf[512];
       const char *z = ps_set_host(&c->set, k, buf, sizeof(buf));
@@ -139,8 +165,8 @@ static int xpColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
       switch( iCol ){
         case XP_LINE_ID:      sqlite3_result_int64(ctx, ln->id); break;
         case XP_LINE_DISPLAY: sqlite3_result_int64(ctx, ln->displayId); break;
-        case XP_LINE_NAME:    xp_str(ctx, cap, ln->name); break;
-        case XP_LINE_DNAME:   xp_str(ctx, cap, ln->displayName); break;
+        case XP_LINE_NAME:    xp_str(ctx, cap, ln->name, ps_set_text(&c->set)); break;
+        case XP_LINE_DNAME:   xp_str(ctx, cap, ln->displayName, ps_set_text(&c->set)); break;
         case XP_TIMESTAMP:    sqlite3_result_int64(ctx, ln->timestampNs); break;
         case XP_DURATION:     sqlite3_result_int64(ctx, ln->durationPs); break;
         case XP_EVENT_COUNT:  sqlite3_result_int64(ctx, ln->nEvents); break;
@@ -151,11 +177,11 @@ static int xpColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
 }
 
 static int xpRowid(sqlite3_vtab_cursor *cur, sqlite_int64 *pRowid){
-  *pRowid = (sqlite_int64)((XpCursor*)cur)->iRow;
+  *pRowid = (sqlite_int64)((XpCursor*)cur)->iRowid;
   return SQLITE_OK;
 }
 
-PS_VT_CHECKED(xp, XpCursor, "profile_xplanes", (c->iRow<c->nRow ? c->aPart[c->iRow] : c->set.nPart))
+PS_VT_CHECKED(xp, XpCursor, "profile_xplanes", (c->cap && c->iRow<c->nRow ? c->iPart : c->set.nPart))
 
 static sqlite3_module xpModule = {
   0, 0, xpConnect, xpBestIndex, ps_vt_disconnect, 0, xpOpen, xpClose, xpFilter, xpNextChecked, xpEof,

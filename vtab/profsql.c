@@ -12,7 +12,9 @@
 **   profile_open(source [, prefix])      vtab/profile_open.c: TEMP views + the sql/ tree views
 **   profsql_version()                    TEXT: the library version (from the VERSION file)
 **   profsql_debug()                      TEXT (JSON): cache statistics of this connection:
-**                                        {"loads":N,"hits":N,"cached":N,"cached_bytes":N}
+**                                        {"loads":N,"hits":N,"cached":N,"cached_bytes":N,
+**                                         "live":N,"live_peak":N} (live: captures in memory,
+**                                         cached or held by a cursor; live_peak: most at once)
 **   profsql_config(name [, value])       the limits (see configFunc)
 **   profile_jobs, profile_report, profile_write_csv/_markdown, profile_zip, profile_fixed,
 **   profile_import(source [, schema [, prefix]])  vtab/profile_import.c
@@ -40,8 +42,10 @@ static void debugFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     n++;
     nBytes += (sqlite3_int64)ps_capture_memory(e->cap) + (sqlite3_int64)e->nBlob;
   }
-  char *z = sqlite3_mprintf("{\"loads\":%llu,\"hits\":%llu,\"cached\":%d,\"cached_bytes\":%lld}",
-                            (unsigned long long)c->nLoads, (unsigned long long)c->nHits, n, nBytes);
+  char *z = sqlite3_mprintf("{\"loads\":%llu,\"hits\":%llu,\"cached\":%d,\"cached_bytes\":%lld,"
+                            "\"live\":%d,\"live_peak\":%d}",
+                            (unsigned long long)c->nLoads, (unsigned long long)c->nHits, n, nBytes,
+                            c->nLive, c->nLivePeak);
   if( z==0 ){ sqlite3_result_error_nomem(ctx); return; }
   sqlite3_result_text(ctx, z, -1, sqlite3_free);
 }

@@ -32,6 +32,8 @@ typedef struct PsConn {
   PsCacheEntry *pFirst;     /* cached captures, most recently used first */
   uint64_t nLoads;          /* captures parsed (for profsql_debug()/tests) */
   uint64_t nHits;           /* cache hits */
+  int nLive, nLivePeak;     /* captures of this connection in memory now (cached or in use by a
+                            ** cursor), and the most at once (profsql_debug: live, live_peak) */
   /* limits (profsql_config) */
   uint64_t maxInflated;     /* largest inflated gzip/ZIP capture, bytes (PS_MAX_INFLATED) */
   int nCacheMax;            /* unused captures kept (PS_CACHE_MAX) */
@@ -44,6 +46,7 @@ typedef struct PsConn {
 struct PsCacheEntry {
   PsCacheEntry *pNext;
   PsConn *pConn;            /* NULL once removed from the cache */
+  PsConn *pOwner;           /* the connection that loaded it (its nLive counts it) */
   int nRef;                 /* cursors using it + 1 while in the cache */
   char *zPath;              /* file path, or NULL for a BLOB */
   void *pBlob; size_t nBlob;/* BLOB bytes as passed (copy), for comparison */
@@ -91,15 +94,65 @@ int ps_vt_eq_constraints(sqlite3_index_info *pInfo, const int *aCol, int nCol);
 
 /* The captures a source names: one file or BLOB, or every capture of a directory or glob
 ** pattern (run/<glob>.xplane.pb, a TensorBoard run directory, a folder of timings reports). Every
-** table reads the parts in order and tells them apart by its `file` column. */
+** table reads the parts in order and tells them apart by its `file` column.
+**
+** A set of several files is read one capture at a time when the cursor's plan scans the parts in
+** order (bStream): ps_set_use() loads part i when the scan reaches it and releases the part it
+** leaves, so a scan of 64 rank traces holds one trace at a time (a part left by such a scan is not
+** kept in the connection's cache either when the set has more parts than the cache holds: a
+** least-recently-used cache never hits on a sequential scan larger than itself). A plan that must
+** revisit parts (id / parent_id lookups, rows merged in name order across files) loads every part
+** up front and holds them all until the cursor closes: that is the memory cost of such a query. */
 typedef struct PsSet {
   int nPart;
-  PsCacheEntry **ap;          /* one capture per file (references held) */
+  PsCacheEntry **ap;          /* each part's capture (reference held), NULL while not loaded */
   char **azFile;              /* each part's path; NULL for a BLOB source */
   char *zKey;                 /* the source path it was made from (reused within a statement) */
   int nSkipped;               /* files of a directory that are not captures ... */
   char **azSkipped;           /* ... and their paths (shown by profile_metadata) */
+  /* lazily loaded sets (bStream) */
+  int bStream;                /* parts load on use, one at a time */
+  int bDir;                   /* a directory: parts that are not captures are skipped */
+  int bFiltered;              /* a file = ? / IN constraint chose the parts (no reuse by zKey) */
+  PsConn *pConn;              /* where parts are loaded and cached */
+  const PsFormat *pFmt;       /* the format asked for, NULL: detected */
+  const char *zTable;         /* the table name, for messages */
 } PsSet;
+
+/* Part i of the set, loaded (a streamed set loads it now, releasing the part it held). A
+** directory part that turns out not to be a capture is moved to the skipped list and the next
+** file takes its place, so after the call i may equal p->nPart: then *ppCap is NULL (no more
+** parts). Returns SQLITE_OK, or an error with pVtab's message set ("profile_events: 'dir' holds
+** no supported capture", or the load error of the part). */
+int ps_set_use(sqlite3_vtab *pVtab, PsSet *p, int i, PsCapture **ppCap);
+/* The capture of a part that is loaded (the cursor's current part). */
+static inline PsCapture *ps_set_cap(const PsSet *p, int i){ return p->ap[i]->cap; }
+
+/* How a table returns text that lives in a capture's string pool: SQLITE_STATIC while the
+** capture outlives the statement, SQLITE_TRANSIENT (copied) when the set is streamed, since a
+** part is freed as the scan leaves it and SQLite keeps static values (a GROUP BY key, max())
+** past the row that gave them. */
+static inline sqlite3_destructor_type ps_set_text(const PsSet *p){
+  return p->bStream ? SQLITE_TRANSIENT : SQLITE_STATIC;
+}
+
+/* The values of a `file = ?` or `file IN (...)` constraint, for ps_vt_filter_set: pVal is the
+** argument, bIn says it is an IN list taken whole (sqlite3_vtab_in). */
+typedef struct PsFileFilter { sqlite3_value *pVal; int bIn; } PsFileFilter;
+
+/* xBestIndex helper for the `file` column: finds a usable `file = ?` / `file IN (...)`
+** constraint, gives it argv index iArgv and omits it; an IN list is asked for whole when the
+** SQLite library has sqlite3_vtab_in (3.38+). Returns 1 when used (*pbIn: an IN list), else 0. */
+int ps_vt_file_constraint(sqlite3_index_info *pInfo, int iFileCol, int iArgv, int *pbIn);
+
+/* What the plan's source constraint names, when its value is known at planning time
+** (sqlite3_vtab_rhs_value, SQLite 3.38+): PS_SOURCE_ONE, one capture (a path of a regular file,
+** a BLOB); PS_SOURCE_MANY, a directory or a glob pattern; PS_SOURCE_UNKNOWN, a value bound later
+** (a parameter, a join) or an older SQLite. */
+#define PS_SOURCE_UNKNOWN 0
+#define PS_SOURCE_ONE     1
+#define PS_SOURCE_MANY    2
+int ps_vt_source_kind(sqlite3_index_info *pInfo, int iSourceCol);
 
 /* xBestIndex of a table whose only inputs are source (column iSource) and format (iFormat):
 ** idxNum bits 1 source = ?, 2 format = ? (argv in that order). */
@@ -117,9 +170,13 @@ void ps_vt_result_file(sqlite3_context *ctx, const PsSet *pSet, int iPart);
 **                 supported captures are skipped (listed in profile_metadata, scope 'files')
 **   a pattern with * ? [ (glob(3)) that is not itself a file: every match, in name order;
 **                 a match that does not load is an error
+** pFiles (may be NULL): only the files whose path equals one of its values are parts (a file
+** named by no value is never opened). bCanStream: the cursor scans the parts in order, so a set
+** of several parts is streamed (see PsSet); 0 loads every part now.
 ** Errors: "no file matches 'x'", "'dir' holds no supported capture", and those of one file. */
 int ps_vt_filter_set(sqlite3_vtab *pVtab, const char *zTable, sqlite3_value *pSource,
-                     sqlite3_value *pFormat, PsSet *pSet);
+                     sqlite3_value *pFormat, const PsFileFilter *pFiles, int bCanStream,
+                     PsSet *pSet);
 void ps_set_clear(PsSet *pSet);
 /* The host of an XSpace part: its file name without ".xplane.pb" / ".xspace.pb" (or the
 ** capture's hostnames[0] for a BLOB). Written into buf; returns it, or NULL when unknown. */
@@ -133,7 +190,8 @@ const char *ps_set_host(const PsSet *pSet, int iPart, char *buf, size_t nBuf);
 ** Rows returned before the check saw it came from the intact file. */
 int ps_vt_check_lost(sqlite3_vtab_cursor *pCur, const char *zTable, const PsSet *pSet, int iPart);
 static inline int ps_vt_intact(sqlite3_vtab_cursor *pCur, const char *zTable, const PsSet *pSet, int iPart){
-  if( iPart<0 || iPart>=pSet->nPart || ps_source_lost(&pSet->ap[iPart]->cap->src)==0 ) return SQLITE_OK;
+  if( iPart<0 || iPart>=pSet->nPart || pSet->ap[iPart]==0
+   || ps_source_lost(&pSet->ap[iPart]->cap->src)==0 ) return SQLITE_OK;
   return ps_vt_check_lost(pCur, zTable, pSet, iPart);
 }
 

@@ -6,14 +6,13 @@ reading all 8 traces as a glob source finds; each shard holds its 2 captures; th
 events (rank k: dur (k+1) ms, written by this test) add up to the hand sum 36 ms; a shard whose
 capture is damaged makes shard.sh exit non-zero with the worker's error. Skips without GNU
 parallel."""
-import json
 import os
 import shutil
 import sqlite3
 import subprocess
 import tempfile
 
-from testlib import check, connect, done, skip_part
+from testlib import check, connect, done, skip_part, write_rank_traces
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SQLITE3 = os.environ.get("SQLITE3", "sqlite3")
@@ -25,23 +24,7 @@ if shutil.which("parallel") is None:
     raise SystemExit(0)
 
 tmp = tempfile.mkdtemp()
-base = json.load(open(os.path.join(ROOT, "examples", "browser_trace.json"), encoding="utf-8"))
-events = base["traceEvents"] if isinstance(base, dict) else base
-ranks = []
-for k in range(8):
-    evs = []
-    for e in events:
-        e = dict(e)
-        if isinstance(e.get("pid"), int):
-            e["pid"] += 1000 * (k + 1)
-        if "ts" in e:
-            e["ts"] = e["ts"] + 10_000_000 * k       # each rank 10 s later
-        evs.append(e)
-    evs.append({"name": "rank_step", "ph": "X", "pid": 1, "tid": 1, "ts": 5, "dur": 1000 * (k + 1), "cat": "step"})
-    p = os.path.join(tmp, f"rank{k}.json")
-    with open(p, "w", encoding="utf-8") as f:
-        json.dump({"traceEvents": evs}, f)
-    ranks.append(p)
+ranks = [p for p, _ in write_rank_traces(tmp, 8, ROOT)]
 
 out = os.path.join(tmp, "shards")
 r = subprocess.run(["sh", os.path.join(ROOT, "examples/scaling/shard.sh"), out, "4"] + ranks,

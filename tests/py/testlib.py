@@ -73,3 +73,29 @@ def read_varint(buf, i):
         shift += 7
         if b < 0x80:
             return v, i
+
+
+def write_rank_traces(directory, n, root="."):
+    """Writes n rank traces rank0.json .. rank<n-1>.json into directory, each the events of
+    examples/browser_trace.json with its integer pids moved by 1000 * (k + 1) and its times 10 s
+    later per rank, plus one 'rank_step' X slice (pid 1, tid 1, ts 5 µs) of (k + 1) ms. Returns
+    [(path, events)] in rank order (the events as written, for independent sums)."""
+    import json
+    base = json.load(open(os.path.join(root, "examples", "browser_trace.json"), encoding="utf-8"))
+    events = base["traceEvents"] if isinstance(base, dict) else base
+    out = []
+    for k in range(n):
+        evs = []
+        for e in events:
+            e = dict(e)
+            if isinstance(e.get("pid"), int):
+                e["pid"] += 1000 * (k + 1)
+            if "ts" in e:
+                e["ts"] = e["ts"] + 10_000_000 * k
+            evs.append(e)
+        evs.append({"name": "rank_step", "ph": "X", "pid": 1, "tid": 1, "ts": 5, "dur": 1000 * (k + 1), "cat": "step"})
+        p = os.path.join(directory, f"rank{k}.json")
+        with open(p, "w", encoding="utf-8") as f:
+            json.dump({"traceEvents": evs}, f)
+        out.append((p, evs))
+    return out
