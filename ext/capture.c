@@ -123,7 +123,7 @@ void ps_capture_free(PsCapture *cap){
   free(cap->aThread); free(cap->aTrack); free(cap->aMeta); free(cap->aLink); free(cap->aRec); free(cap->aStackRef);
   free(cap->aPlane); free(cap->aLine); free(cap->aJob);
   free(cap->aChildStart); free(cap->aChildList); free(cap->aRoots);
-  free(cap->aByStr[0]); free(cap->aByStr[1]); free(cap->aRecById); free(cap->aRecByParent);
+  free(cap->aByStr[0]); free(cap->aByStr[1]); free(cap->aRecById); free(cap->aRecByParent); free(cap->aRecTree);
   ps_pool_free(&cap->pool);
   ps_arena_free(&cap->arena);
   ps_source_close(&cap->src);
@@ -140,34 +140,23 @@ size_t ps_capture_memory(const PsCapture *cap){
        + cap->nThreadAlloc*sizeof(PsThread) + cap->nTrackAlloc*sizeof(PsTrack)
        + cap->nMetaAlloc*sizeof(PsMeta) + cap->nLinkAlloc*sizeof(PsLink)
        + cap->nRecAlloc*sizeof(PsRecord)
+       + (cap->aRecTree ? cap->nRec*sizeof(PsRecTree) : 0)
        + (cap->aChildStart ? (e->n*2+1)*4 : 0);
 }
 
-/* Large row columns ask for transparent huge pages: a million-row column is tens of MB written
-** once, and faulting it in 4 KiB pages costs more kernel time than the decode itself. */
-static void hugepages(void *p, size_t nByte){
-#ifdef MADV_HUGEPAGE
-  const uintptr_t H = 2u<<20;
-  if( nByte < 4*H ) return;
-  uintptr_t a = ((uintptr_t)p + H - 1) & ~(H - 1);
-  uintptr_t b = ((uintptr_t)p + nByte) & ~(H - 1);
-  if( b > a ) madvise((void*)a, b - a, MADV_HUGEPAGE);
-#else
-  (void)p; (void)nByte;
-#endif
-}
-
+/* Large row columns ask for transparent huge pages (ps_hugepages): a million-row column is tens
+** of MB written once. */
 static void ps_events_hugepages(PsEvents *e){
   size_t n = e->nAlloc;
-  hugepages(e->aTs, n*8); hugepages(e->aDur, n*8); hugepages(e->aOff, n*8);
-  hugepages(e->aName, n*4); hugepages(e->aCat, n*4); hugepages(e->aThread, n*4);
-  hugepages(e->aTrack, n*4); hugepages(e->aParent, n*4); hugepages(e->aDepth, n*4);
-  hugepages(e->aPh, n); hugepages(e->aFlags, n);
-  if( e->aEndOff ) hugepages(e->aEndOff, n*8);
-  if( e->aLen ) hugepages(e->aLen, n*4);
-  if( e->aStack ) hugepages(e->aStack, n*4);
-  if( e->aWeight ) hugepages(e->aWeight, n*8);
-  if( e->aCpu ) hugepages(e->aCpu, n*4);
+  ps_hugepages(e->aTs, n*8); ps_hugepages(e->aDur, n*8); ps_hugepages(e->aOff, n*8);
+  ps_hugepages(e->aName, n*4); ps_hugepages(e->aCat, n*4); ps_hugepages(e->aThread, n*4);
+  ps_hugepages(e->aTrack, n*4); ps_hugepages(e->aParent, n*4); ps_hugepages(e->aDepth, n*4);
+  ps_hugepages(e->aPh, n); ps_hugepages(e->aFlags, n);
+  if( e->aEndOff ) ps_hugepages(e->aEndOff, n*8);
+  if( e->aLen ) ps_hugepages(e->aLen, n*4);
+  if( e->aStack ) ps_hugepages(e->aStack, n*4);
+  if( e->aWeight ) ps_hugepages(e->aWeight, n*8);
+  if( e->aCpu ) ps_hugepages(e->aCpu, n*4);
 }
 
 int ps_events_reserve(PsCapture *cap, size_t need){

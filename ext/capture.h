@@ -163,6 +163,20 @@ typedef struct PsRecord {
   uint32_t nAttrs;
 } PsRecord;
 
+/* A record's place in the record tree as the walk of sql/record_tree.sql meets it: from the roots
+** (depth not NULL, ParentRecordId none or naming no record) down to the records (depth not
+** NULL) whose ParentRecordId is a reached record's RecordId. Built once per capture, on first
+** use, by ps_records_walk (ext/stacks.h); profile_records' root_id, parent_time_ns,
+** root_time_ns and children_time_ns columns read it. */
+typedef struct PsRecTree {
+  int64_t childTime;      /* Σ time of the records in the tree whose ParentRecordId is this
+                          ** RecordId (NULL times skipped; 0 when none has one); PS_NULL64 for a
+                          ** record out of the tree, or when the sum is beyond int64 */
+  int32_t root;           /* row of the root the walk reaches the record from; -1: not reached */
+  int32_t parent;         /* row of the record the walk reaches it through; -1: a root, or not
+                          ** reached */
+} PsRecTree;
+
 /* ---------------------------------------------------------------- XSpace planes and lines */
 /* An XPlane of an XSpace capture (ext/xspace.c); keyed by its index in the file. */
 typedef struct PsPlane {
@@ -263,6 +277,7 @@ struct PsCapture {
   int32_t *aByStr[2];     /* rows ordered by (name, row) / (cat, row) string order; built on use */
   int32_t *aRecById;      /* record rows ordered by (recordId, row); built on use */
   int32_t *aRecByParent;  /* record rows ordered by (parentId, row); built on use */
+  PsRecTree *aRecTree;    /* per record row: its place in the record tree; built on use */
   size_t nDiag[PS_DIAG_N];/* diagnostics per kind, for capping the rows written */
   uint64_t nWork;         /* probes/steps of the post-parse passes that pair or look up rows: tests
                           ** scale an input 4x and assert this grows linearly (no timing) */

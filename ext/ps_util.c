@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* Messages quote input (names, keys, cells): they obey the text rule too (ps_text_repair),
 ** cut before a character when the repair makes them longer than the buffer. */
@@ -263,3 +264,15 @@ void *ps_fi_calloc(size_t a, size_t b){ return fi_fail() ? 0 : calloc(a, b); }
 void *ps_fi_realloc(void *p, size_t n){ return fi_fail() ? 0 : realloc(p, n); }
 char *ps_fi_strdup(const char *z){ return fi_fail() ? 0 : strdup(z); }
 #endif
+
+void ps_hugepages(void *p, size_t nByte){
+#ifdef MADV_HUGEPAGE
+  const uintptr_t H = (uintptr_t)2 << 20;
+  if( p==0 || nByte < 4*H ) return;
+  uintptr_t a = ((uintptr_t)p + H - 1) & ~(H - 1);
+  uintptr_t b = ((uintptr_t)p + nByte) & ~(H - 1);
+  if( b > a ) madvise((void*)a, b - a, MADV_HUGEPAGE);
+#else
+  (void)p; (void)nByte;
+#endif
+}

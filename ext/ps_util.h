@@ -109,4 +109,9 @@ char *ps_text_cstr(const char *z, size_t n, size_t nMax, char *buf);
 ** *pnAlloc is the current capacity, updated. Returns 0, or -1 when out of memory. */
 int ps_grow(void **pa, size_t sz, size_t *pnAlloc, size_t need);
 
+/* Asks for transparent huge pages (madvise MADV_HUGEPAGE) on the 2 MiB-aligned part of a block of
+** at least 8 MiB that is about to be written once: faulting tens of MB in 4 KiB pages costs more
+** kernel time than the decode that fills them (docs/performance.md). A no-op elsewhere. */
+void ps_hugepages(void *p, size_t nByte);
+
 #endif

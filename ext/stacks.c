@@ -1,7 +1,8 @@
 /*
 ** stacks.c — call stacks as records and samples as events: the trie that turns lists of frames
 ** into a call tree, frames with ids and their parent resolution (shared with the timings
-** reports' RecordId tree), and the sample sums (count, self, inclusive time) every sampled
+** reports' RecordId tree), the walk of that tree that profile_records' tree columns (and so
+** sql/record_tree.sql) read, and the sample sums (count, self, inclusive time) every sampled
 ** format's records carry. See stacks.h for the model.
 */
 #include "stacks.h"
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* ---------------------------------------------------------------- trie */
 
@@ -63,6 +65,81 @@ int32_t ps_stack_child(PsCapture *cap, PsStackTrie *t, int32_t parent, uint64_t 
   return row;
 }
 
+/* ---------------------------------------------------------------- ids */
+
+/* RecordId -> its first row: a direct table over [lo, lo+nDirect) when the ids are that dense
+** (timings reports, frame tries, flat lists: 1..n or nearly), else a hash (open addressing,
+** nHash a power of 2, row -1: empty). Linear either way; aId keeps the ids in row order, since
+** each pass over aRec (~160 bytes a record) costs more than the lookups. */
+typedef struct IdSlot { int64_t id; int32_t row; } IdSlot;
+typedef struct IdMap {
+  int64_t *aId;                 /* recordId of each row */
+  int64_t lo; size_t nDirect; int32_t *aDirect;
+  size_t nHash; IdSlot *aHash;
+} IdMap;
+
+/* The slot of id in the hash: its entry, or the empty slot where it goes. */
+static IdSlot *idmap_slot(const IdMap *m, int64_t id){
+  uint64_t h = (uint64_t)id * 0x9E3779B97F4A7C15ull;
+  size_t j = (size_t)((h ^ (h >> 29)) & (m->nHash-1));
+  while( m->aHash[j].row>=0 && m->aHash[j].id!=id ) j = (j+1) & (m->nHash-1);
+  return &m->aHash[j];
+}
+
+/* The first row of id, or -1. */
+static int32_t idmap_first(const IdMap *m, int64_t id){
+  if( m->aDirect ){
+    uint64_t k = (uint64_t)id - (uint64_t)m->lo;
+    return id>=m->lo && k<m->nDirect ? m->aDirect[k] : -1;
+  }
+  return idmap_slot(m, id)->row;
+}
+
+/* Large scratch arrays ask for transparent huge pages (ps_hugepages): written once, faulting
+** them in 4 KiB pages costs more than the walk itself. */
+static void *big_alloc(size_t nByte){
+  void *p = malloc(nByte ? nByte : 1);
+  ps_hugepages(p, nByte);
+  return p;
+}
+
+static void idmap_free(IdMap *m){
+  free(m->aId); free(m->aDirect); free(m->aHash);
+  memset(m, 0, sizeof(*m));
+}
+
+/* Builds m for the n records a (idmap_free frees it, also after a failure). PS_OK or PS_NOMEM. */
+static int idmap_build(IdMap *m, const PsRecord *a, size_t n){
+  memset(m, 0, sizeof(*m));
+  int64_t *aId = m->aId = big_alloc(n*sizeof(int64_t));
+  if( aId==0 ) return PS_NOMEM;
+  int64_t lo = n ? a[0].recordId : 0, hi = lo;
+  for(size_t r=0; r<n; r++){
+    int64_t id = aId[r] = a[r].recordId;
+    if( id<lo ) lo = id;
+    if( id>hi ) hi = id;
+  }
+  uint64_t span = (uint64_t)hi - (uint64_t)lo;
+  if( span < 2*(uint64_t)n + 64 ){
+    m->lo = lo; m->nDirect = (size_t)span + 1;
+    m->aDirect = big_alloc(m->nDirect*sizeof(int32_t));
+    if( m->aDirect==0 ) return PS_NOMEM;
+    memset(m->aDirect, 0xff, m->nDirect*sizeof(int32_t));       /* -1 */
+    for(size_t r=n; r>0; r--) m->aDirect[(uint64_t)aId[r-1] - (uint64_t)lo] = (int32_t)(r-1);
+    return PS_OK;
+  }
+  m->nHash = 16;
+  while( m->nHash < 2*n ) m->nHash *= 2;
+  m->aHash = big_alloc(m->nHash*sizeof(IdSlot));
+  if( m->aHash==0 ) return PS_NOMEM;
+  for(size_t j=0; j<m->nHash; j++) m->aHash[j].row = -1;
+  for(size_t r=0; r<n; r++){
+    IdSlot *x = idmap_slot(m, aId[r]);
+    if( x->row<0 ){ x->id = aId[r]; x->row = (int32_t)r; }
+  }
+  return PS_OK;
+}
+
 /* ---------------------------------------------------------------- frames with ids */
 
 PsRecord *ps_frame_add(PsCapture *cap, int64_t id, int64_t parentId, uint32_t name, uint32_t category){
@@ -87,37 +164,49 @@ static int idrow_cmp(const void *a, const void *b){
 }
 
 int ps_records_tree(PsCapture *cap, const char *zId, const char *zParent, PsErr *err){
-  size_t n = cap->nRec;
+  size_t n = cap->nRec, nDup = 0;
   PsRecord *a = cap->aRec;
   char w1[48], w2[48];
   int rc = PS_NOMEM;
-  IdRow *aId = malloc((n ? n : 1)*sizeof(IdRow));
+  IdMap m;
+  IdRow *aDup = 0;
   int32_t *aStack = malloc((n ? n : 1)*sizeof(int32_t));
   uint8_t *aState = calloc(n ? n : 1, 1);
-  if( aId==0 || aStack==0 || aState==0 ) goto out;
-  for(size_t r=0; r<n; r++){ aId[r].id = a[r].recordId; aId[r].row = (int32_t)r; a[r].parent = -1; }
-  qsort(aId, n, sizeof(IdRow), idrow_cmp);
+  if( idmap_build(&m, a, n) || aStack==0 || aState==0 ) goto out;
   /* an id used again: links by that id go to its first record, and the later ones are left out
   ** of the tree (depth -1, state 2 below) — SQL walks join on record_id, so a second record of
-  ** one id would otherwise close a loop (1 -> 2 -> the second 1 -> 2 ...) */
-  for(size_t k=1, k0=0; k<n; k++){          /* k0: the first entry of aId[k]'s id */
-    if( aId[k].id!=aId[k-1].id ){ k0 = k; continue; }
-    PsRecord *d = &a[aId[k].row];
+  ** one id would otherwise close a loop (1 -> 2 -> the second 1 -> 2 ...). Reported in (id,
+  ** row) order. */
+  for(size_t r=0; r<n; r++){
+    a[r].parent = -1;
+    if( idmap_first(&m, m.aId[r])!=(int32_t)r ) nDup++;
+  }
+  if( nDup ){
+    aDup = malloc(nDup*sizeof(IdRow));
+    if( aDup==0 ) goto out;
+    nDup = 0;
+    for(size_t r=0; r<n; r++){
+      if( idmap_first(&m, m.aId[r])==(int32_t)r ) continue;
+      aDup[nDup].id = a[r].recordId; aDup[nDup].row = (int32_t)r; nDup++;
+    }
+    qsort(aDup, nDup, sizeof(IdRow), idrow_cmp);
+  }
+  for(size_t k=0; k<nDup; k++){
+    PsRecord *d = &a[aDup[k].row];
     if( ps_diag(cap, PS_DIAG_DUPLICATE, d->line ? -1 : (int64_t)d->msgOff,
                 "%s: %s %lld is used again (first on %s); "
                 "links go to the first, and this record is left out of the tree (depth NULL)",
                 ps_record_where(d, w1, sizeof(w1)), zId, (long long)d->recordId,
-                ps_record_where(&a[aId[k0].row], w2, sizeof(w2))) ) goto out;
+                ps_record_where(&a[idmap_first(&m, d->recordId)], w2, sizeof(w2))) ) goto out;
     d->depth = -1;
-    aState[aId[k].row] = 2;
+    aState[aDup[k].row] = 2;
   }
   /* resolve parents (they may come later in the file) */
   for(size_t r=0; r<n; r++){
     if( a[r].parentId==PS_NULL64 || aState[r] ) continue;
-    size_t lo = 0, hi = n;
-    while( lo<hi ){ size_t m = (lo+hi)/2; if( aId[m].id < a[r].parentId ) lo = m+1; else hi = m; }
-    if( lo<n && aId[lo].id==a[r].parentId ){
-      a[r].parent = aId[lo].row;
+    int32_t f = idmap_first(&m, a[r].parentId);
+    if( f>=0 ){
+      a[r].parent = f;
     }else if( ps_diag(cap, PS_DIAG_MISSING_PARENT, a[r].line ? -1 : (int64_t)a[r].msgOff,
                       "%s: %s %lld of %s %lld does not exist; the record is a root",
                       ps_record_where(&a[r], w1, sizeof(w1)), zParent, (long long)a[r].parentId,
@@ -156,9 +245,73 @@ int ps_records_tree(PsCapture *cap, const char *zId, const char *zParent, PsErr 
   }
   rc = PS_OK;
 out:
-  free(aId); free(aStack); free(aState);
+  idmap_free(&m); free(aDup); free(aStack); free(aState);
   if( rc==PS_NOMEM ) ps_nomem(err);
   return rc;
+}
+
+/* ---------------------------------------------------------------- the walk of the record tree */
+
+const PsRecTree *ps_records_walk(PsCapture *cap){
+  if( cap->aRecTree ) return cap->aRecTree;
+  size_t n = cap->nRec;
+  const PsRecord *a = cap->aRec;
+  IdMap m;
+  PsRecTree *t = big_alloc(n*sizeof(PsRecTree));
+  int32_t *aUp = big_alloc(n*sizeof(int32_t));      /* first row of the parent id; -1 none,
+                                                     ** -2 out of the tree; then the queue */
+  int32_t *aStart = big_alloc((n+1)*sizeof(int32_t));/* children of row r: ...  */
+  int32_t *aKid = big_alloc(n*sizeof(int32_t));     /* ... aKid[aStart[r] .. aStart[r+1]) */
+  int32_t *aFirst = big_alloc(n*sizeof(int32_t));   /* first row of the row's id */
+  int rc = idmap_build(&m, a, n);
+  if( t==0 || aUp==0 || aStart==0 || aKid==0 || aFirst==0 || rc ){
+    free(t); t = 0;
+    goto out;
+  }
+  /* one pass over the records (the scans of aRec are what this costs): the parents (the first
+  ** row of the parent id), the roots, the children counted and their time summed per parent */
+  memset(aStart, 0, (n+1)*sizeof(int32_t));
+  for(size_t r=0; r<n; r++){ t[r].root = t[r].parent = -1; t[r].childTime = 0; }
+  for(size_t r=0; r<n; r++){
+    const PsRecord *x = &a[r];
+    aFirst[r] = idmap_first(&m, m.aId[r]);
+    if( x->depth<0 ){ aUp[r] = -2; continue; }
+    int32_t p = aUp[r] = x->parentId==PS_NULL64 ? -1 : idmap_first(&m, x->parentId);
+    if( p<0 ){ t[r].root = (int32_t)r; continue; }
+    aStart[p+1]++;
+    if( x->time==PS_NULL64 || t[p].childTime==PS_NULL64 ) continue;
+    if( __builtin_add_overflow(t[p].childTime, x->time, &t[p].childTime) ) t[p].childTime = PS_NULL64;
+  }
+  /* the children listed by the first row of their parent id, in row order */
+  for(size_t r=0; r<n; r++) aStart[r+1] += aStart[r];
+  for(size_t r=0; r<n; r++) if( aUp[r]>=0 ) aKid[aStart[aUp[r]]++] = (int32_t)r;
+  for(size_t r=n; r>0; r--) aStart[r] = aStart[r-1];     /* back to the starts */
+  aStart[0] = 0;
+  /* every record of an id has that id's children (the first's, whose row f < r holds its own
+  ** sum still); out of the tree: NULL. Then the roots, queued in row order. */
+  size_t nQ = 0;
+  for(size_t r=0; r<n; r++){
+    if( aFirst[r]!=(int32_t)r ) t[r].childTime = t[aFirst[r]].childTime;
+  }
+  for(size_t r=0; r<n; r++){
+    if( aUp[r]==-2 ) t[r].childTime = PS_NULL64;
+    if( t[r].root==(int32_t)r ) aUp[nQ++] = (int32_t)r;      /* nQ <= r: aUp[r] is read */
+  }
+  /* breadth-first from the roots: each record once, at its first place */
+  for(size_t q=0; q<nQ; q++){
+    int32_t w = aUp[q], f = aFirst[w];
+    for(int32_t k=aStart[f]; k<aStart[f+1]; k++){
+      int32_t c = aKid[k];
+      if( t[c].root>=0 ) continue;
+      t[c].root = t[w].root; t[c].parent = w;
+      aUp[nQ++] = c;
+    }
+  }
+  cap->nWork += 4*n;
+  cap->aRecTree = t;
+out:
+  idmap_free(&m); free(aUp); free(aStart); free(aKid); free(aFirst);
+  return t;
 }
 
 /* ---------------------------------------------------------------- samples */

@@ -63,6 +63,18 @@ PsRecord *ps_frame_add(PsCapture *cap, int64_t id, int64_t parentId, uint32_t na
 ** "frame id" / "parent"). PS_OK or PS_NOMEM (err set). */
 int ps_records_tree(PsCapture *cap, const char *zId, const char *zParent, PsErr *err);
 
+/* The record tree as the recursive walk of sql/record_tree.sql (over profile_records' columns)
+** finds it, for the plain scan that replaced that walk: one PsRecTree per record row, built on
+** first use and kept in cap->aRecTree (freed with the capture). Ids are compared as the SQL
+** joins compare them, by value: a ParentRecordId names the first record of that RecordId, in
+** the tree or not; a record that names none, or has none, is a root when its depth is not -1;
+** the children of a reached record are the records with depth not -1 whose ParentRecordId is
+** its RecordId, in row order; a record reached twice (possible only if two records of one id
+** were both in the tree, which ps_records_tree rules out) keeps its first place. Linear: a
+** table of the ids (direct, or a hash when they are sparse), a children index, one
+** breadth-first walk; 16 bytes a record kept. NULL when out of memory. */
+const PsRecTree *ps_records_walk(PsCapture *cap);
+
 /* ---------------------------------------------------------------- samples */
 /* Appends a sample row: ph 'P', ts and dur in ns (dur PS_NULL64 when the format gives no
 ** interval), on thread (index into cap->aThread, and its track), leaf = record row (-1: the

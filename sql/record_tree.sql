@@ -1,7 +1,8 @@
 -- record_tree.sql — the timer tree of a timings report's records, as TEMP views.
 --
 -- Input: a table or view `records` with at least file, record_id, parent_record_id, name,
--- time_ns, depth — e.g.
+-- time_ns, depth and the tree columns root_id, parent_time_ns, root_time_ns, children_time_ns
+-- (profile_records has them all, and so does a profile_import table) — e.g.
 --   CREATE TEMP VIEW records AS SELECT * FROM profile_records('timings.txt');
 --   .read sql/record_tree.sql
 -- (profile_open() creates `records` and these views for you.) Reports without record ids
@@ -21,10 +22,16 @@
 -- or a RecordId used again) are never roots and never reached, the walks skip them, and every
 -- walk stops at depth 100000.
 --
--- Cost (n records, d deep): the walk carries ids and numbers, never a built string, so a
--- query that does not read path or stack (count(*), sum(self_ns), depth = 1, the shares, ...)
--- is linear in n, whatever the depth and the name lengths. path and stack are built only for
--- the rows a query reads them from, each from that row's own ancestors: d lookups, a sort of
+-- Cost (n records, d deep): record_tree is a plain scan of `records`: the walk from the roots
+-- (root_id, the parent's and the root's time, the children's time summed) is done in C once
+-- per capture (profile_records' tree columns, ext/stacks.c ps_records_walk), with the walk's
+-- rules: roots are the records with depth not NULL whose parent_record_id is NULL or names no
+-- record; children are the records with depth not NULL whose parent_record_id is the record's
+-- record_id; the walk stops at depth 100000. Rows come in record order (the recursive walk
+-- gave them breadth-first). A query that does not read path or stack (count(*), sum(self_ns),
+-- depth = 1, the shares, ...) is one scan, whatever the depth and the name lengths. path and
+-- stack are built only for the rows a query reads them from (the first such row reads
+-- `records` once into `node`), each from that row's own ancestors: d lookups, a sort of
 -- those d names and one group_concat, so a path costs about its length. Reading them for every
 -- record of a chain d deep is O(d^2) bytes of output, inherent. SQLite computes every selected
 -- column of each row that enters a sort, and every column of a subquery it cannot merge into
@@ -35,55 +42,45 @@
 -- stack's records are merged by name (the trie rows hold integer keys, no strings) and each
 -- distinct stack's string is built once from its parent's, so it costs the input plus its
 -- output, however many records share a stack.
--- A RecordId used twice (profile_records keeps both, with a diagnostic): the walk takes both as
--- parents, as before; path and stack follow the first (in `records` order), as depth does.
+-- A RecordId used twice (profile_records keeps both, with a diagnostic, and leaves the later
+-- ones out of the tree: depth NULL): links by that id go to the first, as depth, path and stack
+-- do; the other views take every record of the id as a parent.
 DROP VIEW IF EXISTS temp.record_tree;
 CREATE TEMP VIEW record_tree AS
 WITH RECURSIVE
-  -- one read of `records`; SQLite indexes the copy for the joins below (k: the row's number)
-  node(k, file, id, parent_id, name, t, in_tree) AS MATERIALIZED (
-    SELECT row_number() OVER (), coalesce(file, ''), record_id, parent_record_id, name, time_ns,
-           depth IS NOT NULL FROM records),
-  child(file, parent_id, total) AS MATERIALIZED (
-    SELECT file, parent_id, sum(t) FROM node WHERE parent_id IS NOT NULL AND in_tree GROUP BY file, parent_id),
-  -- the walk carries no built string: a row costs the same at any depth
-  walk(file, record_id, parent_record_id, root_id, depth, name, t, parent_t, root_t) AS (
-    SELECT n.file, n.id, n.parent_id, n.id, 0, n.name, n.t, NULL, n.t
-      FROM node n
-     WHERE n.in_tree AND (n.parent_id IS NULL
-        OR NOT EXISTS (SELECT 1 FROM node p WHERE p.id = n.parent_id AND p.file = n.file))
-    UNION ALL
-    SELECT c.file, c.id, c.parent_id, w.root_id, w.depth + 1, c.name, c.t, w.t, w.root_t
-      FROM walk w JOIN node c ON c.parent_id = w.record_id AND c.file = w.file
-     WHERE c.in_tree AND w.depth < 100000
-  )
-SELECT nullif(w.file, '') AS file, w.record_id, w.parent_record_id, w.root_id, w.depth, w.name,
-       CASE WHEN w.depth = 0 THEN w.name ELSE (
+  -- for path and stack only (never read by a query that does not ask for them): one read of
+  -- `records`, which SQLite indexes for the walk up (k: the row's number)
+  node(k, file, id, parent_id, name) AS MATERIALIZED (
+    SELECT row_number() OVER (), coalesce(file, ''), record_id, parent_record_id, name FROM records)
+-- a plain scan: root_id, parent_time_ns, root_time_ns and children_time_ns are the walk from
+-- the roots, done once per capture in C (profile_records); the walk stopped at depth 100000
+SELECT nullif(r.file, '') AS file, r.record_id, r.parent_record_id, r.root_id, r.depth, r.name,
+       CASE WHEN r.depth = 0 THEN r.name ELSE (
          -- the record and its ancestors up to the root (d = their depth; of records sharing the
          -- parent's id, the first), then their names root first (a NULL name makes it NULL)
          WITH RECURSIVE up(d, pid, name) AS (
-           SELECT w.depth, w.parent_record_id, w.name
+           SELECT r.depth, r.parent_record_id, r.name
            UNION ALL
            SELECT u.d - 1, p.parent_id, p.name
-             FROM up u JOIN node p ON p.id = u.pid AND p.file = w.file
-            WHERE u.d > 0 AND p.k = (SELECT min(q.k) FROM node q WHERE q.id = u.pid AND q.file = w.file))
+             FROM up u JOIN node p ON p.id = u.pid AND p.file = coalesce(r.file, '')
+            WHERE u.d > 0 AND p.k = (SELECT min(q.k) FROM node q WHERE q.id = u.pid AND q.file = coalesce(r.file, '')))
          SELECT CASE WHEN max(name IS NULL) THEN NULL ELSE group_concat(name, ' > ') END
            FROM (SELECT d, name FROM up ORDER BY d)) END AS path,
-       CASE WHEN w.depth = 0 THEN w.name ELSE (
+       CASE WHEN r.depth = 0 THEN r.name ELSE (
          WITH RECURSIVE up(d, pid, name) AS (
-           SELECT w.depth, w.parent_record_id, w.name
+           SELECT r.depth, r.parent_record_id, r.name
            UNION ALL
            SELECT u.d - 1, p.parent_id, p.name
-             FROM up u JOIN node p ON p.id = u.pid AND p.file = w.file
-            WHERE u.d > 0 AND p.k = (SELECT min(q.k) FROM node q WHERE q.id = u.pid AND q.file = w.file))
+             FROM up u JOIN node p ON p.id = u.pid AND p.file = coalesce(r.file, '')
+            WHERE u.d > 0 AND p.k = (SELECT min(q.k) FROM node q WHERE q.id = u.pid AND q.file = coalesce(r.file, '')))
          SELECT CASE WHEN max(name IS NULL) THEN NULL ELSE group_concat(name, ';') END
            FROM (SELECT d, name FROM up ORDER BY d)) END AS stack,
-       w.t AS inclusive_ns,
-       w.t - coalesce((SELECT k.total FROM child k WHERE k.parent_id = w.record_id AND k.file = w.file), 0)
-         AS self_ns,
-       CASE WHEN w.parent_t > 0 THEN 1.0 * w.t / w.parent_t END AS share_of_parent,
-       CASE WHEN w.root_t > 0 THEN 1.0 * w.t / w.root_t END AS share_of_root
-  FROM walk w;
+       r.time_ns AS inclusive_ns,
+       r.time_ns - r.children_time_ns AS self_ns,
+       CASE WHEN r.parent_time_ns > 0 THEN 1.0 * r.time_ns / r.parent_time_ns END AS share_of_parent,
+       CASE WHEN r.root_time_ns > 0 THEN 1.0 * r.time_ns / r.root_time_ns END AS share_of_root
+  FROM records r
+ WHERE r.root_id IS NOT NULL AND r.depth <= 100000;
 
 DROP VIEW IF EXISTS temp.record_ancestors;
 CREATE TEMP VIEW record_ancestors AS

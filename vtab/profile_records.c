@@ -41,6 +41,14 @@
 **                     format's docs page); NULL otherwise
 **   file              the report file (a directory or glob source reads several; record ids
 **                     and the lookups are per file); NULL for a BLOB
+** The record tree (what sql/record_tree.sql's record_tree reads instead of a recursive walk;
+** computed in C once per capture, on the first read of one of them: ext/stacks.h,
+** ps_records_walk). NULL for a record the walk from the roots does not reach (depth NULL):
+**   root_id           record_id of the root above the record (its own for a root)
+**   parent_time_ns    time_ns of the parent (the first record of parent_record_id); NULL for a root
+**   root_time_ns      time_ns of the root
+**   children_time_ns  Σ time_ns of the records in the tree whose parent_record_id is this
+**                     record_id (NULL times left out; 0 for a leaf); NULL beyond int64
 ** Errors: as profile_events (vtab/loader.c). SQLITE_VTAB_DIRECTONLY: it reads files.
 */
 #include "ps_vtab.h"
@@ -48,11 +56,13 @@ SQLITE_EXTENSION_INIT3
 
 #include <string.h>
 #include <stdlib.h>
+#include "../ext/stacks.h"
 
 #define RC_SCHEMA "CREATE TABLE x(record_id INTEGER, parent_record_id INTEGER, timer_id INTEGER, " \
   "category TEXT, name TEXT, group_name TEXT, plugin TEXT, thread_id INTEGER, time_ns INTEGER, " \
   "count INTEGER, avg, violations INTEGER, ticks INTEGER, peak_ns INTEGER, self_ns INTEGER, " \
-  "depth INTEGER, line INTEGER, record_set TEXT, attrs TEXT, file TEXT, source HIDDEN, format HIDDEN)"
+  "depth INTEGER, line INTEGER, record_set TEXT, attrs TEXT, file TEXT, root_id INTEGER, " \
+  "parent_time_ns INTEGER, root_time_ns INTEGER, children_time_ns INTEGER, source HIDDEN, format HIDDEN)"
 #define RC_RECORD_ID   0
 #define RC_PARENT_ID   1
 #define RC_TIMER_ID    2
@@ -73,13 +83,18 @@ SQLITE_EXTENSION_INIT3
 #define RC_RECORD_SET 17
 #define RC_ATTRS      18
 #define RC_FILE       19
-#define RC_SOURCE     20
-#define RC_FORMAT     21
+#define RC_ROOT_ID    20
+#define RC_PARENT_TIME 21
+#define RC_ROOT_TIME  22
+#define RC_CHILD_TIME 23
+#define RC_SOURCE     24
+#define RC_FORMAT     25
 
 typedef struct RcCursor {
   sqlite3_vtab_cursor base;
   PsSet set;                  /* the captures (references held while open) */
   int iPart;                  /* current part (file) */
+  PsCapture *cap;             /* its capture; NULL at the end of the parts */
   int64_t iRow;               /* current row (a full scan), or index into aList */
   const int32_t *aList;       /* rows of a record_id / parent_record_id lookup, or NULL */
   size_t nList;
@@ -272,6 +287,17 @@ static int rcColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
     case RC_FILE:
       ps_vt_result_file(ctx, &c->set, c->iPart);
       break;
+    case RC_ROOT_ID: case RC_PARENT_TIME: case RC_ROOT_TIME: case RC_CHILD_TIME: {
+      /* the record tree, walked once per capture on first use (ext/stacks.h) */
+      const PsRecTree *aT = ps_records_walk(c->cap);
+      if( aT==0 ){ sqlite3_result_error_nomem(ctx); return SQLITE_NOMEM; }
+      const PsRecTree *t = &aT[r - cap->aRec];
+      if( iCol==RC_CHILD_TIME ) result_i64(ctx, t->root>=0 ? t->childTime : PS_NULL64);
+      else if( iCol==RC_PARENT_TIME && t->parent>=0 ) result_i64(ctx, cap->aRec[t->parent].time);
+      else if( t->root<0 || iCol==RC_PARENT_TIME ) sqlite3_result_null(ctx);
+      else result_i64(ctx, iCol==RC_ROOT_ID ? cap->aRec[t->root].recordId : cap->aRec[t->root].time);
+      break;
+    }
     default:            sqlite3_result_null(ctx); break;
   }
   return SQLITE_OK;

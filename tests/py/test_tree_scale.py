@@ -270,5 +270,189 @@ for kind, unit, name_len in (("event", 1000, 500), ("record", 1, 2000)):
             names = [name for _, name, _ in tree]
             check(deep == [(" > ".join(names), ";".join(names))], f"chain {kind}: path of the deepest row", deep)
 
+# ---------------------------------------------------------------- record_tree is a plain scan (issue 18)
+# record_tree reads the walk from profile_records' root_id / parent_time_ns / root_time_ns /
+# children_time_ns (computed in C) instead of walking the tree in SQL. Its rows must be the old
+# recursive CTE's, column for column: REF_RECORD_TREE below is that view as it was, run over
+# the same `records`, and a report with every kind of broken tree is also checked against
+# Python's own reading of the text.
+
+REF_RECORD_TREE = """
+DROP VIEW IF EXISTS temp.ref_record_tree;
+CREATE TEMP VIEW ref_record_tree AS
+WITH RECURSIVE
+  node(k, file, id, parent_id, name, t, in_tree) AS MATERIALIZED (
+    SELECT row_number() OVER (), coalesce(file, ''), record_id, parent_record_id, name, time_ns,
+           depth IS NOT NULL FROM records),
+  child(file, parent_id, total) AS MATERIALIZED (
+    SELECT file, parent_id, sum(t) FROM node WHERE parent_id IS NOT NULL AND in_tree GROUP BY file, parent_id),
+  walk(file, record_id, parent_record_id, root_id, depth, name, t, parent_t, root_t) AS (
+    SELECT n.file, n.id, n.parent_id, n.id, 0, n.name, n.t, NULL, n.t
+      FROM node n
+     WHERE n.in_tree AND (n.parent_id IS NULL
+        OR NOT EXISTS (SELECT 1 FROM node p WHERE p.id = n.parent_id AND p.file = n.file))
+    UNION ALL
+    SELECT c.file, c.id, c.parent_id, w.root_id, w.depth + 1, c.name, c.t, w.t, w.root_t
+      FROM walk w JOIN node c ON c.parent_id = w.record_id AND c.file = w.file
+     WHERE c.in_tree AND w.depth < 100000
+  )
+SELECT nullif(w.file, '') AS file, w.record_id, w.parent_record_id, w.root_id, w.depth, w.name,
+       CASE WHEN w.depth = 0 THEN w.name ELSE (
+         WITH RECURSIVE up(d, pid, name) AS (
+           SELECT w.depth, w.parent_record_id, w.name
+           UNION ALL
+           SELECT u.d - 1, p.parent_id, p.name
+             FROM up u JOIN node p ON p.id = u.pid AND p.file = w.file
+            WHERE u.d > 0 AND p.k = (SELECT min(q.k) FROM node q WHERE q.id = u.pid AND q.file = w.file))
+         SELECT CASE WHEN max(name IS NULL) THEN NULL ELSE group_concat(name, ' > ') END
+           FROM (SELECT d, name FROM up ORDER BY d)) END AS path,
+       w.t AS inclusive_ns,
+       w.t - coalesce((SELECT k.total FROM child k WHERE k.parent_id = w.record_id AND k.file = w.file), 0)
+         AS self_ns,
+       CASE WHEN w.parent_t > 0 THEN 1.0 * w.t / w.parent_t END AS share_of_parent,
+       CASE WHEN w.root_t > 0 THEN 1.0 * w.t / w.root_t END AS share_of_root
+  FROM walk w"""
+COLS = "file, record_id, parent_record_id, root_id, depth, name, inclusive_ns, self_ns, share_of_parent, share_of_root"
+
+
+def same_as_ref(source, what, with_path=True, rows=False):
+    """profile_open(source); record_tree's rows = the old recursive CTE's, compared in SQL (as
+    sets: the old walk gave them breadth-first, the scan gives them in record order, and
+    (file, record_id) is unique in both). Returns the rows when asked for."""
+    db.run("SELECT profile_open(?)", source)
+    for stmt in REF_RECORD_TREE.split(";")[:2]:
+        db.run(stmt)
+    cols = COLS + (", path" if with_path else "")
+    n, n_ref = (db.run(f"SELECT count(*) FROM {v}")[0][0][0] for v in ("record_tree", "ref_record_tree"))
+    extra = db.run(f"SELECT {cols} FROM record_tree EXCEPT SELECT {cols} FROM ref_record_tree LIMIT 3")[0]
+    missing = db.run(f"SELECT {cols} FROM ref_record_tree EXCEPT SELECT {cols} FROM record_tree LIMIT 3")[0]
+    check(n == n_ref and not extra and not missing, f"{what}: record_tree = the recursive CTE's rows ({n_ref})",
+          (n, n_ref, extra, "ref:", missing))
+    return db.run(f"SELECT {cols} FROM record_tree")[0] if rows else n
+
+
+def broken_report(n, seed, spread=1):
+    """A tree report of n records (parents before or after their children, shuffled) with every
+    flaw the parser tolerates: a RecordId used again (twice a parent), ParentRecordIds naming no
+    record, a cycle of three with records below it, a record that is its own parent, and a
+    repeated id whose first record is in the cycle. spread > 1 multiplies every id (sparse ids:
+    the parser's and the walk's hash instead of their direct table). Returns (text, rows) with
+    rows as (record_id, parent_id or None, name, time) in file order."""
+    rnd = random.Random(seed)
+    rows = []
+    for i in range(n):
+        p = rnd.randrange(i) if i and rnd.random() < 0.97 else None
+        rows.append([i + 1, None if p is None else p + 1, f"t{rnd.randrange(12)}", rnd.randrange(10**6)])
+    rows[5][0] = rows[3][0]                       # RecordId 4 twice: the second left out
+    rows[7][1], rows[8][1] = 4, 4                 # ... children of id 4 go to the first
+    rows[10][1], rows[11][1] = 10**9, 10**9 + 1   # parents that do not exist: roots
+    base = n + 1
+    rows += [[base, base + 2, "cyc", 5], [base + 1, base, "cyc", 6], [base + 2, base + 1, "cyc", 7],
+             [base + 3, base + 1, "below_cycle", 8], [base + 4, base + 4, "self", 9],
+             [base, 1, "dup_of_cycle", 10], [base + 5, base, "under_dup", 11]]
+    order = list(range(len(rows)))
+    rnd.shuffle(order)
+    rows = [[rows[i][0] * spread, None if rows[i][1] is None else rows[i][1] * spread] + rows[i][2:] for i in order]
+    out = ["Minecraft ThreadId: 1"]
+    for rid, p, name, t in rows:
+        out.append(f"    {name} Time: {t} Count: 1 Violations: 0 RecordId: {rid} "
+                   f"ParentRecordId: {'none' if p is None else p} TimerId: 1")
+    out += ["# Version v1.20.0", "# PocketMine-MP 5.0.0", "# FormatVersion 3", "Sample time 1000000 (0.001s)", ""]
+    return "\n".join(out), [tuple(r) for r in rows]
+
+
+def python_tree(rows):
+    """Python's own record_tree of rows: {record_id: (parent_id, root_id, depth, name, path,
+    time, self, share_of_parent, share_of_root)} for the records in the tree."""
+    first = {}
+    for i, (rid, _, _, _) in enumerate(rows):
+        first.setdefault(rid, i)
+    parent = [first.get(p) if p is not None else None for _, p, _, _ in rows]
+    chain = {}                                    # row -> list of rows from the root, or None
+
+    def up(i):
+        seen, path = set(), []
+        while i is not None and i not in chain:
+            if i in seen or first[rows[i][0]] != i:
+                break                             # a cycle, or a repeated id: out of the tree
+            seen.add(i)
+            path.append(i)
+            i = parent[i]
+        else:
+            base = [] if i is None else chain[i]
+            for k in reversed(path):
+                base = None if base is None else base + [k]
+                chain[k] = base
+            return
+        for k in path:
+            chain[k] = None
+    for i in range(len(rows)):
+        up(i)
+    kids = {}
+    for i, c in chain.items():
+        if c is not None and parent[i] is not None:
+            kids.setdefault(parent[i], []).append(i)
+    out = {}
+    for i, c in chain.items():
+        if c is None:
+            continue
+        rid, pid, name, t = rows[i]
+        tp, tr = (rows[parent[i]][3] if parent[i] is not None else None), rows[c[0]][3]
+        out[rid] = (pid, rows[c[0]][0], len(c) - 1, name, " > ".join(rows[k][2] for k in c), t,
+                    t - sum(rows[k][3] for k in kids.get(i, [])),
+                    t / tp if tp else None, t / tr if tr else None)
+    return out
+
+
+for n, spread in ((10000, 1), (2000, 10**9 + 7)):
+    text, rows = broken_report(n, seed=18, spread=spread)
+    what = f"broken {n // 1000}k report" + (", sparse ids" if spread > 1 else "")
+    path = os.path.join(tmp, f"broken_{spread}.txt")
+    with open(path, "w") as f:
+        f.write(text)
+    got = same_as_ref(path, what, rows=True)
+    want = python_tree(rows)
+    mine = {r[1]: (r[2], r[3], r[4], r[5], r[10], r[6], r[7], r[8], r[9]) for r in got}
+    check(len(mine) == len(got) == len(want), f"{what}: one row per record in the tree", (len(got), len(want)))
+    bad = [(k, mine.get(k), v) for k, v in want.items()
+           if mine.get(k) is None or mine[k][:7] != v[:7]
+           or any((a is None) != (b is None) or (a is not None and abs(a - b) > 1e-12) for a, b in zip(mine[k][7:], v[7:]))]
+    check(not bad, f"{what}: every row as Python reads the text", bad[:3])
+    check({"cyc", "below_cycle", "self", "under_dup"}.isdisjoint(r[5] for r in got),
+          f"{what}: cycle, self-parent and what hangs below them left out")
+    diags = db.run("SELECT key, count(*) FROM profile_metadata(?) WHERE scope = 'diagnostic' GROUP BY key", path)[0]
+    check(len(diags) >= 3, f"{what}: duplicate, missing parent and cycle diagnostics", diags)
+
+# the same ids in two files of one directory: the trees stay apart (file, root_id per file)
+multi = os.path.join(tmp, "multi_reports")
+os.makedirs(multi, exist_ok=True)
+for k in (1, 2):
+    with open(os.path.join(multi, f"r{k}.txt"), "w") as f:
+        f.write(broken_report(300, seed=k)[0])
+got = same_as_ref(multi, "two reports in a directory", rows=True)
+check(len({r[0] for r in got}) == 2, "two reports: rows of both files", {r[0] for r in got})
+
+# the walk stops at depth 100000, as the recursive CTE did
+deep = os.path.join(tmp, "deep.txt")
+with open(deep, "w") as f:
+    f.write(timings_txt([(i - 1 if i else None, "d", 1) for i in range(100003)]))
+n = same_as_ref(deep, "a chain 100003 deep", with_path=False)
+got = db.run("SELECT count(*), max(depth) FROM record_tree")[0]
+check(n == 100001 and got == [(100001, 100000)], "chain: depth 0 .. 100000 only", got)
+
+# the repository's captures with records: timings edge cases, call stacks (frame ids, tries,
+# NULL times), the xprof statistics (flat lists)
+data = [os.path.join("tests/data", f) for f in ("timings_edge.txt", "timings_edge_crlf.txt", "timings_list.txt")]
+data += sorted(os.path.join("tests/data/stacks", f) for f in os.listdir("tests/data/stacks")
+               if not f.endswith((".txtpb", ".proto", ".md")))
+data += [os.path.join("tests/data/xprof", f) for f in ("tf_stats.pb", "kernel_stats.pb", "datatable_edge.json")]
+for src in data:
+    try:
+        n_rec = db.run("SELECT count(*) FROM profile_records(?)", src)[0][0][0]
+    except RuntimeError:          # read only with its format named (pprof_edge.pb)
+        continue
+    if n_rec:
+        same_as_ref(src, src)
+
 shutil.rmtree(tmp, ignore_errors=True)
 done()
