@@ -26,7 +26,7 @@ CC        ?= cc
 CFLAGS    ?= -O2 -g
 WARN      := -Wall -Wextra
 DEFS      := -DPROFSQL_VERSION='"$(VERSION)"'
-LDLIBS    := -lminizip -lz -lpthread -lm
+LDLIBS    := -lminizip -ldeflate -lz -lpthread -lm
 SQLITE3   ?= sqlite3
 PYTHON    ?= /usr/bin/python3
 NPROC     := $(shell nproc 2>/dev/null || echo 2)
@@ -190,7 +190,7 @@ DOCDIR     ?= $(PREFIX)/share/doc/libprofsql
 # SQLite through the pointer SQLite passes when it loads it.
 PC_LINES = 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' 'Name: libprofsql' \
   'Description: SQLite extension that turns profiler captures into SQL tables' 'Version: $(VERSION)' \
-  'Requires.private: sqlite3 zlib minizip' 'Libs: -L$${libdir} -l:libprofsql.a' 'Libs.private: -lpthread -lm' \
+  'Requires.private: sqlite3 zlib minizip libdeflate' 'Libs: -L$${libdir} -l:libprofsql.a' 'Libs.private: -lpthread -lm' \
   'Cflags: -I$${includedir}'
 
 install: all

@@ -3,7 +3,8 @@
 **   load_time FILE [FORMAT]   prints "<seconds> <MB/s> <rows> <records>"
 ** (mmap or inflate, detect, parse, nest; the best of 3 runs). Used by make bench to report the
 ** parsers' own rate next to the SQL query's. PROFSQL_BENCH_THREADS=N parses a Chrome trace in N
-** parts (ps_chrome_threads; 1 = serial), for the per-core scaling table.
+** parts (ps_chrome_threads; 1 = serial), for the per-core scaling table. PROFSQL_BENCH_ZLIB=1
+** inflates gzip with zlib alone (ps_gunzip_zlib_only), to compare with the libdeflate path.
 */
 #include "../../ext/formats.h"
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <time.h>
 
 extern size_t ps_chrome_threads;
+extern int ps_gunzip_zlib_only;
 
 static double now(void){ struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec/1e9; }
 
@@ -20,6 +22,8 @@ int main(int argc, char **argv){
   const PsFormat *pFmt = argc>2 ? ps_format_find(argv[2]) : 0;
   const char *zThreads = getenv("PROFSQL_BENCH_THREADS");
   if( zThreads && atoi(zThreads)>0 ) ps_chrome_threads = (size_t)atoi(zThreads);
+  const char *zZlib = getenv("PROFSQL_BENCH_ZLIB");
+  if( zZlib && atoi(zZlib)>0 ) ps_gunzip_zlib_only = 1;
   double best = 1e9; size_t nRows = 0, nRec = 0, nBytes = 0;
   for(int k=0; k<3; k++){
     PsSource src; PsErr err; int bU;

@@ -166,6 +166,44 @@ static size_t gz(const char *in, size_t n, unsigned char *out, size_t nOut){
   return k;
 }
 
+extern int ps_gunzip_zlib_only;
+
+/* ps_gunzip through libdeflate's one-shot decoder (the size known from the trailer) and through
+** zlib alone (ps_gunzip_zlib_only): the same bytes, and for a damaged stream the same error (the
+** fast path hands every failure to zlib, whose message names the compressed byte). */
+static void test_gzip_paths(void){
+  size_t n = 300000;
+  char *text = malloc(n);
+  uint32_t x = 12345;
+  for(size_t i=0; i<n; i++){ x = x*1103515245u + 12345u; text[i] = "{}[],:\"ab0123 \n"[(x>>16) % 15]; }
+  size_t nGz = n + 1024;
+  unsigned char *g = malloc(nGz);
+  nGz = gz(text, n, g, nGz);
+  char *a = 0, *b = 0; size_t na = 0, nb = 0; PsErr ea, eb;
+  ps_gunzip_zlib_only = 0;
+  int ra = ps_gunzip(g, nGz, 0, &a, &na, &ea);
+  ps_gunzip_zlib_only = 1;
+  int rb = ps_gunzip(g, nGz, 0, &b, &nb, &eb);
+  CHECK(ra==PS_OK && rb==PS_OK && na==n && nb==n && memcmp(a, text, n)==0 && memcmp(b, text, n)==0);
+  free(a); free(b);
+  /* damaged: a flipped byte in the middle, a trailer that lies about the size (larger, smaller) */
+  for(int k=0; k<3; k++){
+    unsigned char *h = malloc(nGz);
+    memcpy(h, g, nGz);
+    if( k==0 ) h[nGz/2] ^= 0x55;
+    else h[nGz-4] = (unsigned char)(h[nGz-4] + (k==1 ? 1 : -1));
+    ps_gunzip_zlib_only = 0;
+    ra = ps_gunzip(h, nGz, 0, &a, &na, &ea);
+    ps_gunzip_zlib_only = 1;
+    rb = ps_gunzip(h, nGz, 0, &b, &nb, &eb);
+    CHECK(ra==PS_ERROR && rb==PS_ERROR);
+    CHECK_STR(ea.msg, eb.msg);
+    free(h);
+  }
+  ps_gunzip_zlib_only = 0;
+  free(g); free(text);
+}
+
 static void test_gzip(void){
   static const char json[] = "[{\"name\":\"a\",\"ph\":\"X\",\"ts\":1,\"dur\":2,\"pid\":1,\"tid\":1}]";
   unsigned char buf[512], two[1024];
@@ -196,6 +234,7 @@ static void test_gzip(void){
   PsCapture *cap = load_n((const char*)buf, k, &err);
   CHECK(cap && cap->ev.n==1 && cap->ev.aDur[0]==2000);
   ps_capture_free(cap);
+  test_gzip_paths();
 }
 
 /* ---------------------------------------------------------------- chrome */
