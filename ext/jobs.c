@@ -314,6 +314,27 @@ static int prefix_out(PsOut *o, const char *zPrefix){
   return PS_OK;
 }
 
+/* 0 when the object at z[off] has none of the top-level keys the paths of ps_job_keys start
+** with (so every lookup would miss): one walk over its members instead of sixteen lookups, which
+** is what a Chrome event's args (frame, seq, src, ...) costs per row. 1 when one may match, a key
+** holds an escape, or the object is not well-formed (the lookups then decide, as before). */
+static int keys_may_match(const char *z, size_t n, size_t off){
+  static const char *const azFirst[] = { "service_id", "metadata", "provider_service_id", "plugin_id",
+    "owner_plugin_id", "gateway", "engine_gateway", "method", "method_name", 0 };
+  size_t i = off + 1;
+  PsJsonMember m;
+  for(size_t k=0; ; k++){
+    int rc = ps_json_member(z, n, &i, k, &m, 1, 0);
+    if( rc==0 ) return 0;
+    if( rc<0 ) return 1;
+    const char *zk = z + m.q + 1;
+    if( memchr(zk, '\\', m.kn) ) return 1;
+    for(int j=0; azFirst[j]; j++){
+      if( strlen(azFirst[j])==m.kn && memcmp(azFirst[j], zk, m.kn)==0 ) return 1;
+    }
+  }
+}
+
 int ps_job_keys(const char *z, size_t n, size_t metaOff, const char *zSource, size_t nSource,
                 const char *zCategory, size_t nCategory, PsOut *pOwner, PsOut *pMethod){
   static const char *const azService[] = { "/service_id", "/metadata/service_id", "/provider_service_id", "/metadata/provider_service_id", 0 };
@@ -322,7 +343,7 @@ int ps_job_keys(const char *z, size_t n, size_t metaOff, const char *zSource, si
   static const char *const azMethod[] = { "/method", "/method_name", "/metadata/method", "/metadata/method_name", 0 };
   int rc;
   out_null(pOwner); out_null(pMethod);
-  if( metaOff < n && z[metaOff]=='{' ){
+  if( metaOff < n && z[metaOff]=='{' && keys_may_match(z, n, metaOff) ){
     if( (rc = first_str(z, n, metaOff, azMethod, pMethod)) ) return rc;
     if( (rc = first_str(z, n, metaOff, azService, pOwner)) ) return rc;
     if( pOwner->type ) return PS_OK;

@@ -17,7 +17,16 @@
 **                                       writes the StarProfiler's report set computed by SQL over
 **                                       profile_jobs(source); returns the manifest (JSON text).
 **                                       Of a StarProfiler report the JSON is the input's bytes
-**                                       (zReportJson says what is recomputed, what is read)
+**                                       (zReportJson says what is recomputed, what is read).
+**                                       Options: docs/profile_report.md; among them
+**                                       max_csv_rows (default 100000, 0 = every row): the rows
+**                                       the per-row CSVs (jobs, timeline, active_jobs) keep,
+**                                       the first in job order; a cut is stated in the report
+**                                       (a 'csv_rows_capped' diagnostics row, in the CSV and
+**                                       the JSON, and a "Capped files" Markdown section).
+**                                       Its temp tables hold a row per job; for 65536 jobs
+**                                       or more, a connection without a temp database gets
+**                                       one of 64 KiB pages
 **
 ** Every function that writes is SQLITE_DIRECTONLY (a view or trigger of a database someone else
 ** wrote cannot call it). Files are written to a temporary name in the target directory and
@@ -71,10 +80,14 @@ static void floatFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 
 /* ------------------------------------------------------------------ query -> text */
 
-/* Runs zSql (parameters bound from apArg) and renders the rows as CSV (bMd 0) or a Markdown
-** table (bMd 1) into b. Returns SQLITE_OK and *pnRow, or an error with *pzErr (sqlite3_malloc). */
+struct Rep;
+static void rep_bind_caps(struct Rep *r, sqlite3_stmt *st);
+
+/* Runs zSql (parameters bound from apArg, and ?20 ?21 from pRep when given: rep_bind_caps) and
+** renders the rows as CSV (bMd 0) or a Markdown table (bMd 1) into b. Returns SQLITE_OK and
+** *pnRow, or an error with *pzErr (sqlite3_malloc). */
 static int render_query(sqlite3 *db, const char *zSql, sqlite3_value **apArg, int nArg, int bMd,
-                        PsBuf *b, sqlite3_int64 *pnRow, char **pzErr){
+                        PsBuf *b, sqlite3_int64 *pnRow, char **pzErr, struct Rep *pRep){
   sqlite3_stmt *st = 0;
   const char *zTail = 0;
   int rc = sqlite3_prepare_v2(db, zSql, -1, &st, &zTail);
@@ -94,6 +107,7 @@ static int render_query(sqlite3 *db, const char *zSql, sqlite3_value **apArg, in
     }
   }
   for(int k=0; k<nArg; k++) sqlite3_bind_value(st, k+1, apArg[k]);
+  if( pRep ) rep_bind_caps(pRep, st);
   int nCol = sqlite3_column_count(st);
   int bad = 0;
   if( bMd ) bad |= ps_buf_puts(b, "|");
@@ -143,7 +157,7 @@ static void writeQueryFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv,
   }
   PsBuf b; memset(&b, 0, sizeof(b));
   sqlite3_int64 nRow = 0; char *zErr = 0;
-  int rc = render_query(sqlite3_context_db_handle(ctx), zSql, 0, 0, bMd, &b, &nRow, &zErr);
+  int rc = render_query(sqlite3_context_db_handle(ctx), zSql, 0, 0, bMd, &b, &nRow, &zErr, 0);
   if( rc==SQLITE_OK ){
     PsErr err; memset(&err, 0, sizeof(err));
     if( ps_write_file(zPath, b.z ? b.z : "", b.n, &err) ){
@@ -248,11 +262,14 @@ static const char zJobsTable[] =
   "  CASE WHEN trim(ifnull(lane,''))='' THEN 'unspecified' ELSE lane END AS lkey_ "
   "FROM j";
 
+/* temp.profsql_rt(total): the summed elapsed_ms of the completed jobs, computed once (every
+** ranked aggregate's share is of it). */
+#define RT_TOTAL "SELECT sum(e_) AS total FROM profsql_rj WHERE done_"
 /* A ranked aggregate (the writer's AggregateStats) grouped by key expression K, with the
 ** category of the group given by CAT; numbers raw: tot, share, avg, mx, ml, pb, ob. The
 ** group's category, source and sample_name are its first job's (the writer's or_insert_with). */
 #define AGG_RAW(K, CAT) \
-  "WITH t(total) AS (SELECT sum(e_) FROM profsql_rj WHERE done_), " \
+  "WITH t(total) AS (SELECT total FROM temp.profsql_rt), " \
   "g AS (SELECT " K " AS key, min(k) AS k0, count(*) AS n, sum(failed_) AS failed, sum(slow_) AS slow, " \
   "  sum(e_) AS tot, max(e_) AS mx, max(l_) AS ml, sum(pb_) AS pb, sum(ob_) AS ob " \
   "  FROM profsql_rj WHERE done_ GROUP BY " K ") " \
@@ -317,12 +334,12 @@ static const char zCsvJobs[] =
   X("payload_bytes") " AS payload_bytes, " X("output_bytes") " AS output_bytes, "
   X("service_id") " AS service_id, " X("method") " AS method, " X("plugin_id") " AS plugin_id, "
   X("gateway") " AS gateway, " S("error") " AS error, " S("detail") " AS detail "
-  "FROM profsql_rj WHERE done_ ORDER BY k";
+  "FROM profsql_rj WHERE done_ ORDER BY k LIMIT ifnull(?20,-1)";
 
 /* Categories ranked (the writer's by_category_ranked), numbers raw: rank, category, n, failed,
 ** slow, tot, share. Read by the CSV and the Markdown chart. */
 #define CAT_RANKED \
-  "WITH t(total) AS (SELECT sum(e_) FROM profsql_rj WHERE done_), g AS (" CAT_GROUPS ") " \
+  "WITH t(total) AS (SELECT total FROM temp.profsql_rt), g AS (" CAT_GROUPS ") " \
   "SELECT row_number() OVER (ORDER BY tot DESC, category) AS rank, category, n, failed, slow, tot, mx, " \
   "  CASE WHEN t.total>0 THEN tot/t.total*100.0 ELSE 0.0 END AS share FROM g, t ORDER BY tot DESC, category"
 
@@ -363,7 +380,7 @@ static const char zCsvActive[] =
   B("waited_on_gpu") " AS waited_on_gpu, " B("stayed_async") " AS stayed_async, "
   F("gpu_wait_ms") " AS gpu_wait_ms, " S("wait_reason") " AS wait_reason, " S("async_mode") " AS async_mode, "
   X("started_unix_ms") " AS started_unix_ms, " S("detail") " AS detail "
-  "FROM profsql_rj WHERE NOT done_ ORDER BY k";
+  "FROM profsql_rj WHERE NOT done_ ORDER BY k LIMIT ifnull(?20,-1)";
 
 /* ?5: run.started_unix_ms (reports), else the earliest start (other formats). A stamp minus ?5,
 ** never negative; a missing or negative stamp counts as ?5 (the writer's unwrap_or(run_start)). */
@@ -376,7 +393,7 @@ static const char zCsvTimeline[] =
   X("frame_id") " AS frame_id, " X("dependency_group") " AS dependency_group, "
   X("task_domain") " AS task_domain, " X("task_pass") " AS task_pass, " X("lane") " AS lane, "
   X("priority") " AS priority, " X("executor") " AS executor, " S("detail") " AS detail "
-  "FROM profsql_rj WHERE done_ ORDER BY k";
+  "FROM profsql_rj WHERE done_ ORDER BY k LIMIT ifnull(?20,-1)";
 
 static const char zCsvFirst[] =
   "WITH c AS (SELECT count(*) AS n, ifnull(sum(scheduled),0) AS sch, ifnull(sum(blocked),0) AS blk, "
@@ -390,11 +407,13 @@ static const char zCsvFirst[] =
   "  profile_fixed(CASE WHEN n>0 THEN asy*100.0/n ELSE 0.0 END,6) AS async_share_percent FROM c";
 
 /* Diagnostics as JSON objects d: a report's own rows, else the capture's parse diagnostics
-** (code = the kind, level 'warn'). The CSV and the report JSON both read these. */
+** (code = the kind, level 'warn'), then one 'csv_rows_capped' row per CSV cut short by the
+** max_csv_rows option (?21, a JSON array; NULL when none was). The CSV and the report JSON both read these. */
 #define DIAG_OBJECTS \
   "SELECT value AS d FROM profile_metadata(?1) WHERE scope='diagnostics' AND json_valid(value) UNION ALL " \
   "SELECT json_object('at_unix_ms',NULL,'code',key,'job_id',NULL,'level','warn','message',value) FROM profile_metadata(?1) " \
-  "WHERE scope='diagnostic' AND key NOT LIKE '%\\_count' ESCAPE '\\'"
+  "WHERE scope='diagnostic' AND key NOT LIKE '%\\_count' ESCAPE '\\' UNION ALL " \
+  "SELECT value FROM json_each(?21)"
 #define DSTR(k) "ifnull(CASE WHEN json_type(d,'$." k "')='text' THEN json_extract(d,'$." k "') END,'')"
 
 static const char zCsvDiag[] =
@@ -418,7 +437,19 @@ typedef struct Rep {
   sqlite3_value *apArg[5];    /* ?1 source, ?2 options, ?3 slow_job_warn_ms, ?4 top limit, ?5 run start */
   char *zErr;                 /* sqlite3_malloc'ed */
   int rc;
+  sqlite3_int64 nCap;         /* ?20: the rows a per-row CSV keeps (max_csv_rows); 0 every row */
+  char *zCapNotes;            /* ?21: the 'csv_rows_capped' diagnostics (JSON array, sqlite3_malloc'ed), or NULL */
+  int bPct;                   /* 1 when aPct holds the percentiles (rep_percentiles) */
+  double aPct[8];             /* ?12..?19: p50 p90 p95 p99 of e_, then of l_ */
 } Rep;
+
+/* Binds ?20 (the max_csv_rows cap, NULL for none) and ?21 (the cap's diagnostics, NULL for none)
+** when st has them. */
+static void rep_bind_caps(struct Rep *r, sqlite3_stmt *st){
+  if( sqlite3_bind_parameter_count(st) < 20 ) return;
+  if( r->nCap > 0 ) sqlite3_bind_int64(st, 20, r->nCap);
+  if( r->zCapNotes ) sqlite3_bind_text(st, 21, r->zCapNotes, -1, SQLITE_STATIC);
+}
 
 static int rep_exec(Rep *r, const char *zSql){
   if( r->rc ) return r->rc;
@@ -427,6 +458,7 @@ static int rep_exec(Rep *r, const char *zSql){
   if( r->rc==SQLITE_OK ){
     int n = sqlite3_bind_parameter_count(st);
     for(int k=0; k<n && k<5; k++) if( r->apArg[k] ) sqlite3_bind_value(st, k+1, r->apArg[k]);
+    rep_bind_caps(r, st);
     while( (r->rc = sqlite3_step(st))==SQLITE_ROW ){}
     if( r->rc==SQLITE_DONE ) r->rc = SQLITE_OK;
   }
@@ -466,6 +498,7 @@ static char *rep_text(Rep *r, const char *zSql){
   if( r->rc==SQLITE_OK ){
     int n = sqlite3_bind_parameter_count(st);
     for(int k=0; k<n && k<5; k++) if( r->apArg[k] ) sqlite3_bind_value(st, k+1, r->apArg[k]);
+    rep_bind_caps(r, st);
     r->rc = sqlite3_step(st);
     if( r->rc==SQLITE_ROW ){
       const char *t = (const char*)sqlite3_column_text(st, 0);
@@ -483,14 +516,17 @@ static char *rep_text(Rep *r, const char *zSql){
 static int rep_csv(Rep *r, const char *zSql, PsBuf *b){
   if( r->rc ) return r->rc;
   sqlite3_int64 nRow;
-  r->rc = render_query(r->db, zSql, r->apArg, 5, 0, b, &nRow, &r->zErr);
+  r->rc = render_query(r->db, zSql, r->apArg, 5, 0, b, &nRow, &r->zErr, r);
   return r->rc;
 }
 
-/* percentile q of column C over completed jobs: the writer's sorted[round((n-1)*q)], 0 when empty */
-#define PCT(C, Q) "ifnull((SELECT " C " FROM profsql_rj WHERE done_ ORDER BY " C " LIMIT 1 " \
+/* percentile q of column C over completed jobs: the writer's sorted[round((n-1)*q)], 0 when empty
+** (P the parameter rep_percentiles bound: the same value, from one scan and a sort in C; the query
+** here only runs when it could not be, since it sorts every job once per percentile) */
+#define PCT(C, Q, P) "coalesce(" P ", (SELECT " C " FROM profsql_rj WHERE done_ ORDER BY " C " LIMIT 1 " \
   "OFFSET (SELECT CAST(round((count(*)-1)*" Q ") AS INTEGER) FROM profsql_rj WHERE done_)),0.0)"
-#define PCTS(C) "json_object('p50'," F64(PCT(C, "0.50")) ",'p90'," F64(PCT(C, "0.90")) ",'p95'," F64(PCT(C, "0.95")) ",'p99'," F64(PCT(C, "0.99")) ")"
+#define PCTS(C, P1, P2, P3, P4) "json_object('p50'," F64(PCT(C, "0.50", P1)) ",'p90'," F64(PCT(C, "0.90", P2)) "," \
+  "'p95'," F64(PCT(C, "0.95", P3)) ",'p99'," F64(PCT(C, "0.99", P4)) ")"
 /* A job as the writer's job object (a capture other than a report JSON, whose jobs come from
 ** ps_job_json): keys sorted; the flags, budget_ms, category, dependency_group, detail,
 ** elapsed_ms, ended_unix_ms, id, lane, load, metadata, name, priority, source,
@@ -529,13 +565,13 @@ static int rep_csv(Rep *r, const char *zSql, PsBuf *b){
 #define L_TOP_ELAPSED "SELECT k FROM profsql_rj WHERE done_ ORDER BY e_ DESC, ifnull(name,''), k LIMIT ?4"
 #define L_TOP_LOAD "SELECT k FROM profsql_rj WHERE done_ ORDER BY l_ DESC, ifnull(name,''), k LIMIT ?4"
 #define L_RECENT "SELECT k FROM (SELECT k FROM profsql_rj WHERE done_ ORDER BY k DESC LIMIT ?8) ORDER BY k"
+/* The six lists, each run once by rep_job_lists into temp.profsql_jl(l, pos, k) (list l of
+** azJobList, its jobs in order); JL(l) reads one back. */
+static const char *const azJobList[] = { L_ACTIVE, L_BUDGET, L_FRAME, L_TOP_ELAPSED, L_TOP_LOAD, L_RECENT };
+#define JL(l) "SELECT k FROM temp.profsql_jl WHERE l=" #l " ORDER BY pos"
 /* the jobs any list holds, each once: the rows of temp.profsql_jj */
-static const char zJobsNeeded[] =
-  "INSERT INTO temp.profsql_jj(k) SELECT k FROM (SELECT * FROM (" L_ACTIVE ")) UNION "
-  "SELECT k FROM (SELECT * FROM (" L_BUDGET ")) UNION SELECT k FROM (SELECT * FROM (" L_FRAME ")) UNION "
-  "SELECT k FROM (SELECT * FROM (" L_TOP_ELAPSED ")) UNION SELECT k FROM (SELECT * FROM (" L_TOP_LOAD ")) UNION "
-  "SELECT k FROM (SELECT * FROM (" L_RECENT "))";
-/* the job objects of the report, from temp.profsql_jj (rep_report_json fills it) */
+static const char zJobsNeeded[] = "INSERT INTO temp.profsql_jj(k) SELECT DISTINCT k FROM temp.profsql_jl";
+/* the job objects of a list, from temp.profsql_jj (rep_report_json fills it) */
 #define JJ(rows) "(SELECT json_group_array(json((SELECT j FROM temp.profsql_jj jj WHERE jj.k=x.k))) FROM (" rows ") x)"
 
 /* What a report JSON input gives (?9, ps_report_input), else the default. */
@@ -602,9 +638,9 @@ static const char zReportJson[] =
   "cat AS (" CAT_GROUPS "), "
   "span AS (SELECT max(CASE WHEN typeof(ended_unix_ms) IN ('integer','real') THEN ended_unix_ms END) - ?5 AS ms, count(*) AS n FROM profsql_rj), "
   "rep AS (SELECT json_object("
-  " 'active_jobs', " JJ(L_ACTIVE) ","
+  " 'active_jobs', " JJ(JL(0)) ","
   " 'analysis', json_object("
-  "   'budget_violations', " JJ(L_BUDGET) ","
+  "   'budget_violations', " JJ(JL(1)) ","
   "   'by_category_ranked', (SELECT json_group_array(json_object('average_elapsed_ms'," F64("cat.tot/cat.n") ",'category',cat.category,'count',cat.n,'failed',cat.failed,"
   "       'max_elapsed_ms'," F64("cat.mx") ",'slow',cat.slow,'total_elapsed_ms'," F64("cat.tot") ",'total_share_percent'," F64("CASE WHEN c.tot>0 THEN cat.tot/c.tot*100.0 ELSE 0.0 END") ")) "
   "       FROM (SELECT * FROM cat ORDER BY tot DESC, category LIMIT ?4) cat, c),"
@@ -612,19 +648,19 @@ static const char zReportJson[] =
   "   'by_method_ranked', json((" AGG_JSON(RAW_METHODS) ")),"
   "   'by_owner_ranked', json((" AGG_JSON(RAW_OWNERS) ")),"
   "   'by_source_ranked', json((" AGG_JSON(RAW_SOURCES) ")),"
-  "   'frame_budget_violations', " JJ(L_FRAME) ","
+  "   'frame_budget_violations', " JJ(JL(2)) ","
   "   'human_reading_order', " INPUT("$.report.analysis.human_reading_order", READING_ORDER) ","
   "   'interpretation', " INPUT("$.report.analysis.interpretation", "json_quote(CASE WHEN ?11 IS NULL OR ?11='newengine' THEN "
   "       'elapsed_ms is observed wall-clock time captured by profiler events; load = elapsed_ms / budget_ms. It identifies CPU-time suspects inside instrumented engine/plugin work, not OS-level sampled CPU cycles.' "
   "       ELSE 'elapsed_ms is the duration of each job (a slice, record or event with a duration) as the '||?11||' capture records it; load = elapsed_ms / budget_ms.' END)") ","
   "   'profiler_first', json((SELECT j FROM pf)),"
-  "   'top_completed_jobs_by_elapsed', " JJ(L_TOP_ELAPSED) ","
-  "   'top_completed_jobs_by_load', " JJ(L_TOP_LOAD) ","
+  "   'top_completed_jobs_by_elapsed', " JJ(JL(3)) ","
+  "   'top_completed_jobs_by_load', " JJ(JL(4)) ","
   "   'top_offenders_by_total_elapsed', json((" AGG_JSON(RAW_OFFENDERS) ")),"
   "   'worst_offender', json(ifnull((SELECT json_object('average_elapsed_ms'," F64("avg") ",'category',category,'count',count,'failed',failed,'key',key,"
   "       'max_elapsed_ms'," F64("mx") ",'max_load'," F64("ml") ",'sample_name',sample_name,'slow',slow,'source',source,'total_elapsed_ms'," F64("tot") ","
   "       'total_output_bytes',ob,'total_payload_bytes',pb,'total_share_percent'," F64("share") ") FROM (" RAW_OFFENDERS ") LIMIT 1),'null'))),"
-  " 'completed_jobs', " JJ(L_RECENT) ","
+  " 'completed_jobs', " JJ(JL(5)) ","
   " 'config', json_patch(" INPUT("$.report.config", CONFIG_DEFAULT) ", " CONFIG_PATCH "),"
   " 'diagnostics', (SELECT json_group_array(json(d)) FROM (" DIAG_OBJECTS ")),"
   " 'flush_requests', " INPUT("$.report.flush_requests", "'[]'") ","
@@ -643,8 +679,8 @@ static const char zReportJson[] =
   "   'by_category',(SELECT json_group_object(category, json_object('count',n,'failed',failed,'max_elapsed_ms'," F64("mx") ",'slow',slow,'total_elapsed_ms'," F64("tot") ")) FROM (SELECT * FROM cat ORDER BY category)),"
   "   'by_status',(SELECT json_group_object(st, n) FROM (SELECT ifnull(status,'') AS st, count(*) AS n FROM profsql_rj WHERE done_ GROUP BY 1 ORDER BY 1)),"
   "   'completed_jobs_kept',c.n,"
-  "   'elapsed_percentiles_ms'," PCTS("e_") ","
-  "   'failed_jobs',c.failed,'load_percentiles'," PCTS("l_") ","
+  "   'elapsed_percentiles_ms'," PCTS("e_", "?12", "?13", "?14", "?15") ","
+  "   'failed_jobs',c.failed,'load_percentiles'," PCTS("l_", "?16", "?17", "?18", "?19") ","
   "   'max_elapsed_ms'," F64("c.mx") ",'over_budget_jobs',c.over,'profiler_first',json((SELECT j FROM pf)),"
   "   'reports_failed'," INPUT("$.summary.reports_failed", "0") ",'reports_in_progress'," INPUT("$.summary.reports_in_progress", "1") ","
   "   'reports_scheduled'," INPUT("$.summary.reports_scheduled", "0") ",'reports_written'," INPUT("$.summary.reports_written", "0") ","
@@ -655,6 +691,100 @@ static const char zReportJson[] =
   "   coalesce((SELECT rep.j -> e.fullkey FROM json_each(rep.j) e WHERE e.key=kk.value), "
   "            (SELECT ?9 -> r.fullkey FROM json_each(?9, '$.report') r WHERE r.key=kk.value), 'null') AS v "
   "   FROM json_each(?9, '$.keys') kk ORDER BY kk.key)) END FROM rep";
+
+/* Runs each list of azJobList once (?3 slow ms, ?4 top limit, ?8 nRecent) into
+** temp.profsql_jl(l, pos, k): the JSON reads the lists from there instead of sorting the jobs
+** again. Sets r->rc / r->zErr on failure. */
+static void rep_job_lists(Rep *r, sqlite3_int64 nRecent){
+  rep_table(r, "profsql_jl", "SELECT 0 AS l, 0 AS pos, k FROM profsql_rj WHERE 0");
+  sqlite3_stmt *ins = 0;
+  if( r->rc==SQLITE_OK ) r->rc = sqlite3_prepare_v2(r->db, "INSERT INTO temp.profsql_jl(l, pos, k) VALUES(?1, ?2, ?3)", -1, &ins, 0);
+  for(int l=0; r->rc==SQLITE_OK && l<(int)(sizeof(azJobList)/sizeof(azJobList[0])); l++){
+    sqlite3_stmt *q = 0;
+    r->rc = sqlite3_prepare_v2(r->db, azJobList[l], -1, &q, 0);
+    if( r->rc ) break;
+    for(int k=0; k<5; k++) if( r->apArg[k] && k+1<=sqlite3_bind_parameter_count(q) ) sqlite3_bind_value(q, k+1, r->apArg[k]);
+    if( sqlite3_bind_parameter_count(q) >= 8 ) sqlite3_bind_int64(q, 8, nRecent);
+    sqlite3_int64 pos = 0;
+    int rc;
+    while( (rc = sqlite3_step(q))==SQLITE_ROW ){
+      sqlite3_bind_int(ins, 1, l);
+      sqlite3_bind_int64(ins, 2, pos++);
+      sqlite3_bind_value(ins, 3, sqlite3_column_value(q, 0));
+      if( sqlite3_step(ins)!=SQLITE_DONE ){ rc = sqlite3_errcode(r->db); break; }
+      sqlite3_reset(ins);
+    }
+    r->rc = rc==SQLITE_DONE ? SQLITE_OK : rc;
+    sqlite3_finalize(q);
+  }
+  if( r->rc && r->zErr==0 ) r->zErr = sqlite3_mprintf("%s", sqlite3_errmsg(r->db));
+  sqlite3_finalize(ins);
+}
+
+static int rep_dbl_cmp(const void *a, const void *b){
+  double x = *(const double*)a, y = *(const double*)b;
+  return x<y ? -1 : x>y;
+}
+
+/* The p50, p90, p95 and p99 of e_ and of l_ over the completed jobs (the writer's
+** sorted[round((n-1)*q)]) into r->aPct (r->bPct 1), bound as ?12..?19 of the JSON's query: one
+** scan of profsql_rj and two sorts in C instead of a sort of every job per percentile. Run
+** before the files are rendered, so that its arrays (16 bytes a job) are freed before their
+** buffers grow. r->bPct stays 0 (the query then computes them) when a value is not a number or
+** the arrays cannot be allocated. */
+static void rep_percentiles(Rep *r){
+  sqlite3_stmt *q = 0;
+  double *ae = 0, *al = 0;                  /* elapsed, load: a row each per completed job */
+  sqlite3_int64 n = 0, nAlloc = 0;
+  /* sized from profile_jobs' own count (no column computed: cheap), grown if it falls short */
+  char *zN = rep_text(r, "SELECT count(*) FROM profile_jobs(?1) WHERE job_list='completed_jobs'");
+  if( r->rc ) return;
+  nAlloc = zN ? atoll(zN) : 0;
+  sqlite3_free(zN);
+  if( nAlloc < 64 ) nAlloc = 64;
+  ae = sqlite3_malloc64((sqlite3_uint64)nAlloc * sizeof(double));
+  al = sqlite3_malloc64((sqlite3_uint64)nAlloc * sizeof(double));
+  int ok = ae && al && sqlite3_prepare_v2(r->db, "SELECT e_, l_ FROM profsql_rj WHERE done_", -1, &q, 0)==SQLITE_OK;
+  int rc = SQLITE_DONE;
+  while( ok && (rc = sqlite3_step(q))==SQLITE_ROW ){
+    for(int c=0; c<2; c++){
+      int t = sqlite3_column_type(q, c);
+      if( t!=SQLITE_INTEGER && t!=SQLITE_FLOAT ) ok = 0;
+    }
+    if( n>=nAlloc ){
+      nAlloc *= 2;
+      double *e2 = sqlite3_realloc64(ae, (sqlite3_uint64)nAlloc * sizeof(double));
+      if( e2 ) ae = e2;
+      double *l2 = e2 ? sqlite3_realloc64(al, (sqlite3_uint64)nAlloc * sizeof(double)) : 0;
+      if( l2 ) al = l2;
+      if( e2==0 || l2==0 ){ ok = 0; break; }
+    }
+    ae[n] = sqlite3_column_double(q, 0);
+    al[n] = sqlite3_column_double(q, 1);
+    n++;
+  }
+  if( rc!=SQLITE_DONE && rc!=SQLITE_ROW ){        /* interrupted, or an error: the report stops */
+    ok = 0;
+    r->rc = rc;
+    r->zErr = sqlite3_mprintf("%s", sqlite3_errmsg(r->db));
+  }
+  sqlite3_finalize(q);
+  if( ok && n>0 ){
+    static const double aq[4] = { 0.50, 0.90, 0.95, 0.99 };
+    qsort(ae, (size_t)n, sizeof(double), rep_dbl_cmp);
+    qsort(al, (size_t)n, sizeof(double), rep_dbl_cmp);
+    for(int k=0; k<4; k++){
+      sqlite3_int64 i = (sqlite3_int64)round((double)(n-1) * aq[k]);
+      r->aPct[k] = ae[i];
+      r->aPct[4+k] = al[i];
+    }
+    r->bPct = 1;
+  }else if( ok ){
+    for(int k=0; k<8; k++) r->aPct[k] = 0.0;
+    r->bPct = 1;
+  }
+  sqlite3_free(ae); sqlite3_free(al);
+}
 
 /* The report JSON (compact; sqlite3_malloc'ed) or NULL with r->rc set. The job objects are put in
 ** temp.profsql_jj first: a report JSON's from the capture (ps_job_json: each job as it was read,
@@ -671,14 +801,13 @@ static char *rep_report_json(Rep *r, PsConn *pConn, sqlite3_value *pSource, cons
   int bReport = cap && ps_job_is_report(cap);
   if( bReport && ps_report_input(cap, &in) ) r->rc = SQLITE_NOMEM;
   /* the jobs the lists hold (not every job: a trace can have millions) */
+  rep_job_lists(r, nRecent);
   rep_table(r, "profsql_jj", "SELECT k, NULL AS j FROM profsql_rj WHERE 0");
   rep_exec(r, "CREATE INDEX IF NOT EXISTS temp.profsql_jj_k ON profsql_jj(k)");
   if( r->rc==SQLITE_OK ){
     sqlite3_stmt *ins = 0;
     r->rc = sqlite3_prepare_v2(r->db, zJobsNeeded, -1, &ins, 0);
     if( r->rc==SQLITE_OK ){
-      for(int k=0; k<5; k++) if( r->apArg[k] ) sqlite3_bind_value(ins, k+1, r->apArg[k]);
-      sqlite3_bind_int64(ins, 8, nRecent);
       r->rc = sqlite3_step(ins)==SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(r->db);
     }
     if( r->rc ) r->zErr = sqlite3_mprintf("%s", sqlite3_errmsg(r->db));
@@ -719,6 +848,8 @@ static char *rep_report_json(Rep *r, PsConn *pConn, sqlite3_value *pSource, cons
       if( bReport ) sqlite3_bind_text(st, 9, in.z ? in.z : "{}", (int)in.n, SQLITE_STATIC);
       sqlite3_bind_text(st, 10, zDir, -1, SQLITE_TRANSIENT);
       if( zFormat ) sqlite3_bind_text(st, 11, zFormat, -1, SQLITE_TRANSIENT);
+      if( r->bPct ) for(int k=0; k<8; k++) sqlite3_bind_double(st, 12+k, r->aPct[k]);
+      rep_bind_caps(r, st);
       r->rc = sqlite3_step(st);
       if( r->rc==SQLITE_ROW ){
         z = sqlite3_mprintf("%s", (const char*)sqlite3_column_text(st, 0));
@@ -856,7 +987,7 @@ static void md_table_or(Rep *r, PsBuf *b, const char *zTitle, const char *zSql, 
   if( r->rc ) return;
   PsBuf t; memset(&t, 0, sizeof(t));
   sqlite3_int64 nRow = 0;
-  r->rc = render_query(r->db, zSql, r->apArg, 5, 1, &t, &nRow, &r->zErr);
+  r->rc = render_query(r->db, zSql, r->apArg, 5, 1, &t, &nRow, &r->zErr, r);
   if( r->rc==SQLITE_OK ){
     ps_buf_printf(b, "## %s\n\n", zTitle);
     if( nRow ) ps_buf_append(b, t.z, t.n);
@@ -939,7 +1070,7 @@ static void md_budget(Rep *r, PsBuf *b, const char *zFormat, const char *zWhat){
       "ifnull(name,'') AS Name, ifnull(source,'') AS Source, ifnull(lane,'') AS Lane, profile_fixed(e_,3) AS \"Elapsed ms\", "
       "profile_fixed(budget2_,3) AS \"Budget ms\", profile_fixed(l_,2)||'x' AS Load FROM profsql_rj "
       "WHERE done_ AND l_ >= 1.0 ORDER BY l_ DESC, e_ DESC, ifnull(name,''), k LIMIT 16",
-      r->apArg, 5, 1, b, &nRow, &r->zErr);
+      r->apArg, 5, 1, b, &nRow, &r->zErr, r);
     ps_buf_puts(b, "\n");
   }
 }
@@ -1037,8 +1168,11 @@ static void rep_markdown(Rep *r, PsBuf *b, const char *zSource){
 static void md_slices(Rep *r, PsBuf *b, const char *zSource, const char *zFormat){
   md_head(r, b, zSource, zFormat, "one complete slice; its self time is its duration minus the durations of the "
           "slices nested in it, so self times add up without counting any time twice and the shares below add up to 100 %");
+  /* the two groupings, each computed once (five sections read them; rep_markdown_cleanup drops them) */
+  rep_table(r, "profsql_rp_threads", SL_THREADS);
+  rep_table(r, "profsql_rp_names", SL_NAMES);
   md_line(r, b, "Quick answer — кто жрёт время",
-    "WITH th AS (" SL_THREADS "), nm AS (" SL_NAMES "), t(tot, n) AS (SELECT sum(self_ms), count(*) FROM profsql_rj WHERE done_), "
+    "WITH th AS (SELECT * FROM temp.profsql_rp_threads), nm AS (SELECT * FROM temp.profsql_rp_names), t(tot, n) AS (SELECT sum(self_ms), count(*) FROM profsql_rj WHERE done_), "
     "top1 AS (SELECT * FROM th ORDER BY v DESC, key LIMIT 1), top2 AS (SELECT * FROM nm ORDER BY v DESC, key LIMIT 1), "
     "slow AS (SELECT * FROM profsql_rj WHERE done_ ORDER BY e_ DESC, ifnull(name,''), k LIMIT 1) "
     "SELECT CASE WHEN t.n = 0 THEN 'No complete slices were captured.' ELSE "
@@ -1048,14 +1182,14 @@ static void md_slices(Rep *r, PsBuf *b, const char *zSource, const char *zFormat
     "replace(top2.key,'`',''''), top2.v, CASE WHEN t.tot<>0 THEN top2.v*100.0/t.tot ELSE 0 END, "
     "replace(ifnull(slow.name,''),'`',''''), replace(ifnull(slow.lane,''),'`',''''), slow.e_) END "
     "FROM t LEFT JOIN top1 LEFT JOIN top2 LEFT JOIN slow");
-  md_chart(r, b, "Self time by thread", MD_TOP_CHART(SL_THREADS), "ms");
+  md_chart(r, b, "Self time by thread", MD_TOP_CHART("SELECT * FROM temp.profsql_rp_threads"), "ms");
   md_table(r, b, "Threads by self time",
-    MD_TOP(SL_THREADS, "rn AS Rank, proc AS Process, thr AS Thread, n AS Slices, profile_fixed(v,3) AS \"Self ms\", "
+    MD_TOP("SELECT * FROM temp.profsql_rp_threads", "rn AS Rank, proc AS Process, thr AS Thread, n AS Slices, profile_fixed(v,3) AS \"Self ms\", "
            "profile_fixed(share,3) AS \"Share %\", profile_fixed(mx,3) AS \"Slowest slice ms\"",
            "'', '(' || n || ' more)', '', '', profile_fixed(v,3), profile_fixed(share,3), ''"));
-  md_chart(r, b, "Self time by name", MD_TOP_CHART(SL_NAMES), "ms");
+  md_chart(r, b, "Self time by name", MD_TOP_CHART("SELECT * FROM temp.profsql_rp_names"), "ms");
   md_table(r, b, "Names by self time",
-    MD_TOP(SL_NAMES, "rn AS Rank, key AS Name, ifnull(cats,'') AS Category, n AS Slices, profile_fixed(v,3) AS \"Self ms\", "
+    MD_TOP("SELECT * FROM temp.profsql_rp_names", "rn AS Rank, key AS Name, ifnull(cats,'') AS Category, n AS Slices, profile_fixed(v,3) AS \"Self ms\", "
            "profile_fixed(share,3) AS \"Share %\", profile_fixed(mx,3) AS \"Slowest ms\"",
            "'', '(' || n || ' more)', '', '', profile_fixed(v,3), profile_fixed(share,3), ''"));
   md_table(r, b, "Slowest slices",
@@ -1158,7 +1292,7 @@ static void md_timings(Rep *r, PsBuf *b, const char *zSource){
       "ifnull(group_name,'') AS \"Group\", violations AS Violations, ifnull(count,'') AS Count, "
       "profile_fixed(time_ns / 1e6, 3) AS \"Time ms\", ifnull(profile_fixed(peak_ns / 1e6, 3),'') AS \"Peak ms\" "
       "FROM (" TM_REC ") WHERE violations > 0 ORDER BY violations DESC, time_ns DESC, line LIMIT 16",
-      r->apArg, 5, 1, b, &nRow, &r->zErr);
+      r->apArg, 5, 1, b, &nRow, &r->zErr, r);
     ps_buf_puts(b, "\n");
   }
   sqlite3_free(zV);
@@ -1352,7 +1486,7 @@ static const struct { const char *zKey; int eType; } aOpt[] = {
   { "max_recent_jobs", OPT_COUNT }, { "archive_prefix", OPT_TEXT }, { "reason", OPT_TEXT },
   { "write_json", OPT_BOOL }, { "write_markdown", OPT_BOOL }, { "write_csv", OPT_BOOL },
   { "write_flamegraph", OPT_BOOL }, { "write_archive", OPT_BOOL },
-  { "include_latest_in_archive", OPT_BOOL },
+  { "include_latest_in_archive", OPT_BOOL }, { "max_csv_rows", OPT_COUNT },
 };
 
 /* Checks every key of the options object against aOpt. NULL when they are fine, else the
@@ -1418,6 +1552,65 @@ static char *options_check(sqlite3 *db, sqlite3_value *pOpt){
   }
   sqlite3_finalize(st);
   return zMsg;
+}
+
+#define PS_STR_(x) #x
+#define PS_STR(x) PS_STR_(x)
+/* max_csv_rows when the options do not say (docs/profile_report.md, "Options") */
+#define REP_MAX_CSV_ROWS 100000
+
+/* The max_csv_rows cap (r->nCap; 0 when the option is 0: every row) and, for each per-row CSV
+** (jobs, timeline: the completed jobs; active_jobs: the active ones) that it cuts short, a
+** 'csv_rows_capped' diagnostic saying so (r->zCapNotes, a JSON array, NULL when none is cut):
+** a cut is never silent (the diagnostics CSV, the JSON's diagnostics and the Markdown say it). */
+static void rep_caps(Rep *r, int bCsv){
+  char *z = rep_text(r, "SELECT CAST(coalesce(json_extract(?2,'$.max_csv_rows'), " PS_STR(REP_MAX_CSV_ROWS) ") AS INTEGER)");
+  r->nCap = z ? atoll(z) : REP_MAX_CSV_ROWS;
+  sqlite3_free(z);
+  if( r->rc || r->nCap<=0 || !bCsv ) return;
+  /* the job counts from profile_jobs itself (its columns are not computed: a cheap scan) */
+  z = rep_text(r, "SELECT ifnull(sum(job_list='completed_jobs'),0) || ' ' || ifnull(sum(job_list<>'completed_jobs'),0) FROM profile_jobs(?1)");
+  long long nDone = 0, nActive = 0;
+  if( z ) sscanf(z, "%lld %lld", &nDone, &nActive);
+  sqlite3_free(z);
+  static const struct { const char *zFile; int bActive; const char *zWhat; } aCut[] = {
+    { "profiler_jobs_latest.csv", 0, "completed jobs" },
+    { "profiler_active_jobs_latest.csv", 1, "active jobs" },
+    { "profiler_timeline_latest.csv", 0, "completed jobs" },
+  };
+  PsBuf b; memset(&b, 0, sizeof(b));
+  int bad = 0, n = 0;
+  for(int k=0; k<3; k++){
+    long long nAll = aCut[k].bActive ? nActive : nDone;
+    if( nAll <= r->nCap ) continue;
+    bad |= ps_buf_puts(&b, n++ ? "," : "[");
+    bad |= ps_buf_printf(&b, "{\"at_unix_ms\":null,\"code\":\"csv_rows_capped\",\"job_id\":null,\"level\":\"warn\","
+      "\"message\":\"%s (and its dated copy) holds the first %lld of the %lld %s, in job order "
+      "(option max_csv_rows: %lld; 0 writes every row); every other file counts them all\"}",
+      aCut[k].zFile, (long long)r->nCap, nAll, aCut[k].zWhat, (long long)r->nCap);
+  }
+  if( n ) bad |= ps_buf_puts(&b, "]");
+  if( bad ) r->rc = SQLITE_NOMEM;
+  else if( n && (r->zCapNotes = sqlite3_mprintf("%.*s", (int)b.n, b.z))==0 ) r->rc = SQLITE_NOMEM;
+  ps_buf_free(&b);
+}
+
+/* The Markdown's statement of the cap: a "Capped files" section, one line per cut CSV (nothing
+** when none was cut). -1 when out of memory. */
+static int rep_caps_markdown(Rep *r, PsBuf *b){
+  if( r->zCapNotes==0 ) return 0;
+  sqlite3_stmt *st = 0;
+  int bad = 0;
+  if( sqlite3_prepare_v2(r->db, "SELECT json_extract(value,'$.message') FROM json_each(?1)", -1, &st, 0) ) return -1;
+  sqlite3_bind_text(st, 1, r->zCapNotes, -1, SQLITE_STATIC);
+  bad |= ps_buf_puts(b, "## Capped files\n\n");
+  while( sqlite3_step(st)==SQLITE_ROW ){
+    const char *z = (const char*)sqlite3_column_text(st, 0);
+    bad |= ps_buf_printf(b, "- %s\n", z ? z : "");
+  }
+  bad |= ps_buf_puts(b, "\n");
+  sqlite3_finalize(st);
+  return bad ? -1 : 0;
 }
 
 static int opt_bool(Rep *r, const char *zKey, int bDefault){
@@ -1495,8 +1688,18 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   PsErr err; memset(&err, 0, sizeof(err));
   char *zPrefix = 0, *zReason = 0, *zReasonJson = 0, *zRunStart = 0, *zJson = 0, *zManifest = 0;
 
+  /* the temporary tables below hold a row per job and the report scans them some thirty times:
+  ** for a capture of 65536 jobs or more they go on 64 KiB pages (when the connection has no
+  ** temporary database yet; the page cache keeps its size in KiB), a sixteenth of the reads */
+  {
+    char *zT = rep_text(&r, "SELECT (SELECT count(*) FROM temp.sqlite_schema)=0 "
+                            "AND (SELECT count(*) FROM profile_jobs(?1)) >= 65536");
+    if( zT && atoi(zT)==1 ) rep_exec(&r, "PRAGMA temp.page_size=65536");
+    sqlite3_free(zT);
+  }
   rep_table(&r, "profsql_rj", zJobsTable);
   rep_exec(&r, "CREATE INDEX IF NOT EXISTS temp.profsql_rj_k ON profsql_rj(k)");   /* each group's first job */
+  rep_table(&r, "profsql_rt", RT_TOTAL);
   for(int k=0; k<(int)(sizeof(azAggDef)/sizeof(azAggDef[0])); k++){
     char zName[32];
     snprintf(zName, sizeof(zName), "profsql_ag_%s", azAggDef[k][0]);
@@ -1538,7 +1741,8 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     if( e ) ps_vt_release(e);
   }
   if( zPrefix ) sanitize_prefix(zPrefix);
-
+  rep_caps(&r, bCsv);
+  if( bJson && r.rc==SQLITE_OK ) rep_percentiles(&r);
   for(int k=0; k<N_CSV && bCsv; k++) rep_csv(&r, aCsv[k].zSql, &aOut[k]);
   if( bMd && r.rc==SQLITE_OK ){
     char zSrc[512];
@@ -1546,6 +1750,7 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     else snprintf(zSrc, sizeof(zSrc), "BLOB (%d bytes)", sqlite3_value_bytes(argv[0]));
     rep_markdown_for(&r, &md, zSrc, zFormat);
     rep_markdown_cleanup(&r);
+    if( r.rc==SQLITE_OK && rep_caps_markdown(&r, &md) ) r.rc = SQLITE_NOMEM;
   }
   /* the UTC stamp of the archive and dated members */
   struct timeval tv; gettimeofday(&tv, 0);
@@ -1658,6 +1863,10 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   rep_exec(&r, "DROP TABLE IF EXISTS temp.profsql_rj");
   sqlite3_free(r.zErr); r.zErr = 0; r.rc = SQLITE_OK;
   rep_exec(&r, "DROP TABLE IF EXISTS temp.profsql_jj");
+  sqlite3_free(r.zErr); r.zErr = 0; r.rc = SQLITE_OK;
+  rep_exec(&r, "DROP TABLE IF EXISTS temp.profsql_jl");
+  sqlite3_free(r.zErr); r.zErr = 0; r.rc = SQLITE_OK;
+  rep_exec(&r, "DROP TABLE IF EXISTS temp.profsql_rt");
   for(int k=0; k<(int)(sizeof(azAggDef)/sizeof(azAggDef[0])); k++){
     char *zDrop = sqlite3_mprintf("DROP TABLE IF EXISTS temp.profsql_ag_%s", azAggDef[k][0]);
     if( zDrop ){ r.rc = SQLITE_OK; rep_exec(&r, zDrop); sqlite3_free(zDrop); }
@@ -1672,6 +1881,7 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     sqlite3_result_text(ctx, man.z ? man.z : "{}", (int)man.n, SQLITE_TRANSIENT);
   }
   sqlite3_free(zErrSave);
+  sqlite3_free(r.zCapNotes);
   for(int k=0; k<N_CSV; k++) ps_buf_free(&aOut[k]);
   ps_buf_free(&md); ps_buf_free(&js); ps_buf_free(&man); ps_buf_free(&fg);
   sqlite3_free(zFormat);
