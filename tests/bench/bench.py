@@ -142,6 +142,9 @@ def main():
                 name, dt, dt / base if base else 0, mb / dt if dt else 0,
                 "%.0f MB" % (rss / 1e6) if rss else "", "%.2f" % (rss / size) if rss else ""))
         bench_cores(path, size)
+        if n == 1000000:
+            bench_ranks(path, size)
+            bench_report(path)
     if os.environ.get("BENCH_TEXT", "1") != "0":
         bench_text()
     return 0
@@ -164,6 +167,38 @@ def bench_cores(path, size):
               t, size / 1e6 / t, one / t))
 
 
+def bench_ranks(path, size):
+    """A distributed-training run's worth of captures (issue 18): BENCH_RANKS (64) rank traces,
+    hard links of the 1M trace (10 GB of distinct files would only add disk I/O: each file is
+    parsed on its own either way, and the cache keys on the path), read as one glob source one
+    capture at a time; time and peak RSS against 64 x one file and the single file's RSS."""
+    k = int(os.environ.get("BENCH_RANKS", "64"))
+    if k <= 0:
+        return
+    d = os.path.join(DATA, "ranks")
+    os.makedirs(d, exist_ok=True)
+    for i in range(k):
+        p = os.path.join(d, "rank%03d.json" % i)
+        if not os.path.exists(p):
+            try:
+                os.link(path, p)
+            except OSError:
+                shutil.copyfile(path, p)
+    load = [SQLITE3, "-batch", "-init", "/dev/null", "-cmd", ".load ./libprofsql", ":memory:"]
+    q = "SELECT file, name, count(*), sum(dur) FROM profile_events('%s') GROUP BY file, name;\n"
+    one = best(load, q % path)
+    many = best(load, q % os.path.join(d, "rank[0-9][0-9][0-9].json"), repeat=1)
+    print("\n== %d rank traces of %.1f MB (%.1f GB), one glob source: GROUP BY file, name" % (k, size / 1e6, k * size / 1e9))
+    if one[0] is None or one[3] != 0 or many[0] is None or many[3] != 0:
+        print("failed: %s" % ((many[2] or one[2]).strip()[-120:]))
+        return
+    print("%-40s %9s %10s" % ("", "seconds", "peak RSS"))
+    print("%-40s %9.3f %10s" % ("one trace", one[0], "%.0f MB" % (one[1] / 1e6)))
+    print("%-40s %9.3f %10s" % ("%d traces as one glob" % k, many[0], "%.0f MB" % (many[1] / 1e6)))
+    print("%-40s %9.2f %10.2f   (targets: time <= 1.2, RSS <= 2)" % (
+        "ratio: glob / (%d x one), RSS / one" % k, many[0] / (k * one[0]), many[1] / one[1]))
+
+
 def ensure_text(kind, n):
     path = os.path.join(DATA, "%s_%dk.%s" % (kind, n // 1000, "txt" if kind == "timings" else "csv"))
     if not os.path.exists(path):
@@ -172,6 +207,27 @@ def ensure_text(kind, n):
             subprocess.check_call([os.path.join(ROOT, "build", "gen_text"), kind, str(n)], stdout=f)
         os.rename(path + ".tmp", path)
     return path
+
+
+def bench_report(path):
+    """profile_report on the 1M trace: seconds, peak RSS, and the RSS over the load-only RSS
+    (SELECT count(*) FROM profile_events in a fresh process); default options, then every row."""
+    load = ["-cmd", ".load ./libprofsql"]
+    argv = [SQLITE3, "-batch", "-init", "/dev/null"] + load + [":memory:"]
+    _, rss0, _, _ = best(argv, "SELECT count(*) FROM profile_events('%s');\n" % path)
+    print("\n== profile_report, %s (load-only peak RSS %.0f MB)" % (os.path.relpath(path, ROOT), (rss0 or 0) / 1e6))
+    print("%-40s %9s %10s %9s %9s" % ("", "seconds", "peak RSS", "RSS/load", "MB out"))
+    for label, opts in (("default (max_csv_rows 100000)", "{}"), ("every row (max_csv_rows 0)", '{"max_csv_rows": 0}')):
+        out = os.path.join(DATA, "report_out")
+        shutil.rmtree(out, ignore_errors=True)
+        os.makedirs(out)
+        dt, rss, txt, rc = run_rss(argv, "SELECT length(profile_report('%s', '%s', '%s'));\n" % (path, out, opts))
+        if dt is None or rc != 0:
+            print("%-40s failed: %s" % (label, txt.strip()[-80:]))
+            continue
+        mb = sum(os.path.getsize(os.path.join(out, f)) for f in os.listdir(out)) / 1e6
+        print("%-40s %9.3f %10s %9.2f %9.0f" % (label, dt, "%.0f MB" % (rss / 1e6), rss / rss0 if rss0 else 0, mb))
+        shutil.rmtree(out, ignore_errors=True)
 
 
 def bench_text():
