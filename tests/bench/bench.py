@@ -143,6 +143,7 @@ def main():
                 "%.0f MB" % (rss / 1e6) if rss else "", "%.2f" % (rss / size) if rss else ""))
         bench_cores(path, size)
         if n == 1000000:
+            bench_gzip(path, size)
             bench_ranks(path, size)
             bench_report(path)
     if os.environ.get("BENCH_TEXT", "1") != "0":
@@ -165,6 +166,31 @@ def bench_cores(path, size):
         one = one or t
         print("%-40s %9.3f %9.0f   (x 1 thread %.2f)" % ("  load only, %d thread%s" % (k, "" if k == 1 else "s"),
               t, size / 1e6 / t, one / t))
+
+
+def bench_gzip(path, size):
+    """The trace gzipped (gzip -6): the GROUP BY query on the .gz against `gzip -dc > /dev/null`
+    alone, its RSS against the inflated size, and the load with libdeflate's one-shot decoder
+    against zlib's loop alone (build/load_time, PROFSQL_BENCH_ZLIB=1)."""
+    gz = path + ".gz"
+    if not os.path.exists(gz):
+        subprocess.run(["sh", "-c", "gzip -6 -c '%s' > '%s.tmp' && mv '%s.tmp' '%s'" % (path, gz, gz, gz)], check=True)
+    q = QUERY.format(src="profile_events('%s')" % gz)
+    lib = best([SQLITE3, "-batch", "-init", "/dev/null", "-cmd", ".load ./libprofsql", ":memory:"], q)
+    floor = best(["sh", "-c", "gzip -dc '%s' > /dev/null" % gz])
+    print("\n== %s (%.1f MB, %.1f MB inflated)" % (os.path.relpath(gz, ROOT), os.path.getsize(gz) / 1e6, size / 1e6))
+    if lib[0] is None or lib[3] != 0 or floor[0] is None:
+        print("failed: %s" % (lib[2] or "").strip()[-120:])
+        return
+    print("%-40s %9s %10s" % ("", "seconds", "peak RSS"))
+    print("%-40s %9.3f %10s   (x gzip -dc %.2f; RSS / inflated %.2f)" % (
+        "libprofsql GROUP BY name on the .gz", lib[0], "%.0f MB" % (lib[1] / 1e6), lib[0] / floor[0], lib[1] / size))
+    print("%-40s %9.3f" % ("gzip -dc > /dev/null", floor[0]))
+    for what, env in (("load only, libdeflate", {}), ("load only, zlib alone", {"PROFSQL_BENCH_ZLIB": "1"})):
+        lt = subprocess.run([os.path.join(ROOT, "build", "load_time"), gz], capture_output=True, text=True,
+                            env=dict(os.environ, **env))
+        if lt.returncode == 0:
+            print("%-40s %9.3f" % ("  " + what, float(lt.stdout.split()[0])))
 
 
 def bench_ranks(path, size):
