@@ -381,14 +381,15 @@ int ps_vt_eq_constraints(sqlite3_index_info *pInfo, const int *aCol, int nCol){
   return idxNum;
 }
 
-/* Releases a part a streamed scan leaves. When the set has more parts than the cache keeps, the
-** cache's reference goes too (unless another cursor uses the capture): a sequential scan of more
-** captures than the cache holds would evict each one before it is asked for again. */
+/* Releases a part a streamed scan leaves. When the set has more captures (its parts less those
+** found not to be captures) than the cache keeps, the cache's reference goes too (unless another
+** cursor uses the capture): a sequential scan of more captures than the cache holds would evict
+** each one before it is asked for again. */
 static void set_drop(PsSet *p, int i){
   PsCacheEntry *e = p->ap[i];
   p->ap[i] = 0;
   if( e==0 ) return;
-  if( p->bStream && p->pConn && p->nPart > p->pConn->nCacheMax && e->pConn && e->nRef==2 ){
+  if( p->bStream && p->pConn && p->nPart - p->nSkipped > p->pConn->nCacheMax && e->pConn && e->nRef==2 ){
     entry_unlink(e);      /* drops the cache's reference: ours is the last */
   }
   ps_vt_release(e);
@@ -398,6 +399,7 @@ void ps_set_clear(PsSet *p){
   for(int i=0; i<p->nPart; i++){ set_drop(p, i); sqlite3_free(p->azFile[i]); }
   for(int i=0; i<p->nSkipped; i++) sqlite3_free(p->azSkipped[i]);
   sqlite3_free(p->ap); sqlite3_free(p->azFile); sqlite3_free(p->azSkipped); sqlite3_free(p->zKey);
+  sqlite3_free(p->aSkip);
   memset(p, 0, sizeof(*p));
 }
 
@@ -437,26 +439,31 @@ static char *no_capture_error(const char *zTable, const char *zSrc){
                          ps_format_list());
 }
 
-int ps_set_use(sqlite3_vtab *pVtab, PsSet *p, int i, PsCapture **ppCap){
+int ps_set_use(sqlite3_vtab *pVtab, PsSet *p, int *piPart, PsCapture **ppCap){
+  int i = *piPart;
   *ppCap = 0;
   if( i>=0 && i<p->nPart && p->ap[i] ){ *ppCap = p->ap[i]->cap; return SQLITE_OK; }
   if( p->bStream ){
     for(int k=0; k<p->nPart; k++) if( k!=i ) set_drop(p, k);   /* one capture at a time */
   }
-  while( i>=0 && i<p->nPart ){
+  for(; i>=0 && i<p->nPart; i++){
+    if( p->aSkip && p->aSkip[i] ) continue;                   /* known not to be a capture */
     char *zErr = 0; int why = 0;
     PsCacheEntry *e = acquire(p->pConn, p->zTable, p->azFile[i], 0, 0, p->pFmt, &zErr, &why);
-    if( e ){ p->ap[i] = e; *ppCap = e->cap; return SQLITE_OK; }
+    if( e ){ p->ap[i] = e; p->nLoaded++; *piPart = i; *ppCap = e->cap; return SQLITE_OK; }
     if( !(p->bDir && why==LOAD_UNSUPPORTED) ) return set_error(pVtab, zErr, load_rc(why));
-    /* not a capture: listed as skipped, the next file takes its place */
+    /* not a capture: listed as skipped (once) and passed over */
     sqlite3_free(zErr);
-    char *zFile = p->azFile[i];
-    memmove(&p->azFile[i], &p->azFile[i+1], (size_t)(p->nPart-i-1)*sizeof(char*));
-    memmove(&p->ap[i], &p->ap[i+1], (size_t)(p->nPart-i-1)*sizeof(PsCacheEntry*));
-    p->nPart--;
-    if( set_skip(p, zFile) ) return SQLITE_NOMEM;
+    if( p->aSkip==0 ){
+      if( (p->aSkip = sqlite3_malloc64((size_t)p->nPart))==0 ) return SQLITE_NOMEM;
+      memset(p->aSkip, 0, (size_t)p->nPart);
+    }
+    char *zFile = sqlite3_mprintf("%s", p->azFile[i]);
+    if( zFile==0 || set_skip(p, zFile) ) return SQLITE_NOMEM;
+    p->aSkip[i] = 1;
   }
-  if( p->nPart==0 && p->bDir && !p->bFiltered ){
+  *piPart = p->nPart;
+  if( p->nLoaded==0 && p->bDir && !p->bFiltered ){
     return set_error(pVtab, no_capture_error(p->zTable, p->zKey ? p->zKey : "?"), SQLITE_ERROR);
   }
   return SQLITE_OK;
@@ -506,7 +513,7 @@ int ps_vt_filter_set(sqlite3_vtab *pVtab, const char *zTable, sqlite3_value *pSo
   }
   if( parse_format(zTable, pFormat, &pFmt, &zErr) ) return set_error(pVtab, zErr, SQLITE_ERROR);
   /* the files the source names, in name order */
-  char **az = 0; int n = 0, bDir = 0, bGlob = 0;
+  char **az = 0; int n = 0, bDir = 0;
   struct stat st;
   int bStat = stat(zSrc, &st)==0;
   if( bStat && S_ISDIR(st.st_mode) ){
@@ -526,7 +533,6 @@ int ps_vt_filter_set(sqlite3_vtab *pVtab, const char *zTable, sqlite3_value *pSo
     }
     closedir(d);
   }else if( !bStat && strpbrk(zSrc, "*?[") ){
-    bGlob = 1;
     glob_t g;
     int grc = glob(zSrc, 0, 0, &g);
     if( grc==GLOB_NOMATCH ){
@@ -570,7 +576,6 @@ int ps_vt_filter_set(sqlite3_vtab *pVtab, const char *zTable, sqlite3_value *pSo
     zErr = no_capture_error(zTable, zSrc);
     rc = SQLITE_ERROR;
   }
-  (void)bGlob;
   if( rc!=SQLITE_OK ){
     ps_set_clear(&set);
     if( rc==SQLITE_NOMEM && zErr==0 ) return SQLITE_NOMEM;
@@ -581,8 +586,13 @@ int ps_vt_filter_set(sqlite3_vtab *pVtab, const char *zTable, sqlite3_value *pSo
   return SQLITE_OK;
 }
 
-int ps_vt_file_constraint(sqlite3_index_info *pInfo, int iFileCol, int iArgv, int *pbIn){
+int ps_vt_file_constraint(sqlite3_index_info *pInfo, int iFileCol, int *pbIn){
+  int iArgv = 0;
   *pbIn = 0;
+  for(int i=0; i<pInfo->nConstraint; i++){
+    if( pInfo->aConstraintUsage[i].argvIndex > iArgv ) iArgv = pInfo->aConstraintUsage[i].argvIndex;
+  }
+  iArgv++;
   for(int i=0; i<pInfo->nConstraint; i++){
     const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
     if( pC->iColumn!=iFileCol || pC->op!=SQLITE_INDEX_CONSTRAINT_EQ || !pC->usable ) continue;
@@ -634,10 +644,11 @@ const char *ps_set_host(const PsSet *p, int iPart, char *buf, size_t nBuf){
   return 0;
 }
 
-int ps_vt_best_source(sqlite3_index_info *pInfo, int iSource, int iFormat){
+int ps_vt_best_source(sqlite3_index_info *pInfo, int iSource, int iFormat, int iFile){
   int aCol[2] = { iSource, iFormat };
-  int idxNum = ps_vt_eq_constraints(pInfo, aCol, 2);
+  int idxNum = ps_vt_eq_constraints(pInfo, aCol, 2), bIn = 0;
   if( idxNum<0 ) return SQLITE_CONSTRAINT;
+  if( ps_vt_file_constraint(pInfo, iFile, &bIn) ) idxNum |= bIn ? PS_IDX_FILE_IN : PS_IDX_FILE;
   pInfo->idxNum = idxNum;
   pInfo->estimatedCost = 1000.0;
   pInfo->estimatedRows = 100;

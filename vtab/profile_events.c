@@ -165,9 +165,8 @@ static int evBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   static const int aCol[4] = { EV_SOURCE, EV_FORMAT, EV_ID, EV_PARENT_ID };
   int idxNum = ps_vt_eq_constraints(pInfo, aCol, 4);
   if( idxNum<0 ) return SQLITE_CONSTRAINT;
-  int nArg = 0, bIn = 0;
-  for(int b=1; b<16; b<<=1) if( idxNum & b ) nArg++;
-  if( ps_vt_file_constraint(pInfo, EV_FILE, nArg+1, &bIn) ) idxNum |= bIn ? EV_IDX_FILE_IN : EV_IDX_FILE;
+  int bIn = 0;
+  if( ps_vt_file_constraint(pInfo, EV_FILE, &bIn) ) idxNum |= bIn ? EV_IDX_FILE_IN : EV_IDX_FILE;
   pInfo->idxNum = idxNum;
   if( idxNum & EV_IDX_ID ){
     pInfo->estimatedCost = 1.0; pInfo->estimatedRows = 1;
@@ -225,7 +224,7 @@ static int64_t ev_row_arg(double d, int64_t n){
 /* Sets up the scan of the current part (the constraints saved by evFilter). */
 static int ev_start_part(EvCursor *c){
   c->aList = 0; c->nList = 0; c->iList = 0; c->iRow = 0; c->iEnd = 0;
-  int rc = ps_set_use(c->base.pVtab, &c->set, c->iPart, &c->cap);
+  int rc = ps_set_use(c->base.pVtab, &c->set, &c->iPart, &c->cap);
   if( rc!=SQLITE_OK || c->cap==0 ) return rc;      /* no more parts: c->cap NULL is EOF */
   int64_t n = (int64_t)c->cap->ev.n;
   int idxNum = c->idxNum;
@@ -329,8 +328,7 @@ static int evFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   sqlite3_value *pFormat = (idxNum & EV_IDX_FORMAT) ? argv[k++] : 0;
   sqlite3_value *pId = (idxNum & EV_IDX_ID) ? argv[k++] : 0;
   sqlite3_value *pParent = (idxNum & EV_IDX_PARENT) ? argv[k++] : 0;
-  PsFileFilter files = { 0, (idxNum & EV_IDX_FILE_IN)!=0 };
-  if( idxNum & (EV_IDX_FILE|EV_IDX_FILE_IN) ) files.pVal = argv[k++];
+  PsFileFilter files = ps_vt_file_filter(idxNum, EV_IDX_FILE, EV_IDX_FILE_IN, argv, k);
   /* a plain scan (part after part) streams the files of a directory or glob; lookups by id /
   ** parent_id and name order merged across files hold them all */
   int bStream = !(idxNum & (EV_IDX_ID|EV_IDX_PARENT))

@@ -134,7 +134,7 @@ static void pj_skip(PjCursor *c){
 /* Loads part c->iPart (a directory or glob streams: ps_set_use). */
 static int pj_start_part(PjCursor *c){
   c->iRow = 0;
-  int rc = ps_set_use(c->base.pVtab, &c->set, c->iPart, &c->cap);
+  int rc = ps_set_use(c->base.pVtab, &c->set, &c->iPart, &c->cap);
   if( rc==SQLITE_OK && c->cap ) c->kind = pj_kind(c->cap);
   return rc;
 }
@@ -173,10 +173,7 @@ static int pjClose(sqlite3_vtab_cursor *cur){
 /* idxNum bits (argv in this order): 1 capture = ?, 2 format = ?, 4 file = ?, 8 file IN (...). */
 static int pjBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   (void)pVtab;
-  int rc = ps_vt_best_source(pInfo, PJ_CAPTURE, PJ_FORMAT);
-  int bIn = 0, nArg = (pInfo->idxNum & 1) + ((pInfo->idxNum>>1) & 1);
-  if( rc==SQLITE_OK && ps_vt_file_constraint(pInfo, PJ_FILE, nArg+1, &bIn) ) pInfo->idxNum |= bIn ? 8 : 4;
-  return rc;
+  return ps_vt_best_source(pInfo, PJ_CAPTURE, PJ_FORMAT, PJ_FILE);
 }
 
 static int pjFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
@@ -186,7 +183,7 @@ static int pjFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   int k = 0;
   sqlite3_value *pSource = (idxNum & 1) ? argv[k++] : 0;
   sqlite3_value *pFormat = (idxNum & 2) ? argv[k++] : 0;
-  PsFileFilter files = { (idxNum & 12) ? argv[k++] : 0, (idxNum & 8)!=0 };
+  PsFileFilter files = ps_vt_file_filter(idxNum, PS_IDX_FILE, PS_IDX_FILE_IN, argv, k);
   int rc = ps_vt_filter_set(cur->pVtab, "profile_jobs", pSource, pFormat, &files, 1, &c->set);
   if( rc!=SQLITE_OK ) return rc;
   c->iPart = 0; c->iRow = 0; c->iBudgetRow = -1; c->cap = 0; c->iKeysRow = -1;

@@ -52,7 +52,7 @@ typedef struct MdCursor {
 ** streams: ps_set_use). */
 static int md_settle(MdCursor *c){
   while( c->iPart < c->set.nPart ){
-    int rc = ps_set_use(c->base.pVtab, &c->set, c->iPart, &c->cap);
+    int rc = ps_set_use(c->base.pVtab, &c->set, &c->iPart, &c->cap);
     if( rc ) return rc;
     if( c->cap==0 || c->iRow < (int64_t)c->cap->nMeta ) return SQLITE_OK;
     c->iPart++; c->iRow = 0;
@@ -81,10 +81,7 @@ static int mdClose(sqlite3_vtab_cursor *cur){
 /* idxNum bits: 1 source = ?, 2 format = ?, 4 file = ?, 8 file IN (...) (argv in that order). */
 static int mdBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   (void)pVtab;
-  int rc = ps_vt_best_source(pInfo, MD_SOURCE, MD_FORMAT);
-  int bIn = 0, nArg = (pInfo->idxNum & 1) + ((pInfo->idxNum>>1) & 1);
-  if( rc==SQLITE_OK && ps_vt_file_constraint(pInfo, MD_FILE, nArg+1, &bIn) ) pInfo->idxNum |= bIn ? 8 : 4;
-  return rc;
+  return ps_vt_best_source(pInfo, MD_SOURCE, MD_FORMAT, MD_FILE);
 }
 
 static int mdFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
@@ -94,7 +91,7 @@ static int mdFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   int k = 0;
   sqlite3_value *pSource = (idxNum & 1) ? argv[k++] : 0;
   sqlite3_value *pFormat = (idxNum & 2) ? argv[k++] : 0;
-  PsFileFilter files = { (idxNum & 12) ? argv[k++] : 0, (idxNum & 8)!=0 };
+  PsFileFilter files = ps_vt_file_filter(idxNum, PS_IDX_FILE, PS_IDX_FILE_IN, argv, k);
   int rc = ps_vt_filter_set(cur->pVtab, "profile_metadata", pSource, pFormat, &files, 1, &c->set);
   if( rc!=SQLITE_OK ) return rc;
   c->iPart = 0; c->iRow = 0; c->cap = 0;

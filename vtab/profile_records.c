@@ -120,7 +120,7 @@ static void rcSkip(RcCursor *c){
 static int rc_start_part(RcCursor *c){
   static const int32_t aNone[1] = {0};
   c->iRow = 0; c->aList = 0; c->nList = 0;
-  int rc = ps_set_use(c->base.pVtab, &c->set, c->iPart, &c->cap);
+  int rc = ps_set_use(c->base.pVtab, &c->set, &c->iPart, &c->cap);
   if( rc!=SQLITE_OK || c->cap==0 ) return rc;      /* no more parts: c->cap NULL is EOF */
   if( c->bKey ){
     c->aList = aNone;
@@ -173,9 +173,8 @@ static int rcBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   static const int aCol[4] = { RC_SOURCE, RC_FORMAT, RC_RECORD_ID, RC_PARENT_ID };
   int idxNum = ps_vt_eq_constraints(pInfo, aCol, 4);
   if( idxNum<0 ) return SQLITE_CONSTRAINT;
-  int nArg = 0, bIn = 0;
-  for(int b=1; b<16; b<<=1) if( idxNum & b ) nArg++;
-  if( ps_vt_file_constraint(pInfo, RC_FILE, nArg+1, &bIn) ) idxNum |= bIn ? 32 : 16;
+  int bIn = 0;
+  if( ps_vt_file_constraint(pInfo, RC_FILE, &bIn) ) idxNum |= bIn ? 32 : 16;
   pInfo->idxNum = idxNum;
   if( idxNum & 4 ){ pInfo->estimatedCost = 2.0; pInfo->estimatedRows = 1; }
   else if( idxNum & 8 ){ pInfo->estimatedCost = 10.0; pInfo->estimatedRows = 5; }
@@ -192,7 +191,7 @@ static int rcFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   sqlite3_value *pFormat = (idxNum & 2) ? argv[k++] : 0;
   sqlite3_value *pId = (idxNum & 4) ? argv[k++] : 0;
   sqlite3_value *pParent = (idxNum & 8) ? argv[k++] : 0;
-  PsFileFilter files = { (idxNum & 48) ? argv[k++] : 0, (idxNum & 32)!=0 };
+  PsFileFilter files = ps_vt_file_filter(idxNum, 16, 32, argv, k);
   /* a scan streams the files of a directory or glob; lookups hold them all */
   int rc = ps_vt_filter_set(cur->pVtab, "profile_records", pSource, pFormat, &files,
                             (idxNum & 12)==0, &c->set);

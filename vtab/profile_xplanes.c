@@ -58,7 +58,7 @@ typedef struct XpCursor {
 /* Loads part c->iPart and lists its rows (a directory or glob streams: ps_set_use). */
 static int xp_start_part(XpCursor *c){
   c->nRow = 0; c->iRow = 0;
-  int rc = ps_set_use(c->base.pVtab, &c->set, c->iPart, &c->cap);
+  int rc = ps_set_use(c->base.pVtab, &c->set, &c->iPart, &c->cap);
   if( rc || c->cap==0 ) return rc;
   const PsCapture *cap = c->cap;
   sqlite3_free(c->aRow);
@@ -105,10 +105,7 @@ static int xpClose(sqlite3_vtab_cursor *cur){
 /* idxNum bits: 1 source = ?, 2 format = ?, 4 file = ?, 8 file IN (...) (argv in that order). */
 static int xpBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   (void)pVtab;
-  int rc = ps_vt_best_source(pInfo, XP_SOURCE, XP_FORMAT);
-  int bIn = 0, nArg = (pInfo->idxNum & 1) + ((pInfo->idxNum>>1) & 1);
-  if( rc==SQLITE_OK && ps_vt_file_constraint(pInfo, XP_FILE, nArg+1, &bIn) ) pInfo->idxNum |= bIn ? 8 : 4;
-  return rc;
+  return ps_vt_best_source(pInfo, XP_SOURCE, XP_FORMAT, XP_FILE);
 }
 
 static int xpFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
@@ -118,7 +115,7 @@ static int xpFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   int k = 0;
   sqlite3_value *pSource = (idxNum & 1) ? argv[k++] : 0;
   sqlite3_value *pFormat = (idxNum & 2) ? argv[k++] : 0;
-  PsFileFilter files = { (idxNum & 12) ? argv[k++] : 0, (idxNum & 8)!=0 };
+  PsFileFilter files = ps_vt_file_filter(idxNum, PS_IDX_FILE, PS_IDX_FILE_IN, argv, k);
   int rc = ps_vt_filter_set(cur->pVtab, "profile_xplanes", pSource, pFormat, &files, 1, &c->set);
   if( rc!=SQLITE_OK ) return rc;
   c->iPart = 0; c->cap = 0; c->nRow = 0; c->iRow = 0; c->iRowid = 0;

@@ -113,20 +113,21 @@ typedef struct PsSet {
   /* lazily loaded sets (bStream) */
   int bStream;                /* parts load on use, one at a time */
   int bDir;                   /* a directory: parts that are not captures are skipped */
+  unsigned char *aSkip;       /* per part: 1 once it turned out not to be a capture (listed in
+                              ** azSkipped; a rescan passes over it); NULL until one does */
+  int nLoaded;                /* parts that loaded (none, in a directory: an error) */
   int bFiltered;              /* a file = ? / IN constraint chose the parts (no reuse by zKey) */
   PsConn *pConn;              /* where parts are loaded and cached */
   const PsFormat *pFmt;       /* the format asked for, NULL: detected */
   const char *zTable;         /* the table name, for messages */
 } PsSet;
 
-/* Part i of the set, loaded (a streamed set loads it now, releasing the part it held). A
-** directory part that turns out not to be a capture is moved to the skipped list and the next
-** file takes its place, so after the call i may equal p->nPart: then *ppCap is NULL (no more
+/* Part *piPart of the set, loaded (a streamed set loads it now, releasing the part it held). A
+** directory's file that turns out not to be a capture is listed as skipped and passed over, so
+** *piPart moves to the next part that loads, or to p->nPart: then *ppCap is NULL (no more
 ** parts). Returns SQLITE_OK, or an error with pVtab's message set ("profile_events: 'dir' holds
 ** no supported capture", or the load error of the part). */
-int ps_set_use(sqlite3_vtab *pVtab, PsSet *p, int i, PsCapture **ppCap);
-/* The capture of a part that is loaded (the cursor's current part). */
-static inline PsCapture *ps_set_cap(const PsSet *p, int i){ return p->ap[i]->cap; }
+int ps_set_use(sqlite3_vtab *pVtab, PsSet *p, int *piPart, PsCapture **ppCap);
 
 /* How a table returns text that lives in a capture's string pool: SQLITE_STATIC while the
 ** capture outlives the statement, SQLITE_TRANSIENT (copied) when the set is streamed, since a
@@ -141,9 +142,10 @@ static inline sqlite3_destructor_type ps_set_text(const PsSet *p){
 typedef struct PsFileFilter { sqlite3_value *pVal; int bIn; } PsFileFilter;
 
 /* xBestIndex helper for the `file` column: finds a usable `file = ?` / `file IN (...)`
-** constraint, gives it argv index iArgv and omits it; an IN list is asked for whole when the
-** SQLite library has sqlite3_vtab_in (3.38+). Returns 1 when used (*pbIn: an IN list), else 0. */
-int ps_vt_file_constraint(sqlite3_index_info *pInfo, int iFileCol, int iArgv, int *pbIn);
+** constraint, gives it the argv index after those already given and omits it; an IN list is
+** asked for whole when the SQLite library has sqlite3_vtab_in (3.38+). Returns 1 when used
+** (*pbIn: an IN list), else 0. */
+int ps_vt_file_constraint(sqlite3_index_info *pInfo, int iFileCol, int *pbIn);
 
 /* What the plan's source constraint names, when its value is known at planning time
 ** (sqlite3_vtab_rhs_value, SQLite 3.38+): PS_SOURCE_ONE, one capture (a path of a regular file,
@@ -154,9 +156,19 @@ int ps_vt_file_constraint(sqlite3_index_info *pInfo, int iFileCol, int iArgv, in
 #define PS_SOURCE_MANY    2
 int ps_vt_source_kind(sqlite3_index_info *pInfo, int iSourceCol);
 
-/* xBestIndex of a table whose only inputs are source (column iSource) and format (iFormat):
-** idxNum bits 1 source = ?, 2 format = ? (argv in that order). */
-int ps_vt_best_source(sqlite3_index_info *pInfo, int iSource, int iFormat);
+/* xBestIndex of a table whose only inputs are source (column iSource), format (iFormat) and its
+** file column (iFile): idxNum bits 1 source = ?, 2 format = ?, PS_IDX_FILE file = ?,
+** PS_IDX_FILE_IN file IN (...) taken whole (argv in that order); ps_vt_file_filter reads the
+** last back in xFilter. */
+#define PS_IDX_FILE     4
+#define PS_IDX_FILE_IN  8
+int ps_vt_best_source(sqlite3_index_info *pInfo, int iSource, int iFormat, int iFile);
+/* The file filter of argv[k] when idxNum has bFile (file = ?) or bFileIn (file IN): the
+** PsFileFilter for ps_vt_filter_set (pVal NULL when neither bit is set). */
+static inline PsFileFilter ps_vt_file_filter(int idxNum, int bFile, int bFileIn, sqlite3_value **argv, int k){
+  PsFileFilter f = { (idxNum & (bFile|bFileIn)) ? argv[k] : 0, (idxNum & bFileIn)!=0 };
+  return f;
+}
 
 /* xOpen: a zeroed cursor of nByte bytes (the table's cursor struct, base first). */
 int ps_vt_open(size_t nByte, sqlite3_vtab_cursor **ppCur);

@@ -158,5 +158,21 @@ for sql in ("SELECT count(*) FROM profile_events(?)", "SELECT count(*) FROM prof
     except Exception as e:
         check("holds no supported capture" in str(e), "a directory of no capture: 'holds no supported capture'", str(e))
 
+# a directory streamed with files that are not captures between the captures: each is listed
+# once as skipped (scope 'files'), the captures' rows are all there
+mixed = os.path.join(tmp, "mixed")
+os.mkdir(mixed)
+for k, p in enumerate(ranks):
+    shutil.copy(p, os.path.join(mixed, f"r{k}.json"))
+    with open(os.path.join(mixed, f"r{k}.note"), "w") as f:
+        f.write("not a capture\n")
+db = connect()
+got = db.execute("SELECT count(DISTINCT file), count(*) FROM profile_events(?) WHERE ph = 'X' AND dur IS NOT NULL",
+                 (mixed,)).fetchone()
+check(tuple(got) == (NRANK, sum(n for n, _ in per_file.values())), "a directory with notes between the captures: every capture's X rows", got)
+skipped = [r[0] for r in db.execute("SELECT key FROM profile_metadata(?) WHERE scope = 'files' ORDER BY key", (mixed,))]
+check(skipped == sorted(os.path.join(mixed, f"r{k}.note") for k in range(NRANK)), "each note listed once as skipped", skipped)
+check(debug(db)["live_peak"] == 1, "the mixed directory is read one capture at a time", debug(db))
+
 shutil.rmtree(tmp)
 done()
