@@ -337,13 +337,17 @@ int ps_source_open_blob_ex(PsSource *pSrc, const void *p, size_t n, uint64_t max
   return PS_OK;
 }
 
-void ps_source_done_before(PsSource *pSrc, size_t off){
+size_t ps_source_release(const PsSource *pSrc, size_t done, size_t off){
   static const size_t STEP = (size_t)4 << 20;
-  if( !pSrc->bMapped || off < pSrc->nDropped + 2*STEP ) return;
-  size_t end = (off - STEP) & ~(STEP-1);     /* keep the last 4 MiB: the parser may look back */
-  if( end <= pSrc->nDropped ) return;
-  madvise((char*)pSrc->pMap + pSrc->nDropped, end - pSrc->nDropped, MADV_DONTNEED);
-  pSrc->nDropped = end;
+  if( !pSrc->bMapped || off < done + 2*STEP ) return done;
+  size_t end = (off - STEP) & ~(STEP-1);     /* keep the last 4 MiB: the reader may look back */
+  if( end <= done ) return done;
+  madvise((char*)pSrc->pMap + done, end - done, MADV_DONTNEED);
+  return end;
+}
+
+void ps_source_done_before(PsSource *pSrc, size_t off){
+  pSrc->nDropped = ps_source_release(pSrc, pSrc->nDropped, off);
 }
 
 int ps_source_poll(PsSource *pSrc){

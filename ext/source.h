@@ -114,6 +114,10 @@ int ps_interrupted(PsErr *err);
 ** in the OS page cache and fault back in when a lazy column re-reads them, so a parse of a file
 ** bigger than RAM does not hold the whole file resident. No effect on heap buffers. */
 void ps_source_done_before(PsSource *pSrc, size_t off);
+/* The same for a reader that keeps its own mark (a cursor re-reading the bytes of rows in file
+** order after the parse): bytes [0, done) are released already; releases up to 4 MiB behind off
+** and returns the new mark. */
+size_t ps_source_release(const PsSource *pSrc, size_t done, size_t off);
 
 /* Line reader for the text formats: the line starting at *pi is z[*pa..*pb) without its "\n"
 ** or "\r\n"; *pi moves to the next line. Returns 0 at the end of input. */

@@ -310,21 +310,29 @@ int ps_vt_check_lost(sqlite3_vtab_cursor *pCur, const char *zTable, const PsSet 
   return pCur->pVtab->zErrMsg ? SQLITE_ERROR : SQLITE_NOMEM;
 }
 
+int ps_out_text_rule(PsOut *o){
+  if( (o->type!=PS_META_TEXT && o->type!=PS_META_JSON) || o->z==0 || ps_text_check(o->z, o->n, 0) ) return SQLITE_OK;
+  /* values read lazily (args, ids, job columns) are repaired as they are read; no diagnostic
+  ** is possible here (docs/security.md, "Text") */
+  size_t m = ps_text_repair(o->z, o->n, 0);
+  char *zFix = malloc(m ? m : 1);
+  if( zFix==0 ) return SQLITE_NOMEM;
+  ps_text_repair(o->z, o->n, zFix);
+  free(o->zFree);
+  o->z = zFix; o->n = m; o->zFree = zFix;
+  return SQLITE_OK;
+}
+
 void ps_vt_result(sqlite3_context *ctx, PsOut *o){
   switch( o->type ){
     case PS_META_INT:  sqlite3_result_int64(ctx, o->i); break;
     case PS_META_REAL: sqlite3_result_double(ctx, o->r); break;
     case PS_META_TEXT:
     case PS_META_JSON:
-      if( o->z && !ps_text_check(o->z, o->n, 0) ){
-        /* the text rule for values read lazily (args, ids, job columns): repaired as they are
-        ** read; no diagnostic is possible here (docs/security.md, "Text") */
-        size_t m = ps_text_repair(o->z, o->n, 0);
-        char *zFix = malloc(m ? m : 1);
-        if( zFix==0 ){ if( o->zFree ){ free(o->zFree); o->zFree = 0; } sqlite3_result_error_nomem(ctx); return; }
-        ps_text_repair(o->z, o->n, zFix);
-        free(o->zFree);
-        o->z = zFix; o->n = m; o->zFree = zFix;
+      if( ps_out_text_rule(o) ){
+        if( o->zFree ){ free(o->zFree); o->zFree = 0; }
+        sqlite3_result_error_nomem(ctx);
+        return;
       }
       if( o->zFree ){
         sqlite3_result_text64(ctx, o->z, o->n, free, SQLITE_UTF8);

@@ -59,7 +59,6 @@ SQLITE_EXTENSION_INIT3
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #define PJ_JOB_LIST   (PS_JOB_NCOL)
 #define PJ_SELF       (PS_JOB_NCOL + 1)
@@ -262,21 +261,13 @@ static int pj_children(PjCursor *c){
 /* A scan that re-reads the source bytes of every event (owner, budget_ms, metadata: the args)
 ** would fault the whole mapped file back into the process (the parse released it: ext/source.h,
 ** ps_source_done_before). Rows are in file order, so the pages more than 4 MiB behind the
-** current row's offset are released again in 4 MiB steps (MADV_DONTNEED: they stay in the page
-** cache and fault back in if a later row or query reads them); a report over a 1M-event trace
-** keeps its RSS near the capture's. No effect on a source read into memory. */
+** current row's offset are released again in 4 MiB steps (ps_source_release, with this
+** cursor's own mark: they stay in the page cache and fault back in if a later row or query reads
+** them); a report over a 1M-event trace keeps its RSS near the capture's. No effect on a source
+** read into memory. */
 static void pj_release(PjCursor *c, const PsCapture *cap, size_t off){
-  static const size_t STEP = (size_t)4 << 20;
-  if( !cap->src.bMapped || (const void*)cap->src.z!=cap->src.pMap ) return;
   if( c->iReleasePart!=c->iPart ){ c->iReleasePart = c->iPart; c->oRelease = 0; }
-  if( off < c->oRelease + 2*STEP || off > cap->src.n ) return;
-  uintptr_t base = (uintptr_t)cap->src.z;            /* page-aligned: the mapping's start */
-  uintptr_t a = base + c->oRelease;                   /* where the last release ended */
-  uintptr_t b = (base + off - STEP) & ~(uintptr_t)(STEP-1);
-  if( b > a ){
-    madvise((void*)a, b - a, MADV_DONTNEED);
-    c->oRelease = (size_t)(b - base);
-  }
+  c->oRelease = ps_source_release(&cap->src, c->oRelease, off);
 }
 
 /* budget_ms of the current event row, looked up once per row (four columns use it). */
@@ -359,17 +350,7 @@ static int pj_event_column(PjCursor *c, sqlite3_context *ctx, int iCol){
       memset(&c->own, 0, sizeof(c->own)); memset(&c->meth, 0, sizeof(c->meth));
       c->iKeysRow = -1;
       if( ps_job_keys(cap->src.z, cap->src.n, a, zSrc, strlen(zSrc), zCat, strlen(zCat), &c->own, &c->meth) ) return SQLITE_NOMEM;
-      for(int k=0; k<2; k++){          /* the text rule, as ps_vt_result applies it */
-        PsOut *p = k ? &c->meth : &c->own;
-        if( p->type && p->z && !ps_text_check(p->z, p->n, 0) ){
-          size_t m = ps_text_repair(p->z, p->n, 0);
-          char *zFix = malloc(m ? m : 1);
-          if( zFix==0 ) return SQLITE_NOMEM;
-          ps_text_repair(p->z, p->n, zFix);
-          free(p->zFree);
-          p->z = zFix; p->n = m; p->zFree = zFix;
-        }
-      }
+      if( ps_out_text_rule(&c->own) || ps_out_text_rule(&c->meth) ) return SQLITE_NOMEM;
       c->iKeysRow = r; c->iKeysPart = c->iPart;
       pj_release(c, cap, (size_t)e->aOff[r]);
       const PsOut *o = iCol==PS_JOB_OWNER ? &c->own : &c->meth;

@@ -232,6 +232,10 @@ int ps_poll_interrupt(void *pArg);
 
 /* Sets an SQL result from a PsOut (frees pOut->zFree). */
 void ps_vt_result(sqlite3_context *ctx, PsOut *pOut);
+/* The text rule for values read lazily (docs/security.md, "Text"), which ps_vt_result applies:
+** a TEXT or JSON value that is not valid UTF-8 text is repaired into a malloc'ed copy (o->zFree).
+** SQLITE_OK or SQLITE_NOMEM. */
+int ps_out_text_rule(PsOut *o);
 
 /* Registers a function of the connection state (user data pConn, one reference per arity) for
 ** every argument count nMin..nMax (nMin -1: any count, once), SQLITE_UTF8|SQLITE_DIRECTONLY:
