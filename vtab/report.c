@@ -439,6 +439,7 @@ typedef struct Rep {
   int rc;
   sqlite3_int64 nCap;         /* ?20: the rows a per-row CSV keeps (max_csv_rows); 0 every row */
   char *zCapNotes;            /* ?21: the 'csv_rows_capped' diagnostics (JSON array, sqlite3_malloc'ed), or NULL */
+  sqlite3_int64 nDone, nActive; /* completed / active jobs of profsql_rj (rep_counts) */
   int bPct;                   /* 1 when aPct holds the percentiles (rep_percentiles) */
   double aPct[8];             /* ?12..?19: p50 p90 p95 p99 of e_, then of l_ */
 } Rep;
@@ -736,11 +737,9 @@ static void rep_percentiles(Rep *r){
   sqlite3_stmt *q = 0;
   double *ae = 0, *al = 0;                  /* elapsed, load: a row each per completed job */
   sqlite3_int64 n = 0, nAlloc = 0;
-  /* sized from profile_jobs' own count (no column computed: cheap), grown if it falls short */
-  char *zN = rep_text(r, "SELECT count(*) FROM profile_jobs(?1) WHERE job_list='completed_jobs'");
+  /* sized from the count of completed jobs (rep_counts), grown if it falls short */
   if( r->rc ) return;
-  nAlloc = zN ? atoll(zN) : 0;
-  sqlite3_free(zN);
+  nAlloc = r->nDone;
   if( nAlloc < 64 ) nAlloc = 64;
   ae = sqlite3_malloc64((sqlite3_uint64)nAlloc * sizeof(double));
   al = sqlite3_malloc64((sqlite3_uint64)nAlloc * sizeof(double));
@@ -1563,16 +1562,22 @@ static char *options_check(sqlite3 *db, sqlite3_value *pOpt){
 ** (jobs, timeline: the completed jobs; active_jobs: the active ones) that it cuts short, a
 ** 'csv_rows_capped' diagnostic saying so (r->zCapNotes, a JSON array, NULL when none is cut):
 ** a cut is never silent (the diagnostics CSV, the JSON's diagnostics and the Markdown say it). */
+/* The completed and active jobs of profsql_rj (r->nDone, r->nActive), counted once for the
+** caps and the percentiles' arrays. */
+static void rep_counts(Rep *r){
+  char *z = rep_text(r, "SELECT ifnull(sum(done_),0) || ' ' || ifnull(sum(NOT done_),0) FROM profsql_rj");
+  long long nDone = 0, nActive = 0;
+  if( z ) sscanf(z, "%lld %lld", &nDone, &nActive);
+  sqlite3_free(z);
+  r->nDone = nDone; r->nActive = nActive;
+}
+
 static void rep_caps(Rep *r, int bCsv){
   char *z = rep_text(r, "SELECT CAST(coalesce(json_extract(?2,'$.max_csv_rows'), " PS_STR(REP_MAX_CSV_ROWS) ") AS INTEGER)");
   r->nCap = z ? atoll(z) : REP_MAX_CSV_ROWS;
   sqlite3_free(z);
   if( r->rc || r->nCap<=0 || !bCsv ) return;
-  /* the job counts from profile_jobs itself (its columns are not computed: a cheap scan) */
-  z = rep_text(r, "SELECT ifnull(sum(job_list='completed_jobs'),0) || ' ' || ifnull(sum(job_list<>'completed_jobs'),0) FROM profile_jobs(?1)");
-  long long nDone = 0, nActive = 0;
-  if( z ) sscanf(z, "%lld %lld", &nDone, &nActive);
-  sqlite3_free(z);
+  long long nDone = r->nDone, nActive = r->nActive;
   static const struct { const char *zFile; int bActive; const char *zWhat; } aCut[] = {
     { "profiler_jobs_latest.csv", 0, "completed jobs" },
     { "profiler_active_jobs_latest.csv", 1, "active jobs" },
@@ -1741,6 +1746,7 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     if( e ) ps_vt_release(e);
   }
   if( zPrefix ) sanitize_prefix(zPrefix);
+  rep_counts(&r);
   rep_caps(&r, bCsv);
   if( bJson && r.rc==SQLITE_OK ) rep_percentiles(&r);
   for(int k=0; k<N_CSV && bCsv; k++) rep_csv(&r, aCsv[k].zSql, &aOut[k]);
