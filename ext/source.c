@@ -30,6 +30,16 @@ int ps_gunzip(const unsigned char *in, size_t nIn, uint64_t maxOut,
   return ps_gunzip_poll(in, nIn, maxOut, pzOut, pnOut, 0, err);
 }
 
+/* The inflated size the gzip trailer gives (ISIZE: the last 4 bytes, the size mod 2^32), or 0 when
+** there is no trailer or it is not to be trusted: a truncated or hostile stream has an arbitrary
+** one, so it is taken only up to 64x the input. */
+static size_t gz_size_hint(const unsigned char *in, size_t nIn){
+  if( nIn<18 ) return 0;
+  uint32_t isz = (uint32_t)in[nIn-4] | (uint32_t)in[nIn-3]<<8
+               | (uint32_t)in[nIn-2]<<16 | (uint32_t)in[nIn-1]<<24;
+  return (uint64_t)isz <= (uint64_t)nIn*64 ? (size_t)isz : 0;
+}
+
 /* The largest stream the one-shot decoder takes: libdeflate inflates about 1 GB/s with no way to
 ** poll for an interrupt in between, so bigger streams take zlib's chunked loop (polled every
 ** PS_INFLATE_STEP bytes). */
@@ -46,11 +56,9 @@ int ps_gunzip_zlib_only = 0;
 ** name the compressed byte. */
 static int gunzip_oneshot(const unsigned char *in, size_t nIn, uint64_t maxOut,
                           char **pzOut, size_t *pnOut, PsSource *pPoll, PsErr *err){
-  if( nIn<18 || ps_gunzip_zlib_only ) return -1;
-  size_t isz = (size_t)((uint32_t)in[nIn-4] | (uint32_t)in[nIn-3]<<8
-                      | (uint32_t)in[nIn-2]<<16 | (uint32_t)in[nIn-1]<<24);
-  /* the trailer of a hostile or truncated stream is arbitrary: trusted up to 64x the input */
-  if( isz==0 || isz > PS_DEFLATE_ONESHOT_MAX || (uint64_t)isz > maxOut || (uint64_t)isz > (uint64_t)nIn*64 ) return -1;
+  if( ps_gunzip_zlib_only ) return -1;
+  size_t isz = gz_size_hint(in, nIn);
+  if( isz==0 || isz > PS_DEFLATE_ONESHOT_MAX || (uint64_t)isz > maxOut ) return -1;
   if( pPoll && ps_source_poll(pPoll) ) return ps_interrupted(err);
   struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
   if( d==0 ) return -1;
@@ -85,14 +93,10 @@ int ps_gunzip_poll(const unsigned char *in, size_t nIn, uint64_t maxOut,
   rc = gunzip_oneshot(in, nIn, maxOut, pzOut, pnOut, pPoll, err);
   if( rc>=0 ) return rc;
   /* zlib's chunked inflate: any size, polled, and the precise error of a damaged stream.
-  ** ISIZE (last 4 bytes, size mod 2^32) is a hint for the first allocation. */
+  ** The trailer's size is a hint for the first allocation. */
   nAlloc = 1<<16;
-  if( nIn>=18 ){
-    uint32_t isz = (uint32_t)in[nIn-4] | (uint32_t)in[nIn-3]<<8
-                 | (uint32_t)in[nIn-2]<<16 | (uint32_t)in[nIn-1]<<24;
-    /* a truncated or hostile stream has an arbitrary trailer: trust it only up to 64x the input */
-    if( isz > nAlloc && isz < maxOut && (uint64_t)isz <= (uint64_t)nIn*64 ) nAlloc = (size_t)isz + 1;
-  }
+  size_t isz = gz_size_hint(in, nIn);
+  if( isz > nAlloc && isz < maxOut ) nAlloc = isz + 1;
   if( nAlloc < nIn ) nAlloc = nIn + 1;
   if( nAlloc > maxOut + 1 ) nAlloc = (size_t)maxOut + 1;
   zOut = malloc(nAlloc);
