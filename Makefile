@@ -34,7 +34,7 @@ SUBMAKE   := $(MAKE) --no-print-directory -j$(NPROC)
 
 EXT_SRC   := ext/ps_util.c ext/source.c ext/htmlsrc.c ext/mapguard.c ext/json.c ext/capture.c ext/chrome.c ext/timings.c ext/lms.c ext/pb.c ext/xspace.c ext/xprof_schema.c ext/xprof.c ext/datatable.c ext/jobs.c ext/writer.c ext/zipsrc.c ext/stacks.c ext/cpuprofile.c ext/speedscope.c ext/pprof.c ext/perfscript.c ext/folded.c ext/ftrace.c ext/flame.c ext/formats.c
 VTAB_SRC  := vtab/loader.c vtab/profile_events.c vtab/profile_records.c vtab/profile_xplanes.c \
-             vtab/profile_metadata.c vtab/profile_jobs.c vtab/report.c \
+             vtab/profile_metadata.c vtab/profile_jobs.c vtab/report.c vtab/report_groups.c \
              vtab/profile_open.c vtab/profile_import.c vtab/flamegraph.c vtab/profsql.c
 SQL_SRC   := sql/event_tree.sql sql/record_tree.sql sql/xprof_stats.sql sql/stacks.sql sql/timings.sql
 EXT_HDR   := $(wildcard ext/*.h)

@@ -39,6 +39,7 @@
 #include "../ext/jobs.h"
 #include "../ext/writer.h"
 #include "../ext/flame.h"
+#include "report_groups.h"
 #include "sql_text.h"
 SQLITE_EXTENSION_INIT3
 
@@ -241,16 +242,28 @@ static void zipFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 #define LOADPCT(x) "profile_fixed(ifnull(CAST(profile_fixed(" x ",6) AS REAL),0.0)*100.0,3)"
 #define LOADOVER(x) "CASE WHEN ifnull(CAST(profile_fixed(" x ",6) AS REAL),0.0) >= 1.0 THEN 'true' ELSE 'false' END"
 
+/* The columns of profile_jobs the jobs table keeps: those the report reads. Not metadata (the
+** job's JSON object, read from the capture for each of a million jobs only to be dropped: the
+** report JSON reads it for the jobs it lists, into temp.profsql_jm), nor job_list (done_ says
+** it), byte_offset or file: the table is scanned some twenty times, and its rows are its size. */
+#define RJ_COLS "id, status, category, source, lane, priority, dependency_group, frame_id, task_domain, " \
+  "task_pass, executor, name, elapsed_ms, budget_ms, frame_budget_ms, load, load_percent, over_budget, " \
+  "exceeded_frame_budget, gpu_wait_ms, wait_reason, scheduled, blocked, polling, waited_on_gpu, " \
+  "stayed_async, async_mode, started_unix_ms, ended_unix_ms, payload_bytes, output_bytes, service_id, " \
+  "method, plugin_id, gateway, error, detail, active_elapsed_ms, current_load, progress, owner, " \
+  "method_name, self_ms"
 /* The jobs table every query below reads: profile_jobs with the options' budget overrides
-** applied, and the writer's grouping keys (owner and method_name come from profile_jobs). */
+** applied, and the writer's grouping keys (owner and method_name come from profile_jobs). The
+** columns most scans read (k, done_, e_, l_, ...) come first: SQLite finds a column by walking the
+** record header up to it, in each of a million rows per scan. */
 static const char zJobsTable[] =
   "WITH b(cat, ms) AS MATERIALIZED (SELECT key, value FROM json_each(?2, '$.budgets_ms') WHERE typeof(value) IN ('integer','real')), "
-  "j AS (SELECT rowid AS k, *, "
+  "j AS (SELECT rowid AS k, " RJ_COLS ", job_list='completed_jobs' AS done_, "
   "  coalesce((SELECT ms FROM b WHERE cat=category), (SELECT ms FROM b WHERE cat='*'), "
   "    CASE WHEN budget_ms IS NULL AND load IS NULL AND json_type(?2,'$.budget_ms') IN ('integer','real') "
   "         AND json_extract(?2,'$.budget_ms') > 0 THEN json_extract(?2,'$.budget_ms') END) AS bo_ "
   "  FROM profile_jobs(?1)) "
-  "SELECT *, job_list='completed_jobs' AS done_, ifnull(elapsed_ms,0.0) AS e_, "
+  "SELECT k, done_, ifnull(elapsed_ms,0.0) AS e_, "
   "  coalesce(bo_, budget_ms) AS budget2_, "
   "  CASE WHEN bo_ IS NOT NULL THEN ifnull(elapsed_ms,0.0)/bo_ ELSE load END AS load2_, "
   "  ifnull(CASE WHEN bo_ IS NOT NULL THEN ifnull(elapsed_ms,0.0)/bo_ ELSE load END, 0.0) AS l_, "
@@ -259,25 +272,31 @@ static const char zJobsTable[] =
   "  ifnull(CAST(payload_bytes AS INTEGER),0) AS pb_, ifnull(CAST(output_bytes AS INTEGER),0) AS ob_, "
   "  owner||'::'||ifnull(method_name,'<no-method>') AS mkey_, "
   "  owner||'::'||coalesce(method_name,name,'') AS okey_, "
-  "  CASE WHEN trim(ifnull(lane,''))='' THEN 'unspecified' ELSE lane END AS lkey_ "
+  "  CASE WHEN trim(ifnull(lane,''))='' THEN 'unspecified' ELSE lane END AS lkey_, "
+  "  " RJ_COLS ", bo_ "
   "FROM j";
 
 /* temp.profsql_rt(total): the summed elapsed_ms of the completed jobs, computed once (every
-** ranked aggregate's share is of it). */
+** ranked aggregate's share is of it): by ps_report_groups, else by this query. */
 #define RT_TOTAL "SELECT sum(e_) AS total FROM profsql_rj WHERE done_"
-/* A ranked aggregate (the writer's AggregateStats) grouped by key expression K, with the
-** category of the group given by CAT; numbers raw: tot, share, avg, mx, ml, pb, ob. The
-** group's category, source and sample_name are its first job's (the writer's or_insert_with). */
-#define AGG_RAW(K, CAT) \
-  "WITH t(total) AS (SELECT total FROM temp.profsql_rt), " \
-  "g AS (SELECT " K " AS key, min(k) AS k0, count(*) AS n, sum(failed_) AS failed, sum(slow_) AS slow, " \
+/* One grouping of the completed jobs by key expression K (the writer's AggregateStats, numbers
+** raw): temp.profsql_gr_<x>(key, k0, n, failed, slow, tot, mx, ml, pb, ob), k0 the group's
+** first job. Filled by ps_report_groups (vtab/report_groups.h: the same rows from one scan for
+** all six groupings), else by this query. */
+#define GROUP_RAW(K) \
+  "SELECT " K " AS key, min(k) AS k0, count(*) AS n, sum(failed_) AS failed, sum(slow_) AS slow, " \
   "  sum(e_) AS tot, max(e_) AS mx, max(l_) AS ml, sum(pb_) AS pb, sum(ob_) AS ob " \
-  "  FROM profsql_rj WHERE done_ GROUP BY " K ") " \
+  "  FROM profsql_rj WHERE done_ GROUP BY " K
+/* A grouping ranked: temp table G of GROUP_RAW's rows, with the category of the group given by
+** CAT; numbers raw: tot, share, avg, mx, ml, pb, ob. The group's category, source and
+** sample_name are its first job's (the writer's or_insert_with). */
+#define AGG_RAW(G, CAT) \
+  "WITH t(total) AS (SELECT total FROM temp.profsql_rt) " \
   "SELECT row_number() OVER (ORDER BY g.tot DESC, g.key) AS rank, g.key AS key, " CAT " AS category, " \
   "  ifnull(r.source,'') AS source, ifnull(r.name,'') AS sample_name, g.n AS count, g.failed AS failed, " \
   "  g.slow AS slow, g.tot AS tot, CASE WHEN t.total>0 THEN g.tot/t.total*100.0 ELSE 0.0 END AS share, " \
   "  g.tot/g.n AS avg, g.mx AS mx, g.ml AS ml, g.pb AS pb, g.ob AS ob " \
-  "FROM g JOIN profsql_rj r ON r.k=g.k0, t ORDER BY g.tot DESC, g.key LIMIT ?4"
+  "FROM temp." G " g JOIN profsql_rj r ON r.k=g.k0, t ORDER BY g.tot DESC, g.key LIMIT ?4"
 #define AGG_CSV(RAW) \
   "SELECT rank, key, category, source, sample_name, count, failed, slow, " \
   "  profile_fixed(tot,6) AS total_elapsed_ms, profile_fixed(share,6) AS total_share_percent, " \
@@ -292,15 +311,18 @@ static const char zJobsTable[] =
 ** null for NULL (SQLite's json_object would print a REAL with 15 significant digits). */
 #define F64(x) "json(profile_float(" x "))"
 
-/* The five groupings are computed once per report into temp tables (profsql_ag_<x>) and read
-** by the CSV, JSON and Markdown writers. */
-static const char *const azAggDef[][2] = {
-  { "o", AGG_RAW("okey_", "ifnull(r.category,'')") },      /* offenders */
-  { "s", AGG_RAW("ifnull(source,'')", "'*'") },           /* sources */
-  { "m", AGG_RAW("mkey_", "ifnull(r.category,'')") },      /* methods */
-  { "l", AGG_RAW("lkey_", "ifnull(r.category,'')") },      /* lanes */
-  { "w", AGG_RAW("owner", "ifnull(r.category,'')") },     /* owners */
+/* The six groupings (x, key, its GROUP_RAW query): the first five are ranked once per report
+** into temp tables (profsql_ag_<x>, AGG_RAW) read by the CSV, JSON and Markdown writers; the
+** categories (c) are read by CAT_GROUPS. */
+static const struct { const char *zX, *zKey, *zRaw, *zRanked; } aGroup[] = {
+  { "o", "okey_",              GROUP_RAW("okey_"),              AGG_RAW("profsql_gr_o", "ifnull(r.category,'')") },  /* offenders */
+  { "s", "ifnull(source,'')",  GROUP_RAW("ifnull(source,'')"),  AGG_RAW("profsql_gr_s", "'*'") },                    /* sources */
+  { "m", "mkey_",              GROUP_RAW("mkey_"),              AGG_RAW("profsql_gr_m", "ifnull(r.category,'')") },  /* methods */
+  { "l", "lkey_",              GROUP_RAW("lkey_"),              AGG_RAW("profsql_gr_l", "ifnull(r.category,'')") },  /* lanes */
+  { "w", "owner",              GROUP_RAW("owner"),              AGG_RAW("profsql_gr_w", "ifnull(r.category,'')") },  /* owners */
+  { "c", "ifnull(category,'')", GROUP_RAW("ifnull(category,'')"), 0 },                                               /* categories */
 };
+#define N_GROUP ((int)(sizeof(aGroup)/sizeof(aGroup[0])))
 #define RAW_OFFENDERS "SELECT * FROM temp.profsql_ag_o ORDER BY rank"
 #define RAW_SOURCES   "SELECT * FROM temp.profsql_ag_s ORDER BY rank"
 #define RAW_METHODS   "SELECT * FROM temp.profsql_ag_m ORDER BY rank"
@@ -318,10 +340,17 @@ static const char zAggLanes[]     = AGG_CSV(RAW_LANES);
   X("frame_id") " AS frame_id, " X("task_domain") " AS task_domain, " X("task_pass") " AS task_pass, " \
   X("executor") " AS executor, " S("name") " AS name, "
 
+/* The first N completed jobs in ORDER under condition COND, joined back to their rows: the
+** sorter holds the order's keys and k, not every column of a million rows (a query that ranks
+** with row_number() orders the joined rows again by the same keys, which end in k: no ties). */
+#define TOPJ(COND, ORDER, N) "(SELECT k AS top_k FROM profsql_rj WHERE " COND " ORDER BY " ORDER " LIMIT " N ") " \
+  "JOIN profsql_rj ON k = top_k"
+#define O_LOAD "l_ DESC, e_ DESC, ifnull(name,''), k"
+#define O_FRAME "max(e_ - ifnull(frame_budget_ms,0.0), 0.0) DESC, e_ DESC, ifnull(name,''), k"
+#define O_ELAPSED "e_ DESC, ifnull(name,''), k"
+
 /* Per category (the writer's CategoryStats): category, n, failed, slow, tot, mx. */
-#define CAT_GROUPS \
-  "SELECT ifnull(category,'') AS category, count(*) AS n, sum(failed_) AS failed, sum(slow_) AS slow, " \
-  "  sum(e_) AS tot, max(e_) AS mx FROM profsql_rj WHERE done_ GROUP BY 1"
+#define CAT_GROUPS "SELECT key AS category, n, failed, slow, tot, mx FROM temp.profsql_gr_c"
 
 static const char zCsvJobs[] =
   "SELECT " JOB_HEAD_COLS  F("elapsed_ms") " AS elapsed_ms, " F("budget2_") " AS budget_ms, "
@@ -349,7 +378,7 @@ static const char zCsvCategories[] =
   "  profile_fixed(mx,6) AS max_elapsed_ms FROM (" CAT_RANKED ")";
 
 static const char zCsvBudget[] =
-  "SELECT row_number() OVER (ORDER BY l_ DESC, e_ DESC, ifnull(name,''), k) AS rank, "
+  "SELECT row_number() OVER (ORDER BY " O_LOAD ") AS rank, "
   JOB_HEAD_COLS  F("elapsed_ms") " AS elapsed_ms, "
   F("budget2_") " AS budget_ms, " F("frame_budget_ms") " AS frame_budget_ms, " F("load2_") " AS load, "
   LOADPCT("load2_") " AS load_percent, " B("exceeded_frame_budget") " AS exceeded_frame_budget, "
@@ -357,10 +386,10 @@ static const char zCsvBudget[] =
   S("async_mode") " AS async_mode, " X("started_unix_ms") " AS started_unix_ms, " X("ended_unix_ms") " AS ended_unix_ms, "
   X("service_id") " AS service_id, " X("method") " AS method, " X("plugin_id") " AS plugin_id, "
   X("gateway") " AS gateway, " S("error") " AS error, " S("detail") " AS detail "
-  "FROM profsql_rj WHERE done_ AND (l_ >= 1.0 OR e_ >= ?3) ORDER BY l_ DESC, e_ DESC, ifnull(name,''), k LIMIT ?4";
+  "FROM " TOPJ("done_ AND (l_ >= 1.0 OR e_ >= ?3)", O_LOAD, "?4") " ORDER BY " O_LOAD;
 
 static const char zCsvFrame[] =
-  "SELECT row_number() OVER (ORDER BY max(e_ - ifnull(frame_budget_ms,0.0), 0.0) DESC, e_ DESC, ifnull(name,''), k) AS rank, "
+  "SELECT row_number() OVER (ORDER BY " O_FRAME ") AS rank, "
   S("id") " AS id, " X("frame_id") " AS frame_id, " S("status") " AS status, " X("lane") " AS lane, "
   X("priority") " AS priority, " X("dependency_group") " AS dependency_group, " S("category") " AS category, "
   S("source") " AS source, " S("name") " AS name, " F("elapsed_ms") " AS elapsed_ms, "
@@ -368,8 +397,7 @@ static const char zCsvFrame[] =
   "profile_fixed(max(e_ - ifnull(frame_budget_ms,0.0), 0.0),6) AS over_frame_budget_ms, "
   F("gpu_wait_ms") " AS gpu_wait_ms, " S("wait_reason") " AS wait_reason, " B("stayed_async") " AS stayed_async, "
   S("async_mode") " AS async_mode, " S("detail") " AS detail "
-  "FROM profsql_rj WHERE done_ AND exceeded_frame_budget "
-  "ORDER BY max(e_ - ifnull(frame_budget_ms,0.0), 0.0) DESC, e_ DESC, ifnull(name,''), k LIMIT ?4";
+  "FROM " TOPJ("done_ AND exceeded_frame_budget", O_FRAME, "?4") " ORDER BY " O_FRAME;
 
 static const char zCsvActive[] =
   "SELECT " JOB_HEAD_COLS  F("active_elapsed_ms") " AS active_elapsed_ms, " F("budget2_") " AS budget_ms, "
@@ -832,7 +860,11 @@ static char *rep_report_json(Rep *r, PsConn *pConn, sqlite3_value *pSource, cons
     sqlite3_finalize(sel); sqlite3_finalize(upd);
     ps_buf_free(&jb);
   }else{
-    rep_exec(r, "UPDATE temp.profsql_jj SET j = (SELECT " JOBJ " FROM profsql_rj WHERE profsql_rj.k = profsql_jj.k)");
+    /* the metadata of the listed jobs (profsql_rj has none: RJ_COLS), then their objects */
+    rep_table(r, "profsql_jm", "SELECT rowid AS k, metadata FROM profile_jobs(?1) WHERE rowid IN (SELECT k FROM temp.profsql_jj)");
+    rep_exec(r, "CREATE INDEX IF NOT EXISTS temp.profsql_jm_k ON profsql_jm(k)");
+    rep_exec(r, "UPDATE temp.profsql_jj SET j = (SELECT " JOBJ " FROM profsql_rj LEFT JOIN temp.profsql_jm m USING (k) "
+                "WHERE profsql_rj.k = profsql_jj.k)");
   }
   if( e ) ps_vt_release(e);
   sqlite3_stmt *st = 0;
@@ -1065,10 +1097,10 @@ static void md_budget(Rep *r, PsBuf *b, const char *zFormat, const char *zWhat){
   if( bAny ){
     sqlite3_int64 nRow = 0;
     r->rc = render_query(r->db,
-      "SELECT row_number() OVER (ORDER BY l_ DESC, e_ DESC, ifnull(name,''), k) AS Rank, ifnull(id,'') AS Id, "
+      "SELECT row_number() OVER (ORDER BY " O_LOAD ") AS Rank, ifnull(id,'') AS Id, "
       "ifnull(name,'') AS Name, ifnull(source,'') AS Source, ifnull(lane,'') AS Lane, profile_fixed(e_,3) AS \"Elapsed ms\", "
-      "profile_fixed(budget2_,3) AS \"Budget ms\", profile_fixed(l_,2)||'x' AS Load FROM profsql_rj "
-      "WHERE done_ AND l_ >= 1.0 ORDER BY l_ DESC, e_ DESC, ifnull(name,''), k LIMIT 16",
+      "profile_fixed(budget2_,3) AS \"Budget ms\", profile_fixed(l_,2)||'x' AS Load FROM "
+      TOPJ("done_ AND l_ >= 1.0", O_LOAD, "16") " ORDER BY " O_LOAD,
       r->apArg, 5, 1, b, &nRow, &r->zErr, r);
     ps_buf_puts(b, "\n");
   }
@@ -1134,24 +1166,24 @@ static void rep_markdown(Rep *r, PsBuf *b, const char *zSource){
   sqlite3_free(zNoMethod);
   md_table_or(r, b, "Budget violations — что пробило кадр/лимит",
     "SELECT rank AS Rank, id AS Id, name AS Name, elapsed_ms AS \"Elapsed ms\", budget_ms AS \"Budget ms\", "
-    "load AS Load, status AS Status FROM (" "SELECT row_number() OVER (ORDER BY l_ DESC, e_ DESC, ifnull(name,''), k) AS rank, "
+    "load AS Load, status AS Status FROM (" "SELECT row_number() OVER (ORDER BY " O_LOAD ") AS rank, "
     "ifnull(id,'') AS id, ifnull(name,'') AS name, profile_fixed(e_,3) AS elapsed_ms, profile_fixed(budget2_,3) AS budget_ms, "
-    "profile_fixed(l_,2)||'x' AS load, ifnull(status,'') AS status FROM profsql_rj WHERE done_ AND (l_ >= 1.0 OR e_ >= ?3) "
-    "ORDER BY l_ DESC, e_ DESC, ifnull(name,''), k LIMIT 16)",
+    "profile_fixed(l_,2)||'x' AS load, ifnull(status,'') AS status FROM " TOPJ("done_ AND (l_ >= 1.0 OR e_ >= ?3)", O_LOAD, "16")
+    " ORDER BY " O_LOAD ")",
     "None: no completed job reached its budget (`load >= 1`) or the slow threshold (`slow_job_warn_ms`).");
   md_table_or(r, b, "Frame budget violations — explicit frame envelope misses",
     "SELECT ifnull(id,'') AS Id, ifnull(name,'') AS Name, profile_fixed(e_,3) AS \"Elapsed ms\", "
-    "profile_fixed(frame_budget_ms,3) AS \"Frame budget ms\" FROM profsql_rj WHERE done_ AND exceeded_frame_budget "
-    "ORDER BY max(e_ - ifnull(frame_budget_ms,0.0), 0.0) DESC, e_ DESC, ifnull(name,''), k LIMIT 16",
+    "profile_fixed(frame_budget_ms,3) AS \"Frame budget ms\" FROM " TOPJ("done_ AND exceeded_frame_budget", O_FRAME, "16")
+    " ORDER BY " O_FRAME,
     "None: no completed job exceeded an explicit frame budget (`exceeded_frame_budget`).");
   md_table(r, b, "Top single jobs by elapsed time",
     "SELECT ifnull(id,'') AS Id, ifnull(name,'') AS Name, ifnull(category,'') AS Category, "
     "profile_fixed(e_,3) AS \"Elapsed ms\", profile_fixed(l_,2)||'x' AS Load, ifnull(status,'') AS Status "
-    "FROM profsql_rj WHERE done_ ORDER BY e_ DESC, ifnull(name,''), k LIMIT 16");
+    "FROM " TOPJ("done_", O_ELAPSED, "16") " ORDER BY " O_ELAPSED);
   md_table(r, b, "Top single jobs by budget load",
     "SELECT ifnull(id,'') AS Id, ifnull(name,'') AS Name, ifnull(category,'') AS Category, "
     "profile_fixed(l_,2)||'x' AS Load, profile_fixed(e_,3) AS \"Elapsed ms\", ifnull(status,'') AS Status "
-    "FROM profsql_rj WHERE done_ ORDER BY l_ DESC, ifnull(name,''), k LIMIT 16");
+    "FROM " TOPJ("done_", "l_ DESC, ifnull(name,''), k", "16") " ORDER BY l_ DESC, ifnull(name,''), k");
   md_table_or(r, b, "Active jobs",
     "SELECT ifnull(id,'') AS Id, ifnull(name,'') AS Name, ifnull(status,'') AS Status, "
     "profile_fixed(active_elapsed_ms,3) AS \"Active ms\", profile_fixed(current_load,2)||'x' AS Load "
@@ -1173,7 +1205,7 @@ static void md_slices(Rep *r, PsBuf *b, const char *zSource, const char *zFormat
   md_line(r, b, "Quick answer — кто жрёт время",
     "WITH th AS (SELECT * FROM temp.profsql_rp_threads), nm AS (SELECT * FROM temp.profsql_rp_names), t(tot, n) AS (SELECT sum(self_ms), count(*) FROM profsql_rj WHERE done_), "
     "top1 AS (SELECT * FROM th ORDER BY v DESC, key LIMIT 1), top2 AS (SELECT * FROM nm ORDER BY v DESC, key LIMIT 1), "
-    "slow AS (SELECT * FROM profsql_rj WHERE done_ ORDER BY e_ DESC, ifnull(name,''), k LIMIT 1) "
+    "slow AS (SELECT name, lane, e_ FROM profsql_rj WHERE done_ ORDER BY " O_ELAPSED " LIMIT 1) "
     "SELECT CASE WHEN t.n = 0 THEN 'No complete slices were captured.' ELSE "
     "printf('**Most self time:** thread `%s` of `%s` — %.3f ms of the %.3f ms of slice self time (%.1f %%) in %d slices. "
     "The name with the most self time is `%s` (%.3f ms, %.1f %%); the slowest single slice is `%s` on `%s` (%.3f ms elapsed).', "
@@ -1192,9 +1224,9 @@ static void md_slices(Rep *r, PsBuf *b, const char *zSource, const char *zFormat
            "profile_fixed(share,3) AS \"Share %\", profile_fixed(mx,3) AS \"Slowest ms\"",
            "'', '(' || n || ' more)', '', '', profile_fixed(v,3), profile_fixed(share,3), ''"));
   md_table(r, b, "Slowest slices",
-    "SELECT row_number() OVER (ORDER BY e_ DESC, ifnull(name,''), k) AS Rank, ifnull(id,'') AS Id, ifnull(name,'') AS Name, "
+    "SELECT row_number() OVER (ORDER BY " O_ELAPSED ") AS Rank, ifnull(id,'') AS Id, ifnull(name,'') AS Name, "
     "ifnull(source,'') AS Process, ifnull(lane,'') AS Thread, profile_fixed(e_,3) AS \"Elapsed ms\", "
-    "profile_fixed(self_ms,3) AS \"Self ms\" FROM profsql_rj WHERE done_ ORDER BY e_ DESC, ifnull(name,''), k LIMIT 16");
+    "profile_fixed(self_ms,3) AS \"Self ms\" FROM " TOPJ("done_", O_ELAPSED, "16") " ORDER BY " O_ELAPSED);
   md_budget(r, b, zFormat, "slices");
 }
 
@@ -1429,8 +1461,8 @@ static void md_records(Rep *r, PsBuf *b, const char *zSource, const char *zForma
   md_head(r, b, zSource, zFormat, "one record of the file (its time as `elapsed_ms`)");
   md_table(r, b, "Records by time",
     "SELECT row_number() OVER (ORDER BY e_ DESC, k) AS Rank, ifnull(name,'') AS Name, ifnull(source,'') AS Source, "
-    "profile_fixed(e_,3) AS \"Time ms\", ifnull(profile_fixed(self_ms,3),'') AS \"Self ms\" FROM profsql_rj WHERE done_ "
-    "ORDER BY e_ DESC, k LIMIT 16");
+    "profile_fixed(e_,3) AS \"Time ms\", ifnull(profile_fixed(self_ms,3),'') AS \"Self ms\" FROM "
+    TOPJ("done_", "e_ DESC, k", "16") " ORDER BY e_ DESC, k");
   if( r->rc==SQLITE_OK ) ps_buf_printf(b, "Shares are not given: the records of a `%s` file are statistics that may "
                                           "overlap, not a partition of the time.\n\n", zFormat);
   md_budget(r, b, zFormat, "records");
@@ -1572,6 +1604,52 @@ static void rep_counts(Rep *r){
   r->nDone = nDone; r->nActive = nActive;
 }
 
+/* The six groupings of aGroup into temp.profsql_gr_<x>, and the total into temp.profsql_rt: one
+** scan of the completed jobs (ps_report_groups), with GROUP_RAW / RT_TOTAL run for what that
+** leaves to SQL; then the five ranked tables temp.profsql_ag_<x> (AGG_RAW). Needs r->nDone
+** (rep_counts). Sets r->rc / r->zErr on failure. */
+static void rep_groups(Rep *r){
+  char azName[N_GROUP][32];
+  const char *azTab[N_GROUP];
+  int aDone[N_GROUP], bTotal = 0;
+  for(int g=0; g<N_GROUP; g++){
+    snprintf(azName[g], sizeof(azName[g]), "profsql_gr_%s", aGroup[g].zX);
+    azTab[g] = azName[g];
+    aDone[g] = 0;
+    rep_table(r, azName[g], "SELECT NULL AS key, NULL AS k0, NULL AS n, NULL AS failed, NULL AS slow, "
+                            "NULL AS tot, NULL AS mx, NULL AS ml, NULL AS pb, NULL AS ob WHERE 0");
+  }
+  rep_table(r, "profsql_rt", "SELECT NULL AS total WHERE 0");
+  if( r->rc ) return;
+  PsBuf q; memset(&q, 0, sizeof(q));
+  int bad = ps_buf_puts(&q, "SELECT k, e_, l_, failed_, slow_, pb_, ob_");
+  for(int g=0; g<N_GROUP; g++) bad |= ps_buf_puts(&q, ", ") | ps_buf_puts(&q, aGroup[g].zKey);
+  bad |= ps_buf_puts(&q, " FROM profsql_rj WHERE done_") | ps_buf_append(&q, "", 1);
+  sqlite3_stmt *st = 0;
+  if( bad ) r->rc = SQLITE_NOMEM;
+  else{
+    r->rc = sqlite3_prepare_v2(r->db, q.z, -1, &st, 0);
+    if( r->rc ) r->zErr = sqlite3_mprintf("%s", sqlite3_errmsg(r->db));
+  }
+  ps_buf_free(&q);
+  if( r->rc==SQLITE_OK ) r->rc = ps_report_groups(r->db, st, N_GROUP, azTab, "profsql_rt", r->nDone, aDone, &bTotal, &r->zErr);
+  sqlite3_finalize(st);
+  for(int g=0; g<N_GROUP; g++){
+    if( aDone[g] || r->rc ) continue;
+    char *zIns = sqlite3_mprintf("INSERT INTO temp.%s %s", azName[g], aGroup[g].zRaw);
+    if( zIns==0 ){ r->rc = SQLITE_NOMEM; break; }
+    rep_exec(r, zIns);
+    sqlite3_free(zIns);
+  }
+  if( !bTotal ) rep_exec(r, "INSERT INTO temp.profsql_rt " RT_TOTAL);
+  for(int g=0; g<N_GROUP; g++){
+    if( aGroup[g].zRanked==0 ) continue;
+    char zName[32];
+    snprintf(zName, sizeof(zName), "profsql_ag_%s", aGroup[g].zX);
+    rep_table(r, zName, aGroup[g].zRanked);
+  }
+}
+
 static void rep_caps(Rep *r, int bCsv){
   char *z = rep_text(r, "SELECT CAST(coalesce(json_extract(?2,'$.max_csv_rows'), " PS_STR(REP_MAX_CSV_ROWS) ") AS INTEGER)");
   r->nCap = z ? atoll(z) : REP_MAX_CSV_ROWS;
@@ -1704,12 +1782,8 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   }
   rep_table(&r, "profsql_rj", zJobsTable);
   rep_exec(&r, "CREATE INDEX IF NOT EXISTS temp.profsql_rj_k ON profsql_rj(k)");   /* each group's first job */
-  rep_table(&r, "profsql_rt", RT_TOTAL);
-  for(int k=0; k<(int)(sizeof(azAggDef)/sizeof(azAggDef[0])); k++){
-    char zName[32];
-    snprintf(zName, sizeof(zName), "profsql_ag_%s", azAggDef[k][0]);
-    rep_table(&r, zName, azAggDef[k][1]);
-  }
+  rep_counts(&r);
+  rep_groups(&r);
   zRunStart = rep_text(&r,
     "SELECT coalesce((SELECT value FROM profile_metadata(?1) WHERE scope='run' AND key='started_unix_ms' AND typeof(value)='integer'), "
     "(SELECT CAST(min(started_unix_ms) AS INTEGER) FROM profsql_rj WHERE typeof(started_unix_ms) IN ('integer','real')), 0)");
@@ -1746,7 +1820,6 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     if( e ) ps_vt_release(e);
   }
   if( zPrefix ) sanitize_prefix(zPrefix);
-  rep_counts(&r);
   rep_caps(&r, bCsv);
   if( bJson && r.rc==SQLITE_OK ) rep_percentiles(&r);
   for(int k=0; k<N_CSV && bCsv; k++) rep_csv(&r, aCsv[k].zSql, &aOut[k]);
@@ -1872,10 +1945,14 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   sqlite3_free(r.zErr); r.zErr = 0; r.rc = SQLITE_OK;
   rep_exec(&r, "DROP TABLE IF EXISTS temp.profsql_jl");
   sqlite3_free(r.zErr); r.zErr = 0; r.rc = SQLITE_OK;
+  rep_exec(&r, "DROP TABLE IF EXISTS temp.profsql_jm");
+  sqlite3_free(r.zErr); r.zErr = 0; r.rc = SQLITE_OK;
   rep_exec(&r, "DROP TABLE IF EXISTS temp.profsql_rt");
-  for(int k=0; k<(int)(sizeof(azAggDef)/sizeof(azAggDef[0])); k++){
-    char *zDrop = sqlite3_mprintf("DROP TABLE IF EXISTS temp.profsql_ag_%s", azAggDef[k][0]);
-    if( zDrop ){ r.rc = SQLITE_OK; rep_exec(&r, zDrop); sqlite3_free(zDrop); }
+  for(int g=0; g<N_GROUP; g++){
+    for(int bRanked=0; bRanked<2; bRanked++){
+      char *zDrop = sqlite3_mprintf("DROP TABLE IF EXISTS temp.profsql_%s_%s", bRanked ? "ag" : "gr", aGroup[g].zX);
+      if( zDrop ){ sqlite3_free(r.zErr); r.zErr = 0; r.rc = SQLITE_OK; rep_exec(&r, zDrop); sqlite3_free(zDrop); }
+    }
   }
   sqlite3_free(r.zErr);
   if( rcSave==SQLITE_NOMEM && zErrSave==0 ) sqlite3_result_error_nomem(ctx);

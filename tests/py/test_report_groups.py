@@ -1,0 +1,155 @@
+"""profile_report's ranked groupings (vtab/report_groups.c: six groupings from one scan, a
+grouping with more groups than max(4096, jobs / 16) left to SQL's GROUP BY), checked against two
+independent references:
+- a Chrome trace of 10,000 slices built here, 5,000 of them with a name of their own (the
+  offender grouping, key owner::name, has more than 4,096 groups: SQL computes it; the other
+  groupings have a handful: the scan does), against Python: count, failed, slow, total (summed
+  in file order, as the writer sums), average, max and share of each group, the rank order
+  (total descending, then key), the first job's category/source/name, every CSV cell as "%.6f"
+  and every JSON number as the same double;
+- a StarProfiler report JSON built here whose lanes mix 3, 3.0, "3", "", a missing lane and
+  text, with integer and real elapsed times, a failed job and a null elapsed time, against
+  SQLite's GROUP BY of the same rows of profile_jobs (the query the report ran before the scan
+  replaced it): NULL and '' keys, an integer and a real of the same value in one group, an
+  integer sum staying an integer."""
+import csv
+import io
+import json
+import os
+import tempfile
+
+from testlib import check, connect, done
+
+db = connect()
+
+
+def report(src, opts='{"write_archive": false}'):
+    out = tempfile.mkdtemp(prefix="profsql-groups-")
+    db.execute("SELECT profile_report(?, ?, ?)", (src, out, opts)).fetchone()
+    return out
+
+
+def csv_rows(out, kind):
+    with open(os.path.join(out, "profiler_%s_latest.csv" % kind), encoding="utf-8") as f:
+        return list(csv.reader(io.StringIO(f.read())))
+
+
+def report_json(out):
+    with open(os.path.join(out, "profiler_report_latest.json"), encoding="utf-8") as f:
+        return json.load(f)
+
+
+# ---------------------------------------------------------------- a Chrome trace, against Python
+N = 10000
+events = [{"name": "process_name", "ph": "M", "pid": 1, "tid": 0, "args": {"name": "Proc"}},
+          {"name": "thread_name", "ph": "M", "pid": 1, "tid": 10, "args": {"name": "Main"}},
+          {"name": "thread_name", "ph": "M", "pid": 1, "tid": 11, "args": {"name": "Worker"}}]
+slices = []
+for i in range(N):
+    ns = 1000 + (i * 7919) % 100003          # durations in whole ns, written as microseconds
+    name = "u%05d" % i if i % 2 == 0 else "work %d" % (i % 7)
+    ev = {"name": name, "cat": "c%d" % (i % 3), "ph": "X", "pid": 1, "tid": 10 + (i % 5 == 0),
+          "ts": i * 200, "dur": ns / 1000.0}
+    events.append(ev)
+    slices.append((name, ev["cat"], "Main" if ev["tid"] == 10 else "Worker", ns / 1e6))
+trace = json.dumps({"traceEvents": events}).encode()
+# the scan's cap: the offender grouping (owner::name) exceeds it, the others do not
+n_names = len(set(s[0] for s in slices))
+check(n_names > max(4096, N // 16), "the trace has more offender keys than the cap", n_names)
+
+# owner of a Chrome slice without service/plugin/gateway args: "<source>:<category>"
+owners = dict(db.execute("SELECT DISTINCT category, owner FROM profile_jobs(?)", (trace,)).fetchall())
+check(owners == {"c0": "Proc:c0", "c1": "Proc:c1", "c2": "Proc:c2"}, "owner = source:category", owners)
+
+total = 0.0
+for s in slices:
+    total += s[3]
+
+
+def groups(keyf, catf):
+    """{key: [count, total, max, first index]} in file order, plain addition as the writer adds"""
+    g = {}
+    for i, s in enumerate(slices):
+        k = keyf(s)
+        if k not in g:
+            g[k] = [0, 0.0, None, i]
+        e = g[k]
+        e[0] += 1
+        e[1] += s[3]
+        e[2] = s[3] if e[2] is None or s[3] > e[2] else e[2]
+    ranked = sorted(g.items(), key=lambda kv: (-kv[1][1], kv[0]))
+    return [(r + 1, k, catf(slices[v[3]]), v) for r, (k, v) in enumerate(ranked)]
+
+
+def f6(x):
+    return "%.6f" % x
+
+
+kinds = {
+    "top_offenders": (lambda s: "Proc:%s::%s" % (s[1], s[0]), lambda s: s[1]),
+    "sources": (lambda s: "Proc", lambda s: "*"),
+    "methods": (lambda s: "Proc:%s::<no-method>" % s[1], lambda s: s[1]),
+    "lanes": (lambda s: s[2], lambda s: s[1]),
+}
+out = report(trace)
+js = report_json(out)
+json_key = {"top_offenders": "top_offenders_by_total_elapsed", "sources": "by_source_ranked",
+            "methods": "by_method_ranked", "lanes": "by_lane_ranked"}
+for kind, (keyf, catf) in kinds.items():
+    want = groups(keyf, catf)[:64]
+    rows = csv_rows(out, kind)
+    check(rows[0] == ["rank", "key", "category", "source", "sample_name", "count", "failed", "slow",
+                      "total_elapsed_ms", "total_share_percent", "average_elapsed_ms", "max_elapsed_ms",
+                      "max_load", "total_payload_bytes", "total_output_bytes"], kind + " header", rows[0])
+    exp = [[str(r), k, cat, "Proc", slices[v[3]][0], str(v[0]), "0", str(sum(1 for s in slices if keyf(s) == k and s[3] >= 16.67)),
+            f6(v[1]), f6(v[1] / total * 100.0), f6(v[1] / v[0]), f6(v[2]), f6(0.0), "0", "0"] for r, k, cat, v in want]
+    check(rows[1:] == exp, "%s CSV: %d ranked groups, every cell as Python computes it" % (kind, len(exp)),
+          [(a, b) for a, b in zip(rows[1:], exp) if a != b][:2])
+    arr = js["analysis"][json_key[kind]]
+    check([(o["key"], o["count"], o["total_elapsed_ms"], o["max_elapsed_ms"], o["average_elapsed_ms"],
+            o["total_share_percent"]) for o in arr]
+          == [(k, v[0], v[1], v[2], v[1] / v[0], v[1] / total * 100.0) for r, k, cat, v in want],
+          "%s in the JSON: the same groups, every number the same double" % json_key[kind])
+cats = csv_rows(out, "categories")
+want = groups(lambda s: s[1], lambda s: s[1])
+check(cats[1:] == [[str(r), k, str(v[0]), "0", str(sum(1 for s in slices if s[1] == k and s[3] >= 16.67)), f6(v[1]),
+                    f6(v[1] / total * 100.0), f6(v[1] / v[0]), f6(v[2])] for r, k, c, v in want],
+      "categories CSV: count, slow, total, share, average, max of each category", cats[1:])
+check(js["summary"]["total_elapsed_ms"] == total and js["summary"]["completed_jobs_kept"] == N,
+      "summary total = the plain sum in file order", js["summary"]["total_elapsed_ms"])
+
+# ---------------------------------------------------------------- typed keys, against SQLite's GROUP BY
+jobs = []
+lanes = [3, 3.0, "3", "", None, "a", 3, "a", 2.5, "", 3.0, "b"]
+for i, lane in enumerate(lanes):
+    j = {"id": "j%d" % i, "status": "failed" if i == 4 else "completed", "category": "render" if i % 2 else "io",
+         "name": "n%d" % (i % 4), "source": "engine.%d" % (i % 3), "started_unix_ms": 1000 + i, "ended_unix_ms": 1010 + i,
+         "elapsed_ms": (i + 1) if i % 3 == 0 else (i + 0.1), "payload_bytes": i * 10}
+    if i == 7:
+        j["elapsed_ms"] = None
+    if lane is not None:
+        j["lane"] = lane
+    jobs.append(j)
+rep = json.dumps({"schema": "newengine.profiler.report.v3", "completed_jobs": jobs, "active_jobs": [],
+                  "analysis": {}, "summary": {}, "diagnostics": []}).encode()
+ref = db.execute(
+    "WITH j AS (SELECT rowid AS k, *, ifnull(elapsed_ms,0.0) AS e_, status='failed' AS failed_, "
+    "  ifnull(CAST(payload_bytes AS INTEGER),0) AS pb_, "
+    "  CASE WHEN trim(ifnull(lane,''))='' THEN 'unspecified' ELSE lane END AS lkey_ "
+    "  FROM profile_jobs(?1) WHERE job_list='completed_jobs') "
+    "SELECT lkey_, count(*), sum(failed_), sum(e_), max(e_), sum(pb_), typeof(sum(e_)) FROM j GROUP BY lkey_ "
+    "ORDER BY sum(e_) DESC, lkey_", (rep,)).fetchall()
+check(len(ref) == 6 and [r[0] for r in ref].count(3) == 1 and "3" in [r[0] for r in ref],
+      "the reference: 3 and 3.0 one group (its key the last row's, 3.0), '3' another", ref)
+out = report(rep)
+rows = csv_rows(out, "lanes")
+got = [(r[1], int(r[5]), int(r[6]), r[8], r[11], int(r[13])) for r in rows[1:]]
+exp = [(str(k), n, f, f6(t), f6(m), pb) for k, n, f, t, m, pb, _ in ref]
+check(got == exp, "lanes CSV of typed keys = SQLite's GROUP BY", (got, exp))
+arr = report_json(out)["analysis"]["by_lane_ranked"]
+check([(o["key"], o["count"], o["failed"], o["total_elapsed_ms"], o["total_payload_bytes"]) for o in arr]
+      == [(k, n, f, float(t), pb) for k, n, f, t, m, pb, _ in ref],
+      "by_lane_ranked of typed keys = SQLite's GROUP BY",
+      [(o["key"], o["count"], o["total_elapsed_ms"]) for o in arr])
+
+done()
