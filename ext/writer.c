@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include <minizip/zip.h>
+#include <libdeflate.h>
 
 int ps_buf_puts(PsBuf *b, const char *z){ return ps_buf_append(b, z, strlen(z)); }
 
@@ -462,6 +463,11 @@ struct PsZip {
   int fd;               /* the locked temporary file; minizip writes through a dup of it */
   char *zPath, *zTmp;   /* where it goes, and its temporary name beside it */
   char *zShow;          /* the path messages name (a staged archive: its final path) */
+  /* ps_zip_add's last member, deflated: the same buffer added again (a report's dated and
+  ** latest copies) is stored from it instead of being compressed a second time */
+  struct libdeflate_compressor *pDeflate;
+  const void *pLast; size_t nLast; uint32_t crcLast;
+  unsigned char *aDeflated; size_t nDeflated, nDeflatedAlloc;
 };
 
 /* minizip's open, on the temporary file already created (and locked) by temp_open: no second
@@ -504,14 +510,20 @@ static PsZip *zip_open(const char *zPath, const char *zShow, PsErr *err){
 
 PsZip *ps_zip_open(const char *zPath, PsErr *err){ return zip_open(zPath, 0, err); }
 
-/* Opens member zName (deflated, dated now; zip64 when it may reach 4 GiB). */
-static int zip_member_open(PsZip *z, const char *zName, uint64_t n){
-  zip_fileinfo zi; memset(&zi, 0, sizeof(zi));
+/* A member's file info: dated now (UTC). */
+static void zip_member_info(zip_fileinfo *zi){
+  memset(zi, 0, sizeof(*zi));
   time_t now = time(0);
   struct tm tm; gmtime_r(&now, &tm);
-  zi.tmz_date.tm_sec = (unsigned)tm.tm_sec; zi.tmz_date.tm_min = (unsigned)tm.tm_min;
-  zi.tmz_date.tm_hour = (unsigned)tm.tm_hour; zi.tmz_date.tm_mday = (unsigned)tm.tm_mday;
-  zi.tmz_date.tm_mon = (unsigned)tm.tm_mon; zi.tmz_date.tm_year = (unsigned)tm.tm_year + 1900;
+  zi->tmz_date.tm_sec = (unsigned)tm.tm_sec; zi->tmz_date.tm_min = (unsigned)tm.tm_min;
+  zi->tmz_date.tm_hour = (unsigned)tm.tm_hour; zi->tmz_date.tm_mday = (unsigned)tm.tm_mday;
+  zi->tmz_date.tm_mon = (unsigned)tm.tm_mon; zi->tmz_date.tm_year = (unsigned)tm.tm_year + 1900;
+}
+
+/* Opens member zName (deflated by minizip, dated now; zip64 when it may reach 4 GiB). */
+static int zip_member_open(PsZip *z, const char *zName, uint64_t n){
+  zip_fileinfo zi;
+  zip_member_info(&zi);
   return zipOpenNewFileInZip64(z->zf, zName, &zi, 0, 0, 0, 0, 0, Z_DEFLATED, Z_DEFAULT_COMPRESSION,
                                n >= 0xffffffffu)==ZIP_OK ? 0 : -1;
 }
@@ -534,10 +546,38 @@ static int zip_add_failed(PsZip *z, const char *zName, PsErr *err){
                 ps_path_fit(z->zShow, zFit), zName, e ? strerror(e) : "disk full?");
 }
 
+/* Deflates p[0..n) into z->aDeflated (libdeflate, level 6: zlib's default level, done faster),
+** unless it is the buffer deflated last time (same address, size and CRC-32). PS_OK, or PS_NOMEM
+** (z->nDeflated is then 0). */
+static int zip_deflate(PsZip *z, const void *p, size_t n, uint32_t crc){
+  if( z->nDeflated && p==z->pLast && n==z->nLast && crc==z->crcLast ) return PS_OK;
+  z->nDeflated = 0; z->pLast = 0;
+  if( z->pDeflate==0 && (z->pDeflate = libdeflate_alloc_compressor(6))==0 ) return PS_NOMEM;
+  size_t nBound = libdeflate_deflate_compress_bound(z->pDeflate, n);
+  if( nBound > z->nDeflatedAlloc ){
+    unsigned char *a = realloc(z->aDeflated, nBound);
+    if( a==0 ) return PS_NOMEM;
+    z->aDeflated = a; z->nDeflatedAlloc = nBound;
+  }
+  z->nDeflated = libdeflate_deflate_compress(z->pDeflate, p, n, z->aDeflated, z->nDeflatedAlloc);
+  if( z->nDeflated==0 ) return PS_NOMEM;     /* (the bound always fits) */
+  z->pLast = p; z->nLast = n; z->crcLast = crc;
+  return PS_OK;
+}
+
 int ps_zip_add(PsZip *z, const char *zName, const void *p, size_t n, PsErr *err){
   if( !ps_safe_name(zName) ) return ps_err(err, "'%s' is not a safe archive member name", zName);
+  uint32_t crc = (uint32_t)libdeflate_crc32(0, p, n);
+  if( zip_deflate(z, p, n, crc) ) return ps_nomem(err);
   errno = 0;
-  if( zip_member_open(z, zName, n) || zip_write_all(z->zf, p, n) || zipCloseFileInZip(z->zf)!=ZIP_OK ){
+  /* the member as minizip opens it (deflated, dated now), written raw: the deflated bytes,
+  ** then the size and CRC of what they inflate to */
+  zip_fileinfo zi;
+  zip_member_info(&zi);
+  if( zipOpenNewFileInZip2_64(z->zf, zName, &zi, 0, 0, 0, 0, 0, Z_DEFLATED, Z_DEFAULT_COMPRESSION, 1,
+                              n >= 0xffffffffu || z->nDeflated >= 0xffffffffu)!=ZIP_OK
+      || zip_write_all(z->zf, z->aDeflated, z->nDeflated)
+      || zipCloseFileInZipRaw64(z->zf, (ZPOS64_T)n, crc)!=ZIP_OK ){
     return zip_add_failed(z, zName, err);
   }
   return PS_OK;
@@ -606,6 +646,7 @@ int ps_zip_close(PsZip *z, int bCommit, PsErr *err){
     bCommit = 0;
   }
   if( temp_commit(z->fd, z->zTmp, z->zPath, bCommit, err) ) rc = PS_ERROR;
+  libdeflate_free_compressor(z->pDeflate); free(z->aDeflated);
   free(z->zPath); free(z->zShow); free(z);
   return rc;
 }

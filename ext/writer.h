@@ -64,7 +64,10 @@ int ps_write_file(const char *zPath, const void *p, size_t n, PsErr *err);
 ** target is not a regular file or cannot be created). */
 typedef struct PsZip PsZip;
 PsZip *ps_zip_open(const char *zPath, PsErr *err);
-/* Adds a member (deflated). zName must be a plain file name (no directories). */
+/* Adds a member (deflated by libdeflate at zlib's default level 6, stored through minizip; the
+** buffer added just before, added again under another name, is stored from the same deflated
+** bytes). zName must be a plain file name (no directories). Errors: PS_NOMEM, a write that
+** fails (the archive's path and the system's reason). */
 int ps_zip_add(PsZip *z, const char *zName, const void *p, size_t n, PsErr *err);
 /* Adds the regular file zSrc as member zName, streamed in 1 MiB reads (memory does not grow with
 ** the file). Errors: zSrc is not a regular file (a FIFO or device is refused without blocking),

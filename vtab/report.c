@@ -282,7 +282,7 @@ static const char zJobsTable[] =
 /* One grouping of the completed jobs by key expression K (the writer's AggregateStats, numbers
 ** raw): temp.profsql_gr_<x>(key, k0, n, failed, slow, tot, mx, ml, pb, ob), k0 the group's
 ** first job. Filled by ps_report_groups (vtab/report_groups.h: the same rows from one scan for
-** all six groupings), else by this query. */
+** every grouping), else by this query. */
 #define GROUP_RAW(K) \
   "SELECT " K " AS key, min(k) AS k0, count(*) AS n, sum(failed_) AS failed, sum(slow_) AS slow, " \
   "  sum(e_) AS tot, max(e_) AS mx, max(l_) AS ml, sum(pb_) AS pb, sum(ob_) AS ob " \
@@ -311,9 +311,9 @@ static const char zJobsTable[] =
 ** null for NULL (SQLite's json_object would print a REAL with 15 significant digits). */
 #define F64(x) "json(profile_float(" x "))"
 
-/* The six groupings (x, key, its GROUP_RAW query): the first five are ranked once per report
+/* The seven groupings (x, key, its GROUP_RAW query): the first five are ranked once per report
 ** into temp tables (profsql_ag_<x>, AGG_RAW) read by the CSV, JSON and Markdown writers; the
-** categories (c) are read by CAT_GROUPS. */
+** categories (c) are read by CAT_GROUPS, the statuses (t) by the JSON's summary.by_status. */
 static const struct { const char *zX, *zKey, *zRaw, *zRanked; } aGroup[] = {
   { "o", "okey_",              GROUP_RAW("okey_"),              AGG_RAW("profsql_gr_o", "ifnull(r.category,'')") },  /* offenders */
   { "s", "ifnull(source,'')",  GROUP_RAW("ifnull(source,'')"),  AGG_RAW("profsql_gr_s", "'*'") },                    /* sources */
@@ -321,6 +321,7 @@ static const struct { const char *zX, *zKey, *zRaw, *zRanked; } aGroup[] = {
   { "l", "lkey_",              GROUP_RAW("lkey_"),              AGG_RAW("profsql_gr_l", "ifnull(r.category,'')") },  /* lanes */
   { "w", "owner",              GROUP_RAW("owner"),              AGG_RAW("profsql_gr_w", "ifnull(r.category,'')") },  /* owners */
   { "c", "ifnull(category,'')", GROUP_RAW("ifnull(category,'')"), 0 },                                               /* categories */
+  { "t", "ifnull(status,'')",  GROUP_RAW("ifnull(status,'')"),  0 },                                                /* statuses */
 };
 #define N_GROUP ((int)(sizeof(aGroup)/sizeof(aGroup[0])))
 #define RAW_OFFENDERS "SELECT * FROM temp.profsql_ag_o ORDER BY rank"
@@ -706,7 +707,7 @@ static const char zReportJson[] =
   " 'summary', json_object('active_jobs',(SELECT count(*) FROM profsql_rj WHERE NOT done_),"
   "   'average_elapsed_ms'," F64("CASE WHEN c.n>0 THEN c.tot/c.n ELSE 0.0 END") ","
   "   'by_category',(SELECT json_group_object(category, json_object('count',n,'failed',failed,'max_elapsed_ms'," F64("mx") ",'slow',slow,'total_elapsed_ms'," F64("tot") ")) FROM (SELECT * FROM cat ORDER BY category)),"
-  "   'by_status',(SELECT json_group_object(st, n) FROM (SELECT ifnull(status,'') AS st, count(*) AS n FROM profsql_rj WHERE done_ GROUP BY 1 ORDER BY 1)),"
+  "   'by_status',(SELECT json_group_object(key, n) FROM (SELECT key, n FROM temp.profsql_gr_t ORDER BY key)),"
   "   'completed_jobs_kept',c.n,"
   "   'elapsed_percentiles_ms'," PCTS("e_", "?12", "?13", "?14", "?15") ","
   "   'failed_jobs',c.failed,'load_percentiles'," PCTS("l_", "?16", "?17", "?18", "?19") ","
@@ -1604,7 +1605,7 @@ static void rep_counts(Rep *r){
   r->nDone = nDone; r->nActive = nActive;
 }
 
-/* The six groupings of aGroup into temp.profsql_gr_<x>, and the total into temp.profsql_rt: one
+/* The groupings of aGroup into temp.profsql_gr_<x>, and the total into temp.profsql_rt: one
 ** scan of the completed jobs (ps_report_groups), with GROUP_RAW / RT_TOTAL run for what that
 ** leaves to SQL; then the five ranked tables temp.profsql_ag_<x> (AGG_RAW). Needs r->nDone
 ** (rep_counts). Sets r->rc / r->zErr on failure. */

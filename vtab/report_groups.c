@@ -1,5 +1,5 @@
 /*
-** report_groups.c — profile_report's six ranked groupings of the completed jobs in one scan (the
+** report_groups.c — profile_report's groupings of the completed jobs in one scan (the
 ** rules, and why: report_groups.h). One hash table per grouping, open addressing over an array
 ** of groups; text keys live in one arena per grouping.
 */

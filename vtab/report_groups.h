@@ -1,8 +1,8 @@
 /*
 ** report_groups.h — profile_report's ranked groupings computed in one pass (vtab/report_groups.c).
 **
-** The report ranks the completed jobs grouped six ways (offender key, source, method key, lane,
-** owner, category). Each grouping is the SQL
+** The report ranks the completed jobs grouped seven ways (offender key, source, method key, lane,
+** owner, category, status). Each grouping is the SQL
 **
 **   SELECT <key> AS key, min(k) AS k0, count(*) AS n, sum(failed_) AS failed, sum(slow_) AS slow,
 **          sum(e_) AS tot, max(e_) AS mx, max(l_) AS ml, sum(pb_) AS pb, sum(ob_) AS ob
