@@ -256,25 +256,32 @@ static void zipFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 ** applied, and the writer's grouping keys (owner and method_name come from profile_jobs). The
 ** columns most scans read (k, done_, e_, l_, ...) come first: SQLite finds a column by walking the
 ** record header up to it, in each of a million rows per scan. */
-static const char zJobsTable[] =
-  "WITH b(cat, ms) AS MATERIALIZED (SELECT key, value FROM json_each(?2, '$.budgets_ms') WHERE typeof(value) IN ('integer','real')), "
-  "j AS (SELECT rowid AS k, " RJ_COLS ", job_list='completed_jobs' AS done_, "
-  "  coalesce((SELECT ms FROM b WHERE cat=category), (SELECT ms FROM b WHERE cat='*'), "
-  "    CASE WHEN budget_ms IS NULL AND load IS NULL AND json_type(?2,'$.budget_ms') IN ('integer','real') "
-  "         AND json_extract(?2,'$.budget_ms') > 0 THEN json_extract(?2,'$.budget_ms') END) AS bo_ "
-  "  FROM profile_jobs(?1)) "
-  "SELECT k, done_, ifnull(elapsed_ms,0.0) AS e_, "
-  "  coalesce(bo_, budget_ms) AS budget2_, "
-  "  CASE WHEN bo_ IS NOT NULL THEN ifnull(elapsed_ms,0.0)/bo_ ELSE load END AS load2_, "
-  "  ifnull(CASE WHEN bo_ IS NOT NULL THEN ifnull(elapsed_ms,0.0)/bo_ ELSE load END, 0.0) AS l_, "
-  "  status='failed' AS failed_, "
-  "  (ifnull(ifnull(elapsed_ms,0.0) >= ?3, 0) OR ifnull(CASE WHEN bo_ IS NOT NULL THEN ifnull(elapsed_ms,0.0)/bo_ ELSE load END,0.0) >= 1.0) AS slow_, "
-  "  ifnull(CAST(payload_bytes AS INTEGER),0) AS pb_, ifnull(CAST(output_bytes AS INTEGER),0) AS ob_, "
-  "  owner||'::'||ifnull(method_name,'<no-method>') AS mkey_, "
-  "  owner||'::'||coalesce(method_name,name,'') AS okey_, "
-  "  CASE WHEN trim(ifnull(lane,''))='' THEN 'unspecified' ELSE lane END AS lkey_, "
-  "  " RJ_COLS ", bo_ "
-  "FROM j";
+#define JOBS_TABLE(BO) \
+  "WITH b(cat, ms) AS MATERIALIZED (SELECT key, value FROM json_each(?2, '$.budgets_ms') WHERE typeof(value) IN ('integer','real')), " \
+  "j AS (SELECT rowid AS k, " RJ_COLS ", job_list='completed_jobs' AS done_, " BO " AS bo_ FROM profile_jobs(?1)) " \
+  "SELECT k, done_, ifnull(elapsed_ms,0.0) AS e_, " \
+  "  coalesce(bo_, budget_ms) AS budget2_, " \
+  "  CASE WHEN bo_ IS NOT NULL THEN ifnull(elapsed_ms,0.0)/bo_ ELSE load END AS load2_, " \
+  "  ifnull(CASE WHEN bo_ IS NOT NULL THEN ifnull(elapsed_ms,0.0)/bo_ ELSE load END, 0.0) AS l_, " \
+  "  status='failed' AS failed_, " \
+  "  (ifnull(ifnull(elapsed_ms,0.0) >= ?3, 0) OR ifnull(CASE WHEN bo_ IS NOT NULL THEN ifnull(elapsed_ms,0.0)/bo_ ELSE load END,0.0) >= 1.0) AS slow_, " \
+  "  ifnull(CAST(payload_bytes AS INTEGER),0) AS pb_, ifnull(CAST(output_bytes AS INTEGER),0) AS ob_, " \
+  "  " RJ_COLS ", bo_ " \
+  "FROM j"
+/* bo_, the budget the options give a job: budgets_ms by category (else its '*'), else budget_ms
+** for a job that has no budget or load of its own */
+#define BO_OPTIONS \
+  "coalesce((SELECT ms FROM b WHERE cat=category), (SELECT ms FROM b WHERE cat='*'), " \
+  "  CASE WHEN budget_ms IS NULL AND load IS NULL AND json_type(?2,'$.budget_ms') IN ('integer','real') " \
+  "       AND json_extract(?2,'$.budget_ms') > 0 THEN json_extract(?2,'$.budget_ms') END)"
+static const char zJobsTable[] = JOBS_TABLE(BO_OPTIONS);
+/* the same when the options name no budget (neither budgets_ms nor budget_ms): two subqueries
+** a job less */
+static const char zJobsTablePlain[] = JOBS_TABLE("NULL");
+/* The writer's grouping keys: offender (owner::method, else the name), method, lane. */
+#define OKEY "owner||'::'||coalesce(method_name,name,'')"
+#define MKEY "owner||'::'||ifnull(method_name,'<no-method>')"
+#define LKEY "CASE WHEN trim(ifnull(lane,''))='' THEN 'unspecified' ELSE lane END"
 
 /* temp.profsql_rt(total): the summed elapsed_ms of the completed jobs, computed once (every
 ** ranked aggregate's share is of it): by ps_report_groups, else by this query. */
@@ -315,10 +322,10 @@ static const char zJobsTable[] =
 ** into temp tables (profsql_ag_<x>, AGG_RAW) read by the CSV, JSON and Markdown writers; the
 ** categories (c) are read by CAT_GROUPS, the statuses (t) by the JSON's summary.by_status. */
 static const struct { const char *zX, *zKey, *zRaw, *zRanked; } aGroup[] = {
-  { "o", "okey_",              GROUP_RAW("okey_"),              AGG_RAW("profsql_gr_o", "ifnull(r.category,'')") },  /* offenders */
+  { "o", OKEY,                 GROUP_RAW(OKEY),                 AGG_RAW("profsql_gr_o", "ifnull(r.category,'')") },  /* offenders */
   { "s", "ifnull(source,'')",  GROUP_RAW("ifnull(source,'')"),  AGG_RAW("profsql_gr_s", "'*'") },                    /* sources */
-  { "m", "mkey_",              GROUP_RAW("mkey_"),              AGG_RAW("profsql_gr_m", "ifnull(r.category,'')") },  /* methods */
-  { "l", "lkey_",              GROUP_RAW("lkey_"),              AGG_RAW("profsql_gr_l", "ifnull(r.category,'')") },  /* lanes */
+  { "m", MKEY,                 GROUP_RAW(MKEY),                 AGG_RAW("profsql_gr_m", "ifnull(r.category,'')") },  /* methods */
+  { "l", LKEY,                 GROUP_RAW(LKEY),                 AGG_RAW("profsql_gr_l", "ifnull(r.category,'')") },  /* lanes */
   { "w", "owner",              GROUP_RAW("owner"),              AGG_RAW("profsql_gr_w", "ifnull(r.category,'')") },  /* owners */
   { "c", "ifnull(category,'')", GROUP_RAW("ifnull(category,'')"), 0 },                                               /* categories */
   { "t", "ifnull(status,'')",  GROUP_RAW("ifnull(status,'')"),  0 },                                                /* statuses */
@@ -574,7 +581,7 @@ static int rep_csv(Rep *r, const char *zSql, PsBuf *b){
   "'detail',ifnull(detail,''),'elapsed_ms'," F64("elapsed_ms") ",'ended_unix_ms'," JU64("ended_unix_ms") ",'error',error," \
   "'exceeded_frame_budget'," JFLAG("exceeded_frame_budget") ",'executor'," JVAL("executor") "," \
   "'frame_budget_ms'," F64("frame_budget_ms") ",'frame_id'," JVAL("frame_id") ",'gpu_wait_ms'," F64("gpu_wait_ms") "," \
-  "'id',ifnull(id,''),'lane',lkey_,'load'," F64("load2_") "," \
+  "'id',ifnull(id,''),'lane'," LKEY ",'load'," F64("load2_") "," \
   "'metadata',json(ifnull(CASE WHEN json_valid(metadata) THEN CASE WHEN json_type(metadata)='object' THEN metadata END END,'{}'))," \
   "'name',ifnull(name,''),'output_bytes'," JU64("output_bytes") ",'payload_bytes'," JU64("payload_bytes") "," \
   "'polling'," JFLAG("polling") ",'priority',coalesce(" JVAL("priority") ",'unspecified'),'progress'," F64("progress") "," \
@@ -1781,7 +1788,12 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     if( zT && atoi(zT)==1 ) rep_exec(&r, "PRAGMA temp.page_size=65536");
     sqlite3_free(zT);
   }
-  rep_table(&r, "profsql_rj", zJobsTable);
+  {
+    /* options that name no budget give none: the jobs table without their lookup */
+    char *zB = rep_text(&r, "SELECT json_type(?2,'$.budgets_ms') IS NOT NULL OR json_type(?2,'$.budget_ms') IS NOT NULL");
+    rep_table(&r, "profsql_rj", zB && atoi(zB)==0 ? zJobsTablePlain : zJobsTable);
+    sqlite3_free(zB);
+  }
   rep_exec(&r, "CREATE INDEX IF NOT EXISTS temp.profsql_rj_k ON profsql_rj(k)");   /* each group's first job */
   rep_counts(&r);
   rep_groups(&r);
