@@ -83,6 +83,8 @@ static void floatFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 
 struct Rep;
 static void rep_bind_caps(struct Rep *r, sqlite3_stmt *st);
+static void rep_group_scan(struct Rep *r, const char *zScan, int nVal, const int *aAgg, int nGroup,
+                           const PsGrouping *aG, const char *const *azRaw, const char *zCols);
 
 /* Runs zSql (parameters bound from apArg, and ?20 ?21 from pRep when given: rep_bind_caps) and
 ** renders the rows as CSV (bMd 0) or a Markdown table (bMd 1) into b. Returns SQLITE_OK and
@@ -283,17 +285,33 @@ static const char zJobsTablePlain[] = JOBS_TABLE("NULL");
 #define MKEY "owner||'::'||ifnull(method_name,'<no-method>')"
 #define LKEY "CASE WHEN trim(ifnull(lane,''))='' THEN 'unspecified' ELSE lane END"
 
-/* temp.profsql_rt(total): the summed elapsed_ms of the completed jobs, computed once (every
-** ranked aggregate's share is of it): by ps_report_groups, else by this query. */
-#define RT_TOTAL "SELECT sum(e_) AS total FROM profsql_rj WHERE done_"
 /* One grouping of the completed jobs by key expression K (the writer's AggregateStats, numbers
-** raw): temp.profsql_gr_<x>(key, k0, n, failed, slow, tot, mx, ml, pb, ob), k0 the group's
-** first job. Filled by ps_report_groups (vtab/report_groups.h: the same rows from one scan for
-** every grouping), else by this query. */
-#define GROUP_RAW(K) \
+** raw, and the counts the summary and profiler_first take): temp.profsql_gr_<x>(GR_COLS), k0 the
+** group's first job. Filled by ps_report_groups (vtab/report_groups.h: the same rows from one
+** scan for every grouping: the values of GR_VALS, aggregated as aGrAgg says), else by this query.
+** GROUP_ALL is the grouping of every job in one row (none without jobs): the totals. */
+#define GR_COLS "key, k0, n, failed, slow, tot, mx, ml, pb, ob, over, sch, blk, pol, gpu, asy, fb"
+#define GR_VALS "failed_, slow_, e_, e_, l_, pb_, ob_, l_ >= 1.0, scheduled, blocked, polling, waited_on_gpu, " \
+  "stayed_async, exceeded_frame_budget"
+static const int aGrAgg[] = { PS_AGG_SUM, PS_AGG_SUM, PS_AGG_SUM, PS_AGG_MAX, PS_AGG_MAX, PS_AGG_SUM, PS_AGG_SUM,
+                              PS_AGG_SUM, PS_AGG_SUM, PS_AGG_SUM, PS_AGG_SUM, PS_AGG_SUM, PS_AGG_SUM, PS_AGG_SUM };
+#define GROUP_SELECT(K) \
   "SELECT " K " AS key, min(k) AS k0, count(*) AS n, sum(failed_) AS failed, sum(slow_) AS slow, " \
-  "  sum(e_) AS tot, max(e_) AS mx, max(l_) AS ml, sum(pb_) AS pb, sum(ob_) AS ob " \
-  "  FROM profsql_rj WHERE done_ GROUP BY " K
+  "  sum(e_) AS tot, max(e_) AS mx, max(l_) AS ml, sum(pb_) AS pb, sum(ob_) AS ob, sum(l_ >= 1.0) AS over, " \
+  "  sum(scheduled) AS sch, sum(blocked) AS blk, sum(polling) AS pol, sum(waited_on_gpu) AS gpu, " \
+  "  sum(stayed_async) AS asy, sum(exceeded_frame_budget) AS fb FROM profsql_rj WHERE done_"
+#define GROUP_RAW(K) GROUP_SELECT(K) " GROUP BY " K
+#define GROUP_ALL GROUP_SELECT("NULL") " HAVING count(*) > 0"
+/* temp.profsql_rt(total): the summed elapsed_ms of the completed jobs (NULL without any), which
+** every ranked aggregate's share is of */
+#define RT_TOTAL "SELECT (SELECT tot FROM temp.profsql_gr_a) AS total"
+/* The totals of the completed jobs (one row, 0 without jobs): n, tot, mx, failed, slow, over, pb,
+** ob and the profiler-first counts, from GROUP_ALL */
+#define TOTALS \
+  "SELECT ifnull(a.n,0) AS n, ifnull(a.tot,0.0) AS tot, ifnull(a.mx,0.0) AS mx, ifnull(a.failed,0) AS failed, " \
+  "  ifnull(a.slow,0) AS slow, ifnull(a.over,0) AS over, ifnull(a.pb,0) AS pb, ifnull(a.ob,0) AS ob, " \
+  "  ifnull(a.sch,0) AS sch, ifnull(a.blk,0) AS blk, ifnull(a.pol,0) AS pol, ifnull(a.gpu,0) AS gpu, " \
+  "  ifnull(a.asy,0) AS asy, ifnull(a.fb,0) AS fb FROM (SELECT 1) LEFT JOIN temp.profsql_gr_a a"
 /* A grouping ranked: temp table G of GROUP_RAW's rows, with the category of the group given by
 ** CAT; numbers raw: tot, share, avg, mx, ml, pb, ob. The group's category, source and
 ** sample_name are its first job's (the writer's or_insert_with). */
@@ -318,17 +336,23 @@ static const char zJobsTablePlain[] = JOBS_TABLE("NULL");
 ** null for NULL (SQLite's json_object would print a REAL with 15 significant digits). */
 #define F64(x) "json(profile_float(" x "))"
 
-/* The seven groupings (x, key, its GROUP_RAW query): the first five are ranked once per report
-** into temp tables (profsql_ag_<x>, AGG_RAW) read by the CSV, JSON and Markdown writers; the
-** categories (c) are read by CAT_GROUPS, the statuses (t) by the JSON's summary.by_status. */
-static const struct { const char *zX, *zKey, *zRaw, *zRanked; } aGroup[] = {
-  { "o", OKEY,                 GROUP_RAW(OKEY),                 AGG_RAW("profsql_gr_o", "ifnull(r.category,'')") },  /* offenders */
-  { "s", "ifnull(source,'')",  GROUP_RAW("ifnull(source,'')"),  AGG_RAW("profsql_gr_s", "'*'") },                    /* sources */
-  { "m", MKEY,                 GROUP_RAW(MKEY),                 AGG_RAW("profsql_gr_m", "ifnull(r.category,'')") },  /* methods */
-  { "l", LKEY,                 GROUP_RAW(LKEY),                 AGG_RAW("profsql_gr_l", "ifnull(r.category,'')") },  /* lanes */
-  { "w", "owner",              GROUP_RAW("owner"),              AGG_RAW("profsql_gr_w", "ifnull(r.category,'')") },  /* owners */
-  { "c", "ifnull(category,'')", GROUP_RAW("ifnull(category,'')"), 0 },                                               /* categories */
-  { "t", "ifnull(status,'')",  GROUP_RAW("ifnull(status,'')"),  0 },                                                /* statuses */
+/* The groupings (x, key, its GROUP_RAW query): the first five are ranked once per report into
+** temp tables (profsql_ag_<x>, AGG_RAW) read by the CSV, JSON and Markdown writers; the
+** categories (c) are read by CAT_GROUPS, the statuses (t) by the JSON's summary.by_status, the
+** totals (a, no key) by TOTALS. */
+/* the values (bits of GR_VALS) a grouping aggregates, the others left NULL: the ranked ones
+** failed..ob, the categories failed..mx, the statuses failed_ alone (they need their count; 0
+** would be every value), the totals all */
+#define GR_RANKED 0x7f
+static const struct { const char *zX, *zKey, *zRaw, *zRanked; unsigned mVal; } aGroup[] = {
+  { "o", OKEY,                 GROUP_RAW(OKEY),                 AGG_RAW("profsql_gr_o", "ifnull(r.category,'')"), GR_RANKED },  /* offenders */
+  { "s", "ifnull(source,'')",  GROUP_RAW("ifnull(source,'')"),  AGG_RAW("profsql_gr_s", "'*'"), GR_RANKED },                    /* sources */
+  { "m", MKEY,                 GROUP_RAW(MKEY),                 AGG_RAW("profsql_gr_m", "ifnull(r.category,'')"), GR_RANKED },  /* methods */
+  { "l", LKEY,                 GROUP_RAW(LKEY),                 AGG_RAW("profsql_gr_l", "ifnull(r.category,'')"), GR_RANKED },  /* lanes */
+  { "w", "owner",              GROUP_RAW("owner"),              AGG_RAW("profsql_gr_w", "ifnull(r.category,'')"), GR_RANKED },  /* owners */
+  { "c", "ifnull(category,'')", GROUP_RAW("ifnull(category,'')"), 0, 0x0f },                                                   /* categories */
+  { "t", "ifnull(status,'')",  GROUP_RAW("ifnull(status,'')"),  0, 0x1 },                                                     /* statuses */
+  { "a", 0,                    GROUP_ALL,                       0, 0x3fff },                                                  /* totals */
 };
 #define N_GROUP ((int)(sizeof(aGroup)/sizeof(aGroup[0])))
 #define RAW_OFFENDERS "SELECT * FROM temp.profsql_ag_o ORDER BY rank"
@@ -432,9 +456,7 @@ static const char zCsvTimeline[] =
   "FROM profsql_rj WHERE done_ ORDER BY k LIMIT ifnull(?20,-1)";
 
 static const char zCsvFirst[] =
-  "WITH c AS (SELECT count(*) AS n, ifnull(sum(scheduled),0) AS sch, ifnull(sum(blocked),0) AS blk, "
-  "  ifnull(sum(polling),0) AS pol, ifnull(sum(waited_on_gpu),0) AS gpu, ifnull(sum(stayed_async),0) AS asy, "
-  "  ifnull(sum(exceeded_frame_budget),0) AS fb FROM profsql_rj WHERE done_) "
+  "WITH c AS (" TOTALS ") "
   "SELECT sch AS scheduled_jobs, blk AS blocked_jobs, "
   "  profile_fixed(CASE WHEN n>0 THEN blk*100.0/n ELSE 0.0 END,6) AS blocked_share_percent, "
   "  pol AS polling_jobs, gpu AS gpu_wait_jobs, "
@@ -663,11 +685,7 @@ static const char zJobsNeeded[] = "INSERT INTO temp.profsql_jj(k) SELECT DISTINC
 ** report JSON input the object holds the input's top-level keys, in its order: each section
 ** computed here when it is one (jobs, analysis, summary, diagnostics), else the input's value. */
 static const char zReportJson[] =
-  "WITH c AS (SELECT count(*) AS n, ifnull(sum(e_),0.0) AS tot, ifnull(max(e_),0.0) AS mx, ifnull(sum(failed_),0) AS failed, "
-  "  ifnull(sum(slow_),0) AS slow, ifnull(sum(l_ >= 1.0),0) AS over, ifnull(sum(pb_),0) AS pb, ifnull(sum(ob_),0) AS ob, "
-  "  ifnull(sum(scheduled),0) AS sch, ifnull(sum(blocked),0) AS blk, ifnull(sum(polling),0) AS pol, "
-  "  ifnull(sum(waited_on_gpu),0) AS gpu, ifnull(sum(stayed_async),0) AS asy, ifnull(sum(exceeded_frame_budget),0) AS fb "
-  "  FROM profsql_rj WHERE done_), "
+  "WITH c AS (" TOTALS "), "
   "pf AS (SELECT json_object('async_jobs',asy,'async_share_percent'," F64("CASE WHEN n>0 THEN asy*100.0/n ELSE 0.0 END") ","
   "  'blocked_jobs',blk,'blocked_share_percent'," F64("CASE WHEN n>0 THEN blk*100.0/n ELSE 0.0 END") ",'frame_budget_exceeded_jobs',fb,"
   "  'gpu_wait_jobs',gpu,'gpu_wait_share_percent'," F64("CASE WHEN n>0 THEN gpu*100.0/n ELSE 0.0 END") ",'polling_jobs',pol,"
@@ -1199,19 +1217,37 @@ static void rep_markdown(Rep *r, PsBuf *b, const char *zSource){
 }
 
 /* ---- slices (Chrome, lms, ftrace, xprof trace, ...): self time per thread and per name */
-#define SL_THREADS "SELECT ifnull(source,'') || ' / ' || ifnull(lane,'') AS key, ifnull(source,'') AS proc, " \
-  "ifnull(lane,'') AS thr, count(*) AS n, sum(self_ms) AS v, max(e_) AS mx FROM profsql_rj WHERE done_ GROUP BY source, lane"
-#define SL_NAMES "SELECT ifnull(name,'') AS key, " \
-  "group_concat(DISTINCT category) AS cats, count(*) AS n, sum(self_ms) AS v, max(e_) AS mx FROM profsql_rj WHERE done_ GROUP BY name"
+/* The slices grouped by thread (source, lane), by name and all together, with their self time
+** (v), slowest elapsed time (mx) and categories: temp.profsql_rp_gth / _gnm / _gma(SL_COLS), from
+** one scan (rep_group_scan) or these GROUP BYs; kl is the group's last job (where SQL's GROUP BY
+** takes a bare column's value from). */
+#define SL_COLS "key, k0, n, v, mx, cats, kl"
+#define SL_SCAN "SELECT k, self_ms, e_, category, k, source, lane, name FROM profsql_rj WHERE done_"
+static const int aSlAgg[] = { PS_AGG_SUM, PS_AGG_MAX, PS_AGG_DISTINCT, PS_AGG_MAX };
+#define SL_RAW(K, CATS) "SELECT " K ", min(k), count(*), sum(self_ms), max(e_), " CATS ", max(k) FROM profsql_rj WHERE done_"
+static const char *const azSlRaw[] = {
+  SL_RAW("NULL", "NULL") " GROUP BY source, lane",
+  SL_RAW("name", "group_concat(DISTINCT category)") " GROUP BY name",
+  SL_RAW("NULL", "NULL") " HAVING count(*) > 0",
+};
+static const PsGrouping aSlGroup[] = {
+  { "profsql_rp_gth", 5, 2, 0x1|0x2|0x8 },     /* source, lane: v, mx, kl */
+  { "profsql_rp_gnm", 7, 1, 0x1|0x2|0x4 },     /* name: v, mx, cats */
+  { "profsql_rp_gma", 0, 0, 0x1 },             /* every slice: v */
+};
+#define SL_THREADS "SELECT ifnull(r.source,'') || ' / ' || ifnull(r.lane,'') AS key, ifnull(r.source,'') AS proc, " \
+  "ifnull(r.lane,'') AS thr, g.n AS n, g.v AS v, g.mx AS mx FROM temp.profsql_rp_gth g JOIN profsql_rj r ON r.k = g.kl"
+#define SL_NAMES "SELECT ifnull(key,'') AS key, cats, n, v, mx FROM temp.profsql_rp_gnm"
 
 static void md_slices(Rep *r, PsBuf *b, const char *zSource, const char *zFormat){
   md_head(r, b, zSource, zFormat, "one complete slice; its self time is its duration minus the durations of the "
           "slices nested in it, so self times add up without counting any time twice and the shares below add up to 100 %");
   /* the two groupings, each computed once (five sections read them; rep_markdown_cleanup drops them) */
+  rep_group_scan(r, SL_SCAN, (int)(sizeof(aSlAgg)/sizeof(aSlAgg[0])), aSlAgg, 3, aSlGroup, azSlRaw, SL_COLS);
   rep_table(r, "profsql_rp_threads", SL_THREADS);
   rep_table(r, "profsql_rp_names", SL_NAMES);
   md_line(r, b, "Quick answer — кто жрёт время",
-    "WITH th AS (SELECT * FROM temp.profsql_rp_threads), nm AS (SELECT * FROM temp.profsql_rp_names), t(tot, n) AS (SELECT sum(self_ms), count(*) FROM profsql_rj WHERE done_), "
+    "WITH th AS (SELECT * FROM temp.profsql_rp_threads), nm AS (SELECT * FROM temp.profsql_rp_names), t(tot, n) AS (SELECT a.v, ifnull(a.n,0) FROM (SELECT 1) LEFT JOIN temp.profsql_rp_gma a), "
     "top1 AS (SELECT * FROM th ORDER BY v DESC, key LIMIT 1), top2 AS (SELECT * FROM nm ORDER BY v DESC, key LIMIT 1), "
     "slow AS (SELECT name, lane, e_ FROM profsql_rj WHERE done_ ORDER BY " O_ELAPSED " LIMIT 1) "
     "SELECT CASE WHEN t.n = 0 THEN 'No complete slices were captured.' ELSE "
@@ -1612,44 +1648,66 @@ static void rep_counts(Rep *r){
   r->nDone = nDone; r->nActive = nActive;
 }
 
-/* The groupings of aGroup into temp.profsql_gr_<x>, and the total into temp.profsql_rt: one
-** scan of the completed jobs (ps_report_groups), with GROUP_RAW / RT_TOTAL run for what that
-** leaves to SQL; then the five ranked tables temp.profsql_ag_<x> (AGG_RAW). Needs r->nDone
-** (rep_counts). Sets r->rc / r->zErr on failure. */
-static void rep_groups(Rep *r){
-  char azName[N_GROUP][32];
-  const char *azTab[N_GROUP];
-  int aDone[N_GROUP], bTotal = 0;
-  for(int g=0; g<N_GROUP; g++){
-    snprintf(azName[g], sizeof(azName[g]), "profsql_gr_%s", aGroup[g].zX);
-    azTab[g] = azName[g];
-    aDone[g] = 0;
-    rep_table(r, azName[g], "SELECT NULL AS key, NULL AS k0, NULL AS n, NULL AS failed, NULL AS slow, "
-                            "NULL AS tot, NULL AS mx, NULL AS ml, NULL AS pb, NULL AS ob WHERE 0");
-  }
-  rep_table(r, "profsql_rt", "SELECT NULL AS total WHERE 0");
+/* Groupings of the completed jobs from one scan: the temp tables aG[g].zTable (created empty
+** with columns zCols, a comma list), filled by ps_report_groups from zScan (k, the nVal values
+** aAgg aggregates, the key columns; vtab/report_groups.h), and by azRaw[g] (an INSERT's SELECT of
+** the same columns: the GROUP BY the scan replaces) for a grouping the scan leaves to SQL. Sets
+** r->rc / r->zErr on failure. */
+static void rep_group_scan(Rep *r, const char *zScan, int nVal, const int *aAgg, int nGroup,
+                           const PsGrouping *aG, const char *const *azRaw, const char *zCols){
+  int aDone[16];
   if( r->rc ) return;
-  PsBuf q; memset(&q, 0, sizeof(q));
-  int bad = ps_buf_puts(&q, "SELECT k, e_, l_, failed_, slow_, pb_, ob_");
-  for(int g=0; g<N_GROUP; g++) bad |= ps_buf_puts(&q, ", ") | ps_buf_puts(&q, aGroup[g].zKey);
-  bad |= ps_buf_puts(&q, " FROM profsql_rj WHERE done_") | ps_buf_append(&q, "", 1);
+  if( nGroup > 16 ){ r->rc = SQLITE_MISUSE; return; }
+  PsBuf c; memset(&c, 0, sizeof(c));
+  int bad = ps_buf_puts(&c, "SELECT ");
+  for(const char *z = zCols; *z; ){
+    size_t n = strcspn(z, ",");
+    const char *w = z; while( *w==' ' ){ w++; n--; }
+    bad |= ps_buf_printf(&c, "%sNULL AS %.*s", z==zCols ? "" : ", ", (int)n, w);
+    z += (w - z) + n; if( *z==',' ) z++;
+  }
+  bad |= ps_buf_puts(&c, " WHERE 0") | ps_buf_append(&c, "", 1);
+  for(int g=0; g<nGroup && !bad; g++){ aDone[g] = 0; rep_table(r, aG[g].zTable, c.z); }
+  ps_buf_free(&c);
+  if( bad ){ r->rc = SQLITE_NOMEM; return; }
   sqlite3_stmt *st = 0;
-  if( bad ) r->rc = SQLITE_NOMEM;
-  else{
-    r->rc = sqlite3_prepare_v2(r->db, q.z, -1, &st, 0);
+  if( r->rc==SQLITE_OK ){
+    r->rc = sqlite3_prepare_v2(r->db, zScan, -1, &st, 0);
     if( r->rc ) r->zErr = sqlite3_mprintf("%s", sqlite3_errmsg(r->db));
   }
-  ps_buf_free(&q);
-  if( r->rc==SQLITE_OK ) r->rc = ps_report_groups(r->db, st, N_GROUP, azTab, "profsql_rt", r->nDone, aDone, &bTotal, &r->zErr);
+  if( r->rc==SQLITE_OK ) r->rc = ps_report_groups(r->db, st, nVal, aAgg, nGroup, aG, r->nDone, aDone, &r->zErr);
   sqlite3_finalize(st);
-  for(int g=0; g<N_GROUP; g++){
-    if( aDone[g] || r->rc ) continue;
-    char *zIns = sqlite3_mprintf("INSERT INTO temp.%s %s", azName[g], aGroup[g].zRaw);
+  for(int g=0; g<nGroup && r->rc==SQLITE_OK; g++){
+    if( aDone[g] ) continue;
+    char *zIns = sqlite3_mprintf("INSERT INTO temp.%s %s", aG[g].zTable, azRaw[g]);
     if( zIns==0 ){ r->rc = SQLITE_NOMEM; break; }
     rep_exec(r, zIns);
     sqlite3_free(zIns);
   }
-  if( !bTotal ) rep_exec(r, "INSERT INTO temp.profsql_rt " RT_TOTAL);
+}
+
+/* The groupings of aGroup into temp.profsql_gr_<x> (rep_group_scan), the total into
+** temp.profsql_rt, then the five ranked tables temp.profsql_ag_<x> (AGG_RAW). Needs r->nDone
+** (rep_counts). Sets r->rc / r->zErr on failure. */
+static void rep_groups(Rep *r){
+  char azName[N_GROUP][32];
+  PsGrouping aG[N_GROUP];
+  const char *azRaw[N_GROUP];
+  const int nVal = (int)(sizeof(aGrAgg)/sizeof(aGrAgg[0]));
+  PsBuf q; memset(&q, 0, sizeof(q));
+  int bad = ps_buf_puts(&q, "SELECT k, " GR_VALS);
+  int iKey = 1 + nVal;
+  for(int g=0; g<N_GROUP; g++){
+    snprintf(azName[g], sizeof(azName[g]), "profsql_gr_%s", aGroup[g].zX);
+    aG[g].zTable = azName[g]; aG[g].nKey = aGroup[g].zKey ? 1 : 0; aG[g].iKey = iKey; aG[g].mVal = aGroup[g].mVal;
+    azRaw[g] = aGroup[g].zRaw;
+    if( aGroup[g].zKey ){ bad |= ps_buf_puts(&q, ", ") | ps_buf_puts(&q, aGroup[g].zKey); iKey++; }
+  }
+  bad |= ps_buf_puts(&q, " FROM profsql_rj WHERE done_") | ps_buf_append(&q, "", 1);
+  if( bad ) r->rc = SQLITE_NOMEM;
+  else rep_group_scan(r, q.z, nVal, aGrAgg, N_GROUP, aG, azRaw, GR_COLS);
+  ps_buf_free(&q);
+  rep_table(r, "profsql_rt", RT_TOTAL);
   for(int g=0; g<N_GROUP; g++){
     if( aGroup[g].zRanked==0 ) continue;
     char zName[32];

@@ -16,18 +16,31 @@ typedef struct GSum { double r; sqlite3_int64 i; sqlite3_int64 cnt; unsigned cha
 /* max() of numbers: the first of the largest values, with its type (0: no value yet) */
 typedef struct GMax { double r; sqlite3_int64 i; int type; } GMax;
 
+/* a key being encoded (g_key) */
+typedef struct PsKeyBuf { unsigned char *a; size_t n, nAlloc; } PsKeyBuf;
+
 /* key classes: values of different classes are never equal */
 enum { K_NULL, K_INT, K_REAL, K_TEXT, K_BLOB };
 
+/* one value column's accumulator in a group */
+typedef struct GAcc {
+  union {
+    GSum sum;                  /* PS_AGG_SUM */
+    GMax max;                  /* PS_AGG_MAX */
+    struct {                   /* PS_AGG_DISTINCT: the distinct texts, each as <8-byte length><bytes> */
+      char *zList; size_t nList; int nDistinct;
+    } d;
+  } u;
+} GAcc;
+
 typedef struct Grp {
   uint64_t h;
-  size_t zOff, nKey;           /* a TEXT or BLOB key: its bytes in the arena */
-  sqlite3_int64 iKey;          /* K_INT: the value (a real of an integral value included) */
-  double rKey;                 /* K_REAL, or the last row's real of a K_INT key */
-  int cls, type;               /* class, and the last row's SQLite type */
+  size_t zOff, nKey;           /* the key's bytes in the arena (g_key's encoding) */
+  sqlite3_int64 iKey;          /* one-column key of class K_INT: the value */
+  double rKey;                 /* one-column key: K_REAL's value, or the last row's real of a K_INT */
+  int type;                    /* one-column key: the last row's SQLite type */
   sqlite3_int64 k0, n;
-  GSum failed, slow, tot, pb, ob;
-  GMax mx, ml;
+  GAcc *aAcc;                  /* nVal of them */
 } Grp;
 
 typedef struct GTab {
@@ -36,6 +49,10 @@ typedef struct GTab {
   char *zArena; size_t nArena, nArenaAlloc;
   int bOff;                          /* given up: left to SQL */
 } GTab;
+
+/* the most distinct texts a PS_AGG_DISTINCT accumulator keeps in a group before the grouping is
+** left to SQL (a name with hundreds of categories) */
+#define G_DISTINCT_MAX 64
 
 static uint64_t g_mix(uint64_t x){
   x ^= x >> 33; x *= 0xff51afd7ed558ccdULL; x ^= x >> 33; x *= 0xc4ceb9fe1a85ec53ULL; x ^= x >> 33;
@@ -51,23 +68,26 @@ static uint64_t g_hash_bytes(const unsigned char *z, size_t n, uint64_t seed){
   return g_mix(h);
 }
 
-static void g_sum_add(GSum *s, sqlite3_value *v, int t){
-  if( t==SQLITE_NULL ) return;
+/* a value of the row being added: its type, and its integer (SQLITE_INTEGER) or real value */
+typedef struct GVal { int t; sqlite3_int64 i; double r; sqlite3_value *v; } GVal;
+
+static void g_sum_add(GSum *s, const GVal *x){
+  if( x->t==SQLITE_NULL ) return;
   s->cnt++;
-  if( t==SQLITE_INTEGER ){
-    sqlite3_int64 x = sqlite3_value_int64(v);
-    s->r += (double)x;
-    if( (s->approx|s->ovfl)==0 && __builtin_add_overflow(s->i, x, &s->i) ){ s->approx = s->ovfl = 1; }
+  if( x->t==SQLITE_INTEGER ){
+    s->r += (double)x->i;
+    if( (s->approx|s->ovfl)==0 && __builtin_add_overflow(s->i, x->i, &s->i) ){ s->approx = s->ovfl = 1; }
   }else{
-    s->r += sqlite3_value_double(v);
+    s->r += x->r;
     s->approx = 1;
   }
 }
 
-static void g_max_add(GMax *m, sqlite3_value *v, int t){
+static void g_max_add(GMax *m, const GVal *x){
+  int t = x->t;
   if( t==SQLITE_NULL ) return;
-  sqlite3_int64 i = t==SQLITE_INTEGER ? sqlite3_value_int64(v) : 0;
-  double r = sqlite3_value_double(v);
+  sqlite3_int64 i = x->i;
+  double r = x->r;
   int bigger;
   if( m->type==0 ) bigger = 1;
   else if( m->type==SQLITE_INTEGER && t==SQLITE_INTEGER ) bigger = i > m->i;
@@ -75,38 +95,57 @@ static void g_max_add(GMax *m, sqlite3_value *v, int t){
   if( bigger ){ m->type = t; m->i = i; m->r = r; }
 }
 
-static void g_free(GTab *t){
+static void g_free(GTab *t, int nVal, const int *aAgg){
+  for(sqlite3_int64 g=0; g<t->n; g++){
+    for(int v=0; v<nVal; v++) if( aAgg[v]==PS_AGG_DISTINCT ) free(t->a[g].aAcc[v].u.d.zList);
+    free(t->a[g].aAcc);
+  }
   free(t->a); free(t->aSlot); free(t->zArena);
   memset(t, 0, sizeof(*t));
 }
 
-/* the group of key v in t, added when new; NULL when out of memory */
-static Grp *g_find(GTab *t, sqlite3_value *v){
+/* Appends the key encoding of value v to b: a class byte, then an integer's 8 bytes (a real of
+** an integral value within the integers' range counts as that integer: GROUP BY compares numbers
+** by value), a real's 8 bytes, or a text's / blob's length (8 bytes) and bytes; NULL the class
+** byte alone. Two keys are equal in GROUP BY exactly when their encodings are equal. */
+static int g_key(PsKeyBuf *b, sqlite3_value *v, int *pCls, sqlite3_int64 *piKey, double *prKey){
   int type = sqlite3_value_type(v), cls;
+  unsigned char head[9];
+  size_t nHead = 1;
+  const void *z = 0; size_t n = 0;
   sqlite3_int64 iKey = 0; double rKey = 0.0;
-  const unsigned char *z = 0; size_t n = 0;
-  uint64_t h;
   switch( type ){
     case SQLITE_INTEGER: cls = K_INT; iKey = sqlite3_value_int64(v); rKey = (double)iKey; break;
     case SQLITE_FLOAT:
       rKey = sqlite3_value_double(v);
-      /* an integral real within the integers' range equals that integer (GROUP BY compares
-      ** numbers by value) */
       if( rKey >= -9223372036854775808.0 && rKey < 9223372036854775808.0 && rKey==(double)(sqlite3_int64)rKey ){
         cls = K_INT; iKey = (sqlite3_int64)rKey;
-      }else{
-        cls = K_REAL;
-        if( rKey==0.0 ) rKey = 0.0;    /* -0.0 (integral: never here) */
-      }
+      }else cls = K_REAL;
       break;
     case SQLITE_TEXT: cls = K_TEXT; z = sqlite3_value_text(v); n = (size_t)sqlite3_value_bytes(v); break;
     case SQLITE_BLOB: cls = K_BLOB; z = sqlite3_value_blob(v); n = (size_t)sqlite3_value_bytes(v); break;
     default: cls = K_NULL; break;
   }
-  if( cls==K_TEXT || cls==K_BLOB ) h = g_hash_bytes(z ? z : (const unsigned char*)"", n, (uint64_t)cls);
-  else if( cls==K_INT ) h = g_mix((uint64_t)iKey ^ 0x1234567ULL);
-  else if( cls==K_REAL ){ uint64_t b; memcpy(&b, &rKey, 8); h = g_mix(b ^ 0x7654321ULL); }
-  else h = 0x42;
+  head[0] = (unsigned char)cls;
+  if( cls==K_INT ){ memcpy(head+1, &iKey, 8); nHead = 9; }
+  else if( cls==K_REAL ){ memcpy(head+1, &rKey, 8); nHead = 9; }
+  else if( cls==K_TEXT || cls==K_BLOB ){ uint64_t nn = n; memcpy(head+1, &nn, 8); nHead = 9; }
+  if( b->n + nHead + n > b->nAlloc ){
+    size_t nNew = b->nAlloc ? b->nAlloc*2 : 256;
+    while( nNew < b->n + nHead + n ) nNew *= 2;
+    unsigned char *a = realloc(b->a, nNew);
+    if( a==0 ) return -1;
+    b->a = a; b->nAlloc = nNew;
+  }
+  memcpy(b->a + b->n, head, nHead); b->n += nHead;
+  if( n ){ memcpy(b->a + b->n, z, n); b->n += n; }
+  if( pCls ){ *pCls = cls; *piKey = iKey; *prKey = rKey; }
+  return 0;
+}
+
+/* the group of the key encoded in b (nVal accumulators), added when new; NULL when out of memory */
+static Grp *g_find(GTab *t, const PsKeyBuf *b, int nVal){
+  uint64_t h = g_hash_bytes(b->a ? b->a : (const unsigned char*)"", b->n, 0x51);
   if( t->nSlot==0 || (uint64_t)(t->n+1)*2 > t->nSlot ){
     uint64_t nNew = t->nSlot ? t->nSlot*2 : 64;
     uint32_t *aNew = calloc(nNew, sizeof(uint32_t));
@@ -121,15 +160,7 @@ static Grp *g_find(GTab *t, sqlite3_value *v){
   uint64_t s = h & (t->nSlot-1);
   while( t->aSlot[s] ){
     Grp *p = &t->a[t->aSlot[s]-1];
-    if( p->h==h && p->cls==cls ){
-      if( cls==K_NULL ) return p;
-      if( cls==K_INT && p->iKey==iKey ){
-        p->type = type; p->rKey = rKey;    /* GROUP BY gives the key of the group's last row */
-        return p;
-      }
-      if( cls==K_REAL && p->rKey==rKey ) return p;
-      if( (cls==K_TEXT || cls==K_BLOB) && p->nKey==n && (n==0 || memcmp(t->zArena+p->zOff, z, n)==0) ) return p;
-    }
+    if( p->h==h && p->nKey==b->n && memcmp(t->zArena+p->zOff, b->a, b->n)==0 ) return p;
     s = (s+1) & (t->nSlot-1);
   }
   if( t->n>=t->nAlloc ){
@@ -138,24 +169,47 @@ static Grp *g_find(GTab *t, sqlite3_value *v){
     if( aNew==0 ) return 0;
     t->a = aNew; t->nAlloc = nNew;
   }
+  if( t->nArena + b->n > t->nArenaAlloc ){
+    size_t nNew = t->nArenaAlloc ? t->nArenaAlloc*2 : 4096;
+    while( nNew < t->nArena + b->n ) nNew *= 2;
+    char *zNew = realloc(t->zArena, nNew);
+    if( zNew==0 ) return 0;
+    t->zArena = zNew; t->nArenaAlloc = nNew;
+  }
+  GAcc *aAcc = calloc((size_t)(nVal>0 ? nVal : 1), sizeof(GAcc));
+  if( aAcc==0 ) return 0;
   Grp *p = &t->a[t->n];
   memset(p, 0, sizeof(*p));
-  p->h = h; p->cls = cls; p->type = type; p->iKey = iKey; p->rKey = rKey;
-  if( cls==K_TEXT || cls==K_BLOB ){
-    if( t->nArena + n + 1 > t->nArenaAlloc ){
-      size_t nNew = t->nArenaAlloc ? t->nArenaAlloc*2 : 4096;
-      while( nNew < t->nArena + n + 1 ) nNew *= 2;
-      char *zNew = realloc(t->zArena, nNew);
-      if( zNew==0 ) return 0;
-      t->zArena = zNew; t->nArenaAlloc = nNew;
-    }
-    if( n ) memcpy(t->zArena + t->nArena, z, n);
-    p->zOff = t->nArena; p->nKey = n;
-    t->nArena += n + 1;
-  }
+  p->h = h; p->aAcc = aAcc;
+  memcpy(t->zArena + t->nArena, b->a, b->n);
+  p->zOff = t->nArena; p->nKey = b->n;
+  t->nArena += b->n;
   t->aSlot[s] = (uint32_t)(t->n+1);
   t->n++;
   return p;
+}
+
+/* group_concat(DISTINCT x) of TEXT or NULL values: x added unless already there; -1 when out of
+** memory, 1 when the group holds more than G_DISTINCT_MAX texts (the grouping goes to SQL) */
+static int g_distinct_add(GAcc *a, const GVal *x){
+  if( x->t==SQLITE_NULL ) return 0;
+  const char *z = (const char*)sqlite3_value_text(x->v);
+  size_t n = (size_t)sqlite3_value_bytes(x->v);
+  /* the list holds the texts with their lengths: <8-byte length><bytes>..., joined on output */
+  size_t i = 0;
+  while( i < a->u.d.nList ){
+    uint64_t m; memcpy(&m, a->u.d.zList+i, 8);
+    if( m==n && memcmp(a->u.d.zList+i+8, z, n)==0 ) return 0;
+    i += 8 + m;
+  }
+  if( a->u.d.nDistinct >= G_DISTINCT_MAX ) return 1;
+  char *zNew = realloc(a->u.d.zList, a->u.d.nList + 8 + n);
+  if( zNew==0 ) return -1;
+  uint64_t nn = n;
+  memcpy(zNew + a->u.d.nList, &nn, 8);
+  if( n ) memcpy(zNew + a->u.d.nList + 8, z, n);
+  a->u.d.zList = zNew; a->u.d.nList += 8 + n; a->u.d.nDistinct++;
+  return 0;
 }
 
 static void g_bind_sum(sqlite3_stmt *st, int i, const GSum *s){
@@ -170,105 +224,136 @@ static void g_bind_max(sqlite3_stmt *st, int i, const GMax *m){
   else sqlite3_bind_double(st, i, m->r);
 }
 
-/* writes t's groups into temp table zTable; SQLite's code */
-static int g_write(sqlite3 *db, const GTab *t, const char *zTable, char **pzErr){
-  char *zSql = sqlite3_mprintf("INSERT INTO temp.\"%w\"(key, k0, n, failed, slow, tot, mx, ml, pb, ob) "
-                               "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)", zTable);
+/* binds the PS_AGG_DISTINCT list as group_concat gives it: the texts joined by ',', NULL for none */
+static int g_bind_distinct(sqlite3_stmt *st, int i, const GAcc *a){
+  if( a->u.d.nDistinct==0 ){ sqlite3_bind_null(st, i); return SQLITE_OK; }
+  char *z = sqlite3_malloc64(a->u.d.nList + 1);
+  if( z==0 ) return SQLITE_NOMEM;
+  size_t k = 0, j = 0;
+  while( k < a->u.d.nList ){
+    uint64_t m; memcpy(&m, a->u.d.zList+k, 8);
+    if( j ) z[j++] = ',';
+    memcpy(z+j, a->u.d.zList+k+8, m); j += m;
+    k += 8 + m;
+  }
+  return sqlite3_bind_text(st, i, z, (int)j, sqlite3_free);
+}
+
+/* writes t's groups into temp table zTable (key, k0, n, then the nVal values); one-column keys
+** as their last row's value, others NULL. SQLite's error code. */
+static int g_write(sqlite3 *db, const GTab *t, const PsGrouping *pG, int nVal, const int *aAgg, char **pzErr){
+  char *zSql = sqlite3_mprintf("INSERT INTO temp.\"%w\" VALUES(?1, ?2, ?3", pG->zTable);
+  for(int v=0; zSql && v<nVal; v++){
+    char *z2 = sqlite3_mprintf("%s, ?%d", zSql, 4+v);
+    sqlite3_free(zSql); zSql = z2;
+  }
+  if( zSql ){ char *z2 = sqlite3_mprintf("%s)", zSql); sqlite3_free(zSql); zSql = z2; }
   if( zSql==0 ) return SQLITE_NOMEM;
   sqlite3_stmt *st = 0;
   int rc = sqlite3_prepare_v2(db, zSql, -1, &st, 0);
   sqlite3_free(zSql);
   for(sqlite3_int64 g=0; rc==SQLITE_OK && g<t->n; g++){
     const Grp *p = &t->a[g];
-    switch( p->type ){
-      case SQLITE_INTEGER: sqlite3_bind_int64(st, 1, p->iKey); break;     /* (an integral real's value) */
-      case SQLITE_FLOAT: sqlite3_bind_double(st, 1, p->rKey); break;
-      case SQLITE_TEXT: sqlite3_bind_text(st, 1, t->zArena + p->zOff, (int)p->nKey, SQLITE_STATIC); break;
-      case SQLITE_BLOB: sqlite3_bind_blob(st, 1, t->zArena + p->zOff, (int)p->nKey, SQLITE_STATIC); break;
+    const unsigned char *k = (const unsigned char*)t->zArena + p->zOff;
+    if( pG->nKey!=1 ) sqlite3_bind_null(st, 1);
+    else switch( k[0] ){
+      case K_INT:
+        if( p->type==SQLITE_FLOAT ) sqlite3_bind_double(st, 1, p->rKey);   /* the last row's 3.0 */
+        else sqlite3_bind_int64(st, 1, p->iKey);
+        break;
+      case K_REAL: sqlite3_bind_double(st, 1, p->rKey); break;
+      case K_TEXT: sqlite3_bind_text(st, 1, (const char*)k+9, (int)(p->nKey-9), SQLITE_STATIC); break;
+      case K_BLOB: sqlite3_bind_blob(st, 1, k+9, (int)(p->nKey-9), SQLITE_STATIC); break;
       default: sqlite3_bind_null(st, 1); break;
     }
     sqlite3_bind_int64(st, 2, p->k0);
     sqlite3_bind_int64(st, 3, p->n);
-    g_bind_sum(st, 4, &p->failed); g_bind_sum(st, 5, &p->slow); g_bind_sum(st, 6, &p->tot);
-    g_bind_max(st, 7, &p->mx); g_bind_max(st, 8, &p->ml);
-    g_bind_sum(st, 9, &p->pb); g_bind_sum(st, 10, &p->ob);
-    rc = sqlite3_step(st);
-    rc = rc==SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(db);
+    for(int v=0; v<nVal && rc==SQLITE_OK; v++){
+      if( pG->mVal && !((pG->mVal >> v) & 1) ) sqlite3_bind_null(st, 4+v);
+      else if( aAgg[v]==PS_AGG_SUM ) g_bind_sum(st, 4+v, &p->aAcc[v].u.sum);
+      else if( aAgg[v]==PS_AGG_MAX ) g_bind_max(st, 4+v, &p->aAcc[v].u.max);
+      else rc = g_bind_distinct(st, 4+v, &p->aAcc[v]);
+    }
+    if( rc==SQLITE_OK ){
+      rc = sqlite3_step(st);
+      rc = rc==SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(db);
+    }
     sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
   }
   if( rc && rc!=SQLITE_NOMEM ) *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
   sqlite3_finalize(st);
   return rc;
 }
 
-int ps_report_groups(sqlite3 *db, sqlite3_stmt *pScan, int nKey, const char *const *azTable,
-                     const char *zTotal, sqlite3_int64 nJobs, int *aDone, int *pbTotal, char **pzErr){
-  GTab *aT = calloc((size_t)(nKey>0 ? nKey : 1), sizeof(GTab));
-  GSum total; memset(&total, 0, sizeof(total));
-  int rc = aT ? SQLITE_OK : SQLITE_NOMEM;
-  int bNumbers = 1;                  /* every value a number or NULL */
-  sqlite3_int64 nCap = nJobs / 16;
+int ps_report_groups(sqlite3 *db, sqlite3_stmt *pScan, int nVal, const int *aAgg,
+                     int nGroup, const PsGrouping *aGroup, sqlite3_int64 nJobs, int *aDone, char **pzErr){
+  GTab *aT = calloc((size_t)(nGroup>0 ? nGroup : 1), sizeof(GTab));
+  GVal *aV = calloc((size_t)(nVal>0 ? nVal : 1), sizeof(GVal));
+  PsKeyBuf kb; memset(&kb, 0, sizeof(kb));
+  int rc = aT && aV ? SQLITE_OK : SQLITE_NOMEM;
+  int bTypes = 1;                    /* every value of the type its aggregate takes */
+  sqlite3_int64 nCap = nJobs / 32;
   if( nCap < PS_GROUPS_MIN ) nCap = PS_GROUPS_MIN;
-  for(int g=0; g<nKey; g++) aDone[g] = 0;
-  *pbTotal = 0;
+  for(int g=0; g<nGroup; g++) aDone[g] = 0;
   while( rc==SQLITE_OK && (rc = sqlite3_step(pScan))==SQLITE_ROW ){
     rc = SQLITE_OK;
-    int aType[7];
-    for(int c=1; c<7; c++){
-      aType[c] = sqlite3_column_type(pScan, c);
-      if( aType[c]!=SQLITE_INTEGER && aType[c]!=SQLITE_FLOAT && aType[c]!=SQLITE_NULL ) bNumbers = 0;
+    for(int v=0; v<nVal; v++){
+      GVal *x = &aV[v];
+      x->v = sqlite3_column_value(pScan, 1+v);
+      int t = x->t = sqlite3_value_type(x->v);
+      if( aAgg[v]==PS_AGG_DISTINCT ? (t!=SQLITE_TEXT && t!=SQLITE_NULL)
+                                   : (t!=SQLITE_INTEGER && t!=SQLITE_FLOAT && t!=SQLITE_NULL) ) bTypes = 0;
+      x->i = t==SQLITE_INTEGER ? sqlite3_value_int64(x->v) : 0;
+      x->r = t==SQLITE_INTEGER ? (double)x->i : t==SQLITE_FLOAT ? sqlite3_value_double(x->v) : 0.0;
     }
-    if( !bNumbers ) break;
+    if( !bTypes ) break;
     sqlite3_int64 k = sqlite3_column_int64(pScan, 0);
-    sqlite3_value *e = sqlite3_column_value(pScan, 1), *l = sqlite3_column_value(pScan, 2);
-    g_sum_add(&total, e, aType[1]);
-    for(int g=0; g<nKey; g++){
+    for(int g=0; g<nGroup && rc==SQLITE_OK; g++){
       GTab *t = &aT[g];
       if( t->bOff ) continue;
-      Grp *p = g_find(t, sqlite3_column_value(pScan, 7+g));
+      const PsGrouping *pG = &aGroup[g];
+      int cls = K_NULL, type = SQLITE_NULL; sqlite3_int64 iKey = 0; double rKey = 0.0;
+      kb.n = 0;
+      for(int c=0; c<pG->nKey; c++){
+        sqlite3_value *kv = sqlite3_column_value(pScan, pG->iKey + c);
+        if( g_key(&kb, kv, &cls, &iKey, &rKey) ){ rc = SQLITE_NOMEM; break; }
+        type = sqlite3_value_type(kv);
+      }
+      if( rc ) break;
+      Grp *p = g_find(t, &kb, nVal);
       if( p==0 ){ rc = SQLITE_NOMEM; break; }
+      if( pG->nKey==1 && cls==K_INT ){ p->type = type; p->rKey = rKey; p->iKey = iKey; }  /* GROUP BY gives the last row's */
+      else if( pG->nKey==1 && cls==K_REAL ){ p->type = type; p->rKey = rKey; }
       if( p->n==0 || k < p->k0 ) p->k0 = k;
       p->n++;
-      g_sum_add(&p->failed, sqlite3_column_value(pScan, 3), aType[3]);
-      g_sum_add(&p->slow, sqlite3_column_value(pScan, 4), aType[4]);
-      g_sum_add(&p->tot, e, aType[1]);
-      g_max_add(&p->mx, e, aType[1]);
-      g_max_add(&p->ml, l, aType[2]);
-      g_sum_add(&p->pb, sqlite3_column_value(pScan, 5), aType[5]);
-      g_sum_add(&p->ob, sqlite3_column_value(pScan, 6), aType[6]);
-      if( t->n > nCap ){ g_free(t); t->bOff = 1; }
+      for(int v=0; v<nVal; v++){
+        if( pG->mVal && !((pG->mVal >> v) & 1) ) continue;
+        GAcc *a = &p->aAcc[v];
+        if( aAgg[v]==PS_AGG_SUM ) g_sum_add(&a->u.sum, &aV[v]);
+        else if( aAgg[v]==PS_AGG_MAX ) g_max_add(&a->u.max, &aV[v]);
+        else{
+          int r = g_distinct_add(a, &aV[v]);
+          if( r<0 ){ rc = SQLITE_NOMEM; break; }
+          if( r>0 ){ t->bOff = 1; break; }
+        }
+      }
+      if( t->bOff || t->n > nCap ){ g_free(t, nVal, aAgg); t->bOff = 1; }
     }
   }
   if( rc==SQLITE_DONE ) rc = SQLITE_OK;
   if( rc && rc!=SQLITE_NOMEM ) *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
-  if( rc==SQLITE_OK && bNumbers ){
-    /* the total, as sum() gives it (NULL for no rows); an overflow leaves it to SQL */
-    if( !total.ovfl ){
-      char *zSql = sqlite3_mprintf("INSERT INTO temp.\"%w\"(total) VALUES(?1)", zTotal);
-      sqlite3_stmt *st = 0;
-      rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &st, 0) : SQLITE_NOMEM;
-      sqlite3_free(zSql);
-      if( rc==SQLITE_OK ){
-        g_bind_sum(st, 1, &total);
-        rc = sqlite3_step(st)==SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(db);
-      }
-      if( rc && rc!=SQLITE_NOMEM ) *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
-      sqlite3_finalize(st);
-      if( rc==SQLITE_OK ) *pbTotal = 1;
+  for(int g=0; rc==SQLITE_OK && bTypes && g<nGroup; g++){
+    const GTab *t = &aT[g];
+    int bOvfl = 0;
+    for(sqlite3_int64 i=0; i<t->n; i++){
+      for(int v=0; v<nVal; v++) if( aAgg[v]==PS_AGG_SUM ) bOvfl |= t->a[i].aAcc[v].u.sum.ovfl;
     }
-    for(int g=0; rc==SQLITE_OK && g<nKey; g++){
-      const GTab *t = &aT[g];
-      int bOvfl = 0;
-      for(sqlite3_int64 i=0; i<t->n; i++){
-        const Grp *p = &t->a[i];
-        bOvfl |= p->failed.ovfl | p->slow.ovfl | p->tot.ovfl | p->pb.ovfl | p->ob.ovfl;
-      }
-      if( t->bOff || bOvfl ) continue;
-      rc = g_write(db, t, azTable[g], pzErr);
-      if( rc==SQLITE_OK ) aDone[g] = 1;
-    }
+    if( t->bOff || bOvfl ) continue;
+    rc = g_write(db, t, &aGroup[g], nVal, aAgg, pzErr);
+    if( rc==SQLITE_OK ) aDone[g] = 1;
   }
-  for(int g=0; aT && g<nKey; g++) g_free(&aT[g]);
-  free(aT);
+  for(int g=0; aT && g<nGroup; g++) g_free(&aT[g], nVal, aAgg);
+  free(aT); free(aV); free(kb.a);
   return rc;
 }

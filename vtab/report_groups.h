@@ -1,43 +1,57 @@
 /*
-** report_groups.h — profile_report's ranked groupings computed in one pass (vtab/report_groups.c).
+** report_groups.h — profile_report's groupings of the completed jobs computed in one pass
+** (vtab/report_groups.c).
 **
-** The report ranks the completed jobs grouped seven ways (offender key, source, method key, lane,
-** owner, category, status). Each grouping is the SQL
+** The report groups the completed jobs many ways: ranked by offender key, source, method key,
+** lane, owner and category, counted by status, totalled over all jobs; in the Markdown of a
+** trace, by thread and by name. Each is an SQL GROUP BY such as
 **
-**   SELECT <key> AS key, min(k) AS k0, count(*) AS n, sum(failed_) AS failed, sum(slow_) AS slow,
-**          sum(e_) AS tot, max(e_) AS mx, max(l_) AS ml, sum(pb_) AS pb, sum(ob_) AS ob
+**   SELECT <key> AS key, min(k) AS k0, count(*) AS n, sum(failed_), sum(e_), max(e_), ...
 **     FROM profsql_rj WHERE done_ GROUP BY <key>
 **
-** which SQLite runs as one sort of every job per grouping. ps_report_groups computes all of them
-** from one scan, with a hash table per grouping, and gives the same rows: keys compared as GROUP BY
-** compares them (NULL one group, an integer equal to the real of the same value, text byte for
-** byte), each group's key the value of its last row (3 or 3.0: SQLite's GROUP BY gives the last), sum() and max() with SQLite's result types
-** (an integer sum while every value is an integer, else the real sum in job order, the order
-** SQLite's stable sorter feeds a group in; NULL for a group of NULLs).
+** which SQLite runs as one sort of every job per grouping. ps_report_groups computes several
+** from one scan, with a hash table per grouping, and gives the same rows: keys compared as GROUP
+** BY compares them (NULL one group, an integer equal to the real of the same value, text byte for
+** byte; several key columns compared column by column), a one-column key given as the value of
+** the group's last row (3 or 3.0: SQLite's GROUP BY gives the last), sum() and max() with
+** SQLite's result types (an integer sum while every value is an integer, else the real sum in
+** job order, the order SQLite's stable sorter feeds a group in; NULL for a group of NULLs), and
+** group_concat(DISTINCT x) of text in the order first seen.
 */
 #ifndef PS_REPORT_GROUPS_H
 #define PS_REPORT_GROUPS_H
 
 #include <sqlite3ext.h>
 
-/* The largest number of groups one grouping keeps in memory: max(PS_GROUPS_MIN, nJobs / 16). A
+/* The largest number of groups one grouping keeps in memory: max(PS_GROUPS_MIN, nJobs / 32). A
 ** grouping with more (a key unique to nearly every job) is left to SQL, whose sorter spills to
 ** disk, so that the pass stays within a small multiple of the jobs it reads. */
 #define PS_GROUPS_MIN 4096
 
-/* Steps pScan, whose columns are: k, e_, l_, failed_, slow_, pb_, ob_, then nKey key columns (the
-** completed jobs, in k order), and inserts each grouping g's rows into temp table azTable[g]
-** (columns key, k0, n, failed, slow, tot, mx, ml, pb, ob) and sum(e_) over every row into
-** temp table zTotal (column total). nJobs sizes the cap above.
+/* The aggregate of a value column. */
+#define PS_AGG_SUM      1   /* sum(x): numbers or NULL */
+#define PS_AGG_MAX      2   /* max(x): numbers or NULL */
+#define PS_AGG_DISTINCT 3   /* group_concat(DISTINCT x): text or NULL; more than 64 distinct
+                            ** texts in a group leave the grouping to SQL */
+
+/* A grouping: the temp table its rows go to, its key columns in the scan (iKey .. iKey+nKey-1;
+** nKey 0: every row in one group, no row when the scan has none), and the value columns it
+** aggregates (bit v for value v; 0: all; the others are written NULL). */
+typedef struct PsGrouping { const char *zTable; int iKey, nKey; unsigned mVal; } PsGrouping;
+
+/* Steps pScan, whose columns are k (the jobs in k order), nVal value columns aggregated as aAgg
+** says, then the key columns, and inserts each grouping g's rows into temp table aGroup[g].zTable:
+** key (a one-column key's value; NULL for others), k0 = min(k), n = count(*), then the nVal
+** aggregates. nJobs sizes the cap above.
 **
 ** aDone[g] is set to 1 for each grouping written; a grouping left at 0 (more groups than the cap,
-** an integer sum that overflows) is for the caller to compute by SQL. When a value is not a
-** number or NULL (the SQL's conversions would apply), nothing is written, every aDone[g] is 0 and
-** *pbTotal is 0; else *pbTotal is 1.
+** more distinct texts than 64, an integer sum that overflows) is for the caller to compute by
+** SQL. When a value is not of the type its aggregate takes (the SQL's conversions would apply),
+** nothing is written and every aDone[g] is 0.
 **
 ** Returns SQLITE_OK, or the error of the scan or of an insert (SQLITE_INTERRUPT when the
 ** statement is interrupted, SQLITE_NOMEM) with *pzErr (sqlite3_malloc'ed) saying why. */
-int ps_report_groups(sqlite3 *db, sqlite3_stmt *pScan, int nKey, const char *const *azTable,
-                     const char *zTotal, sqlite3_int64 nJobs, int *aDone, int *pbTotal, char **pzErr);
+int ps_report_groups(sqlite3 *db, sqlite3_stmt *pScan, int nVal, const int *aAgg,
+                     int nGroup, const PsGrouping *aGroup, sqlite3_int64 nJobs, int *aDone, char **pzErr);
 
 #endif

@@ -7,6 +7,9 @@ independent references:
   in file order, as the writer sums), average, max and share of each group, the rank order
   (total descending, then key), the first job's category/source/name, every CSV cell as "%.6f"
   and every JSON number as the same double;
+- the Markdown's threads and names by self time (rank, slices, self ms, share, slowest slice,
+  each name's categories in the order first seen), of the same trace (names: SQL) and of a small
+  one (names: the scan), against Python;
 - a StarProfiler report JSON built here whose lanes mix 3, 3.0, "3", "", a missing lane and
   text, with integer and real elapsed times, a failed job and a null elapsed time, against
   SQLite's GROUP BY of the same rows of profile_jobs (the query the report ran before the scan
@@ -117,6 +120,70 @@ check(cats[1:] == [[str(r), k, str(v[0]), "0", str(sum(1 for s in slices if s[1]
       "categories CSV: count, slow, total, share, average, max of each category", cats[1:])
 check(js["summary"]["total_elapsed_ms"] == total and js["summary"]["completed_jobs_kept"] == N,
       "summary total = the plain sum in file order", js["summary"]["total_elapsed_ms"])
+
+
+
+def md_table(out, title):
+    """the rows of the Markdown table under '## title', as lists of cells"""
+    with open(os.path.join(out, "profiler_report_latest.md"), encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    i = lines.index("## " + title) + 4
+    rows = []
+    while i < len(lines) and lines[i].startswith("|"):
+        rows.append([c.strip() for c in lines[i].strip("|").split("|")])
+        i += 1
+    return rows
+
+
+def md_expect(slc, keyf, catf=None):
+    """the Markdown's top-15 rows of a self-time grouping (no slice nests here: self = elapsed), then
+    the '(n more)' row: rank, key, [categories], slices, self ms, share %, slowest ms"""
+    g = {}
+    for s in slc:
+        e = g.setdefault(keyf(s), [0, 0.0, 0.0, []])
+        e[0] += 1
+        e[1] += s[3]
+        e[2] = max(e[2], s[3])
+        if s[1] not in e[3]:
+            e[3].append(s[1])
+    tot = 0.0
+    for s in slc:
+        tot += s[3]
+    ranked = sorted(g.items(), key=lambda kv: (-kv[1][1], kv[0]))
+    rows = []
+    for r, (k, (n, v, mx, cats)) in enumerate(ranked[:15]):
+        rows.append([str(r + 1)] + list(k if isinstance(k, tuple) else (k, ",".join(cats)))
+                    + [str(n), "%.3f" % v, "%.3f" % (v * 100.0 / tot), "%.3f" % mx])
+    if len(ranked) > 15:
+        v = sum(kv[1][1] for kv in ranked[15:])
+        rows.append(["", "(%d more)" % (len(ranked) - 15), "", "", "%.3f" % v, "%.3f" % sum(kv[1][1] * 100.0 / tot for kv in ranked[15:]), ""])
+    return rows, tot
+
+
+# the Markdown of the trace: threads (2 groups: the scan) and names (5,007 groups: SQL)
+want, tot = md_expect(slices, lambda s: ("Proc", s[2]))
+check(md_table(out, "Threads by self time") == want, "Markdown threads by self time", md_table(out, "Threads by self time"))
+want, tot = md_expect(slices, lambda s: s[0])
+got = md_table(out, "Names by self time")
+check(got[:15] == want[:15] and got[15][1] == want[15][1], "Markdown names by self time (top 15, then the rest)", (got[:2], want[:2]))
+# a smaller trace: its names (5 groups, 4 categories each) come from the scan, categories in the
+# order first seen
+small = [{"name": "process_name", "ph": "M", "pid": 1, "tid": 0, "args": {"name": "Proc"}},
+         {"name": "thread_name", "ph": "M", "pid": 1, "tid": 10, "args": {"name": "Main"}}]
+sslices = []
+for i in range(300):
+    ns = 2000 + (i * 613) % 9001
+    ev = {"name": "n%d" % (i % 5), "cat": "k%d" % ((i * 7) % 4), "ph": "X", "pid": 1, "tid": 10,
+          "ts": i * 100, "dur": ns / 1000.0}
+    small.append(ev)
+    sslices.append((ev["name"], ev["cat"], "Main", ns / 1e6))
+out_small = report(json.dumps({"traceEvents": small}).encode())
+want, tot = md_expect(sslices, lambda s: s[0])
+check(md_table(out_small, "Names by self time") == want, "Markdown names: slices, self ms, share, slowest, categories in first-seen order",
+      (md_table(out_small, "Names by self time"), want))
+with open(os.path.join(out_small, "profiler_report_latest.md"), encoding="utf-8") as f:
+    md = f.read()
+check("of the %.3f ms of slice self time" % tot in md, "the quick answer's total self time", tot)
 
 # ---------------------------------------------------------------- typed keys, against SQLite's GROUP BY
 jobs = []
