@@ -776,14 +776,27 @@ static void rep_job_lists(Rep *r, sqlite3_int64 nRecent){
   sqlite3_finalize(ins);
 }
 
-static int rep_dbl_cmp(const void *a, const void *b){
-  double x = *(const double*)a, y = *(const double*)b;
-  return x<y ? -1 : x>y;
+/* Puts into a[k] the value a sort of a[lo..hi] would put there, with the values before it no
+** larger and those after it no smaller (quickselect: linear on average, and on sorted or equal
+** values, where the middle element is the pivot). */
+static void rep_select(double *a, sqlite3_int64 lo, sqlite3_int64 hi, sqlite3_int64 k){
+  while( lo < hi ){
+    double pivot = a[lo + (hi-lo)/2];
+    sqlite3_int64 i = lo, j = hi;
+    while( i <= j ){
+      while( a[i] < pivot ) i++;
+      while( a[j] > pivot ) j--;
+      if( i <= j ){ double t = a[i]; a[i] = a[j]; a[j] = t; i++; j--; }
+    }
+    if( k <= j ) hi = j;
+    else if( k >= i ) lo = i;
+    else return;
+  }
 }
 
 /* The p50, p90, p95 and p99 of e_ and of l_ over the completed jobs (the writer's
 ** sorted[round((n-1)*q)]) into r->aPct (r->bPct 1), bound as ?12..?19 of the JSON's query: one
-** scan of profsql_rj and two sorts in C instead of a sort of every job per percentile. Run
+** scan of profsql_rj and a selection in C (rep_select) instead of a sort of every job per percentile. Run
 ** before the files are rendered, so that its arrays (16 bytes a job) are freed before their
 ** buffers grow. r->bPct stays 0 (the query then computes them) when a value is not a number or
 ** the arrays cannot be allocated. */
@@ -824,12 +837,15 @@ static void rep_percentiles(Rep *r){
   sqlite3_finalize(q);
   if( ok && n>0 ){
     static const double aq[4] = { 0.50, 0.90, 0.95, 0.99 };
-    qsort(ae, (size_t)n, sizeof(double), rep_dbl_cmp);
-    qsort(al, (size_t)n, sizeof(double), rep_dbl_cmp);
-    for(int k=0; k<4; k++){
+    /* from the largest quantile down, each selection within the part below the last */
+    sqlite3_int64 hi = n-1;
+    for(int k=3; k>=0; k--){
       sqlite3_int64 i = (sqlite3_int64)round((double)(n-1) * aq[k]);
+      rep_select(ae, 0, hi, i);
+      rep_select(al, 0, hi, i);
       r->aPct[k] = ae[i];
       r->aPct[4+k] = al[i];
+      hi = i;
     }
     r->bPct = 1;
   }else if( ok ){

@@ -18,6 +18,7 @@ independent references:
 import csv
 import io
 import json
+import math
 import os
 import tempfile
 
@@ -122,6 +123,16 @@ check(js["summary"]["total_elapsed_ms"] == total and js["summary"]["completed_jo
       "summary total = the plain sum in file order", js["summary"]["total_elapsed_ms"])
 
 
+def pcts(vals):
+    """the writer's percentiles: sorted[round((n-1)*q)], round half away from zero as C's round()"""
+    v = sorted(vals)
+    return {"p%d" % int(q * 100): v[int(math.floor((len(v) - 1) * q + 0.5))] for q in (0.5, 0.9, 0.95, 0.99)}
+
+
+check(js["summary"]["elapsed_percentiles_ms"] == pcts([s[3] for s in slices]),
+      "elapsed percentiles = the sorted values' elements", js["summary"]["elapsed_percentiles_ms"])
+
+
 
 def md_table(out, title):
     """the rows of the Markdown table under '## title', as lists of cells"""
@@ -184,6 +195,12 @@ check(md_table(out_small, "Names by self time") == want, "Markdown names: slices
 with open(os.path.join(out_small, "profiler_report_latest.md"), encoding="utf-8") as f:
     md = f.read()
 check("of the %.3f ms of slice self time" % tot in md, "the quick answer's total self time", tot)
+# percentiles of many equal values (the selection's worst case for a poor pivot)
+eq = [{"name": "e", "ph": "X", "pid": 1, "tid": 1, "ts": i * 10, "dur": [2.0, 1.0, 3.0][i % 3] if i % 50 else 7.0}
+      for i in range(3000)]
+js_eq = report_json(report(json.dumps({"traceEvents": eq}).encode()))
+check(js_eq["summary"]["elapsed_percentiles_ms"] == pcts([e["dur"] / 1000.0 for e in eq]),
+      "percentiles of values with many ties", js_eq["summary"]["elapsed_percentiles_ms"])
 
 # ---------------------------------------------------------------- typed keys, against SQLite's GROUP BY
 jobs = []
