@@ -258,9 +258,9 @@ static void zipFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 ** applied, and the writer's grouping keys (owner and method_name come from profile_jobs). The
 ** columns most scans read (k, done_, e_, l_, ...) come first: SQLite finds a column by walking the
 ** record header up to it, in each of a million rows per scan. */
-#define JOBS_TABLE(BO) \
+#define JOBS_TABLE(BO, COLS) \
   "WITH b(cat, ms) AS MATERIALIZED (SELECT key, value FROM json_each(?2, '$.budgets_ms') WHERE typeof(value) IN ('integer','real')), " \
-  "j AS (SELECT rowid AS k, " RJ_COLS ", job_list='completed_jobs' AS done_, " BO " AS bo_ FROM profile_jobs(?1)) " \
+  "j AS (SELECT rowid AS k, " COLS ", job_list='completed_jobs' AS done_, " BO " AS bo_ FROM profile_jobs(?1)) " \
   "SELECT k, done_, ifnull(elapsed_ms,0.0) AS e_, " \
   "  coalesce(bo_, budget_ms) AS budget2_, " \
   "  CASE WHEN bo_ IS NOT NULL THEN ifnull(elapsed_ms,0.0)/bo_ ELSE load END AS load2_, " \
@@ -276,10 +276,23 @@ static void zipFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   "coalesce((SELECT ms FROM b WHERE cat=category), (SELECT ms FROM b WHERE cat='*'), " \
   "  CASE WHEN budget_ms IS NULL AND load IS NULL AND json_type(?2,'$.budget_ms') IN ('integer','real') " \
   "       AND json_extract(?2,'$.budget_ms') > 0 THEN json_extract(?2,'$.budget_ms') END)"
-static const char zJobsTable[] = JOBS_TABLE(BO_OPTIONS);
-/* the same when the options name no budget (neither budgets_ms nor budget_ms): two subqueries
-** a job less */
-static const char zJobsTablePlain[] = JOBS_TABLE("NULL");
+/* RJ_COLS of a capture that is not a StarProfiler report (no job rows of its own: slices, records;
+** the report's format is neither newengine nor mixed): profile_jobs gives such a row "every other
+** column NULL or 0" (vtab/profile_jobs.c, docs/profile_jobs.md), so those are not asked of it,
+** 27 calls a row fewer */
+#define RJ_COLS_DERIVED "id, status, category, source, lane, NULL AS priority, NULL AS dependency_group, " \
+  "NULL AS frame_id, NULL AS task_domain, NULL AS task_pass, NULL AS executor, name, elapsed_ms, budget_ms, " \
+  "NULL AS frame_budget_ms, load, load_percent, over_budget, 0 AS exceeded_frame_budget, NULL AS gpu_wait_ms, " \
+  "NULL AS wait_reason, 0 AS scheduled, 0 AS blocked, 0 AS polling, 0 AS waited_on_gpu, 0 AS stayed_async, " \
+  "NULL AS async_mode, started_unix_ms, ended_unix_ms, NULL AS payload_bytes, NULL AS output_bytes, " \
+  "NULL AS service_id, NULL AS method, NULL AS plugin_id, NULL AS gateway, NULL AS error, NULL AS detail, " \
+  "NULL AS active_elapsed_ms, NULL AS current_load, NULL AS progress, owner, method_name, self_ms"
+/* [a capture of derived jobs][the options name a budget (budgets_ms or budget_ms): else no
+** lookup, two subqueries a job less] */
+static const char *const azJobsTable[2][2] = {
+  { JOBS_TABLE("NULL", RJ_COLS), JOBS_TABLE(BO_OPTIONS, RJ_COLS) },
+  { JOBS_TABLE("NULL", RJ_COLS_DERIVED), JOBS_TABLE(BO_OPTIONS, RJ_COLS_DERIVED) },
+};
 /* The writer's grouping keys: offender (owner::method, else the name), method, lane. */
 #define OKEY "owner||'::'||coalesce(method_name,name,'')"
 #define MKEY "owner||'::'||ifnull(method_name,'<no-method>')"
@@ -1865,7 +1878,8 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   {
     /* options that name no budget give none: the jobs table without their lookup */
     char *zB = rep_text(&r, "SELECT json_type(?2,'$.budgets_ms') IS NOT NULL OR json_type(?2,'$.budget_ms') IS NOT NULL");
-    rep_table(&r, "profsql_rj", zB && atoi(zB)==0 ? zJobsTablePlain : zJobsTable);
+    int bDerived = zFormat && strcmp(zFormat, "newengine")!=0 && strcmp(zFormat, "mixed")!=0;
+    rep_table(&r, "profsql_rj", azJobsTable[bDerived][!(zB && atoi(zB)==0)]);
     sqlite3_free(zB);
   }
   rep_exec(&r, "CREATE INDEX IF NOT EXISTS temp.profsql_rj_k ON profsql_rj(k)");   /* each group's first job */

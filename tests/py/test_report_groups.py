@@ -10,6 +10,8 @@ independent references:
 - the Markdown's threads and names by self time (rank, slices, self ms, share, slowest slice,
   each name's categories in the order first seen), of the same trace (names: SQL) and of a small
   one (names: the scan), against Python;
+- the columns of profile_jobs a report of a capture other than a StarProfiler report does not
+  read (its format's rows have them NULL or 0), over every capture in examples/ and tests/data/;
 - a StarProfiler report JSON built here whose lanes mix 3, 3.0, "3", "", a missing lane and
   text, with integer and real elapsed times, a failed job and a null elapsed time, against
   SQLite's GROUP BY of the same rows of profile_jobs (the query the report ran before the scan
@@ -201,6 +203,33 @@ eq = [{"name": "e", "ph": "X", "pid": 1, "tid": 1, "ts": i * 10, "dur": [2.0, 1.
 js_eq = report_json(report(json.dumps({"traceEvents": eq}).encode()))
 check(js_eq["summary"]["elapsed_percentiles_ms"] == pcts([e["dur"] / 1000.0 for e in eq]),
       "percentiles of values with many ties", js_eq["summary"]["elapsed_percentiles_ms"])
+
+# ---------------------------------------------------------------- the columns the report does not read
+# For a capture that is not a StarProfiler report, profile_report asks profile_jobs only for the
+# columns it fills (RJ_COLS_DERIVED): the 27 others must be NULL or 0 in every row of every format.
+CONST = ["priority", "dependency_group", "frame_id", "task_domain", "task_pass", "executor", "frame_budget_ms",
+         "gpu_wait_ms", "wait_reason", "async_mode", "payload_bytes", "output_bytes", "service_id", "method",
+         "plugin_id", "gateway", "error", "detail", "active_elapsed_ms", "current_load", "progress"]
+ZERO = ["exceeded_frame_budget", "scheduled", "blocked", "polling", "waited_on_gpu", "stayed_async"]
+files = []
+for d in ("examples", "tests/data", "tests/data/ftrace", "tests/data/stacks", "tests/data/xprof"):
+    for f in sorted(os.listdir(d)):
+        p = os.path.join(d, f)
+        if os.path.isfile(p) and not f.endswith((".md", ".py", ".c", ".sh", ".sql", ".js")):
+            files.append(p)
+formats = set()
+for p in files:
+    try:
+        fmt = db.execute("SELECT value FROM profile_metadata(?) WHERE scope='capture' AND key='format'", (p,)).fetchone()
+        if fmt is None or fmt[0] in ("newengine", "mixed"):
+            continue
+        bad = db.execute("SELECT count(*), sum(" + " OR ".join("%s IS NOT NULL" % c for c in CONST) + " OR "
+                         + " OR ".join("%s IS NOT 0" % c for c in ZERO) + ") FROM profile_jobs(?)", (p,)).fetchone()
+    except Exception:
+        continue                      # not a capture, or a broken one (tests of errors)
+    formats.add(fmt[0])
+    check(bad[0] == 0 or bad[1] == 0, "%s (%s): the 27 columns the report skips are NULL or 0 in all %d jobs" % (p, fmt[0], bad[0]), bad)
+check(len(formats) >= 8, "the formats checked", sorted(formats))
 
 # ---------------------------------------------------------------- typed keys, against SQLite's GROUP BY
 jobs = []
