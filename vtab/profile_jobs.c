@@ -100,6 +100,9 @@ typedef struct PjCursor {
   PsOut own, meth;            /* report's keys built on them read them several times; malloc'ed) */
   int iReleasePart;           /* the part whose mapped source bytes below oRelease this scan has */
   size_t oRelease;            /* released (pj_release) */
+  int64_t iArgsRow;           /* the event row (of part iArgsPart) whose args object starts at */
+  int iArgsPart;              /* oArgs in the source ((size_t)-1: none, or not a Chrome event): */
+  size_t oArgs;               /* found once per row for budget_ms, owner and method_name */
 } PjCursor;
 
 static const PsCapture *pj_cap(const PjCursor *c){ return c->cap; }
@@ -185,7 +188,7 @@ static int pjFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   PsFileFilter files = ps_vt_file_filter(idxNum, PS_IDX_FILE, PS_IDX_FILE_IN, argv, k);
   int rc = ps_vt_filter_set(cur->pVtab, "profile_jobs", pSource, pFormat, &files, 1, &c->set);
   if( rc!=SQLITE_OK ) return rc;
-  c->iPart = 0; c->iRow = 0; c->iBudgetRow = -1; c->cap = 0; c->iKeysRow = -1;
+  c->iPart = 0; c->iRow = 0; c->iBudgetRow = -1; c->cap = 0; c->iKeysRow = -1; c->iArgsRow = -1;
   c->iReleasePart = -1; c->oRelease = 0;
   sqlite3_free(c->aChild); c->aChild = 0; c->iChildPart = -1;
   if( c->set.nPart==0 ) return SQLITE_OK;
@@ -219,7 +222,9 @@ static void result_pool_or(sqlite3_context *ctx, const PsCapture *cap, uint32_t 
 static void pj_label(const PsCapture *cap, uint32_t name, const char *zWhat, const PsValue *v, char *buf, size_t nBuf){
   if( name ){
     PsStr s = ps_pool_get(&cap->pool, name);
-    snprintf(buf, nBuf, "%.*s", (int)(s.n < nBuf ? s.n : nBuf-1), s.z);
+    size_t n = s.n < nBuf ? s.n : nBuf-1;
+    if( n ) memcpy(buf, s.z, n);
+    buf[n] = 0;
   }else if( v->type==PS_VAL_INT ) snprintf(buf, nBuf, "%s %lld", zWhat, (long long)v->i);
   else if( v->type==PS_VAL_TEXT ){
     PsStr s = ps_pool_get(&cap->pool, v->s);
@@ -227,12 +232,25 @@ static void pj_label(const PsCapture *cap, uint32_t name, const char *zWhat, con
   }else snprintf(buf, nBuf, "%s ?", zWhat);
 }
 
-/* budget_ms of a Chrome event: a numeric args.budget_ms > 0, else 0 (none: no other format
-** has a budget, and none is made up). */
-static double pj_event_budget(const PsCapture *cap, int64_t r){
-  if( cap->pFormat->xColumn==0 || strcmp(ps_row_format(cap, (size_t)r), "chrome")!=0 ) return 0.0;
-  const char *z = cap->src.z; size_t n = cap->src.n, a, b;
-  if( ps_json_find_key(z, n, (size_t)cap->ev.aOff[r], "args", &a)!=1 || z[a]!='{' ) return 0.0;
+/* Where the args object of the current event row starts in the source, for a Chrome event
+** ((size_t)-1 for none and for the rows of other formats); looked up once per row. */
+static size_t pj_args(PjCursor *c){
+  if( c->iArgsRow!=c->iRow || c->iArgsPart!=c->iPart ){
+    const PsCapture *cap = pj_cap(c);
+    size_t v;
+    c->oArgs = (size_t)-1;
+    if( strcmp(ps_row_format(cap, (size_t)c->iRow), "chrome")==0
+     && ps_json_find_key(cap->src.z, cap->src.n, (size_t)cap->ev.aOff[c->iRow], "args", &v)==1 ) c->oArgs = v;
+    c->iArgsRow = c->iRow; c->iArgsPart = c->iPart;
+  }
+  return c->oArgs;
+}
+
+/* budget_ms of a Chrome event whose args object starts at a ((size_t)-1: none): a numeric
+** args.budget_ms > 0, else 0 (none: no other format has a budget, and none is made up). */
+static double pj_event_budget(const PsCapture *cap, size_t a){
+  const char *z = cap->src.z; size_t n = cap->src.n, b;
+  if( a==(size_t)-1 || a>=n || z[a]!='{' ) return 0.0;
   if( ps_json_find_key(z, n, a, "budget_ms", &b)!=1 ) return 0.0;
   char buf[64]; size_t k = 0;
   while( b+k<n && k<sizeof(buf)-1 && strchr("0123456789.eE+-", z[b+k]) ){ buf[k] = z[b+k]; k++; }
@@ -273,7 +291,7 @@ static void pj_release(PjCursor *c, const PsCapture *cap, size_t off){
 /* budget_ms of the current event row, looked up once per row (four columns use it). */
 static double pj_budget(PjCursor *c){
   if( c->iBudgetRow!=c->iRow || c->iPart!=c->iBudgetPart ){
-    c->rBudget = pj_event_budget(pj_cap(c), c->iRow);
+    c->rBudget = pj_cap(c)->pFormat->xColumn ? pj_event_budget(pj_cap(c), pj_args(c)) : 0.0;
     pj_release(c, pj_cap(c), (size_t)pj_cap(c)->ev.aOff[c->iRow]);
     c->iBudgetRow = c->iRow; c->iBudgetPart = c->iPart;
   }
@@ -288,8 +306,10 @@ static int pj_event_column(PjCursor *c, sqlite3_context *ctx, int iCol){
   double elapsed = (double)e->aDur[r] / 1e6;
   switch( iCol ){
     case PS_JOB_ID: {
-      char buf[32]; snprintf(buf, sizeof(buf), "%lld", (long long)r);
-      sqlite3_result_text(ctx, buf, -1, SQLITE_TRANSIENT);
+      char buf[24]; int k = (int)sizeof(buf);
+      uint64_t v = (uint64_t)r;                 /* a row index: never negative */
+      do{ buf[--k] = (char)('0' + v%10); v /= 10; }while( v );
+      sqlite3_result_text(ctx, buf+k, (int)sizeof(buf)-k, SQLITE_TRANSIENT);
       break;
     }
     case PS_JOB_STATUS: sqlite3_result_text(ctx, "completed", -1, SQLITE_STATIC); break;
@@ -341,11 +361,7 @@ static int pj_event_column(PjCursor *c, sqlite3_context *ctx, int iCol){
       pj_label(cap, th->processName, "pid", &th->pid, zSrc, sizeof(zSrc));
       if( e->aCat[r] ){ PsStr cs = ps_pool_get(&cap->pool, e->aCat[r]); snprintf(zCat, sizeof(zCat), "%.*s", (int)(cs.n > 190 ? 190 : cs.n), cs.z); }
       else snprintf(zCat, sizeof(zCat), "%s", cap->pFormat->zName);
-      size_t a = (size_t)-1;
-      if( strcmp(ps_row_format(cap, (size_t)r), "chrome")==0 ){
-        size_t v;
-        if( ps_json_find_key(cap->src.z, cap->src.n, (size_t)e->aOff[r], "args", &v)==1 ) a = v;
-      }
+      size_t a = pj_args(c);
       free(c->own.zFree); free(c->meth.zFree);
       memset(&c->own, 0, sizeof(c->own)); memset(&c->meth, 0, sizeof(c->meth));
       c->iKeysRow = -1;
