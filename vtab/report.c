@@ -84,7 +84,8 @@ static void floatFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 struct Rep;
 static void rep_bind_caps(struct Rep *r, sqlite3_stmt *st);
 static void rep_group_scan(struct Rep *r, const char *zScan, int nVal, const int *aAgg, int nGroup,
-                           const PsGrouping *aG, const char *const *azRaw, const char *zCols);
+                           const PsGrouping *aG, const char *const *azRaw, const char *zCols,
+                           int nColl, PsCollect *aColl);
 
 /* Runs zSql (parameters bound from apArg, and ?20 ?21 from pRep when given: rep_bind_caps) and
 ** renders the rows as CSV (bMd 0) or a Markdown table (bMd 1) into b. Returns SQLITE_OK and
@@ -303,18 +304,23 @@ static const char *const azJobsTable[2][2] = {
 ** group's first job. Filled by ps_report_groups (vtab/report_groups.h: the same rows from one
 ** scan for every grouping: the values of GR_VALS, aggregated as aGrAgg says), else by this query.
 ** GROUP_ALL is the grouping of every job in one row (none without jobs): the totals. */
-#define GR_COLS "key, k0, n, failed, slow, tot, mx, ml, pb, ob, over, sch, blk, pol, gpu, asy, fb"
+#define GR_COLS "key, k0, n, failed, slow, tot, mx, ml, pb, ob, over, sch, blk, pol, gpu, asy, fb, emax, smin"
+#define NUM_OR_NULL(c) "CASE WHEN typeof(" c ") IN ('integer','real') THEN " c " END"
 #define GR_VALS "failed_, slow_, e_, e_, l_, pb_, ob_, l_ >= 1.0, scheduled, blocked, polling, waited_on_gpu, " \
-  "stayed_async, exceeded_frame_budget"
+  "stayed_async, exceeded_frame_budget, " NUM_OR_NULL("ended_unix_ms") ", " NUM_OR_NULL("started_unix_ms")
 static const int aGrAgg[] = { PS_AGG_SUM, PS_AGG_SUM, PS_AGG_SUM, PS_AGG_MAX, PS_AGG_MAX, PS_AGG_SUM, PS_AGG_SUM,
-                              PS_AGG_SUM, PS_AGG_SUM, PS_AGG_SUM, PS_AGG_SUM, PS_AGG_SUM, PS_AGG_SUM, PS_AGG_SUM };
-#define GROUP_SELECT(K) \
+                              PS_AGG_SUM, PS_AGG_SUM, PS_AGG_SUM, PS_AGG_SUM, PS_AGG_SUM, PS_AGG_SUM, PS_AGG_SUM,
+                              PS_AGG_MAX, PS_AGG_MIN };
+#define GROUP_SELECT(K, WHERE) \
   "SELECT " K " AS key, min(k) AS k0, count(*) AS n, sum(failed_) AS failed, sum(slow_) AS slow, " \
   "  sum(e_) AS tot, max(e_) AS mx, max(l_) AS ml, sum(pb_) AS pb, sum(ob_) AS ob, sum(l_ >= 1.0) AS over, " \
   "  sum(scheduled) AS sch, sum(blocked) AS blk, sum(polling) AS pol, sum(waited_on_gpu) AS gpu, " \
-  "  sum(stayed_async) AS asy, sum(exceeded_frame_budget) AS fb FROM profsql_rj WHERE done_"
-#define GROUP_RAW(K) GROUP_SELECT(K) " GROUP BY " K
-#define GROUP_ALL GROUP_SELECT("NULL") " HAVING count(*) > 0"
+  "  sum(stayed_async) AS asy, sum(exceeded_frame_budget) AS fb, max(" NUM_OR_NULL("ended_unix_ms") ") AS emax, " \
+  "  min(" NUM_OR_NULL("started_unix_ms") ") AS smin FROM profsql_rj" WHERE
+#define GROUP_RAW(K) GROUP_SELECT(K, " WHERE done_") " GROUP BY " K
+#define GROUP_ALL GROUP_SELECT("NULL", " WHERE done_") " HAVING count(*) > 0"
+/* every job, active ones included (r): their count, last end and first start */
+#define GROUP_ROWS GROUP_SELECT("NULL", "") " HAVING count(*) > 0"
 /* temp.profsql_rt(total): the summed elapsed_ms of the completed jobs (NULL without any), which
 ** every ranked aggregate's share is of */
 #define RT_TOTAL "SELECT (SELECT tot FROM temp.profsql_gr_a) AS total"
@@ -355,7 +361,8 @@ static const int aGrAgg[] = { PS_AGG_SUM, PS_AGG_SUM, PS_AGG_SUM, PS_AGG_MAX, PS
 ** totals (a, no key) by TOTALS. */
 /* the values (bits of GR_VALS) a grouping aggregates, the others left NULL: the ranked ones
 ** failed..ob, the categories failed..mx, the statuses failed_ alone (they need their count; 0
-** would be every value), the totals all */
+** would be every value), the totals of the completed jobs all but the last two, the jobs with
+** the active ones (r, no done_ filter) those two: the last end and the first start */
 #define GR_RANKED 0x7f
 static const struct { const char *zX, *zKey, *zRaw, *zRanked; unsigned mVal; } aGroup[] = {
   { "o", OKEY,                 GROUP_RAW(OKEY),                 AGG_RAW("profsql_gr_o", "ifnull(r.category,'')"), GR_RANKED },  /* offenders */
@@ -366,6 +373,7 @@ static const struct { const char *zX, *zKey, *zRaw, *zRanked; unsigned mVal; } a
   { "c", "ifnull(category,'')", GROUP_RAW("ifnull(category,'')"), 0, 0x0f },                                                   /* categories */
   { "t", "ifnull(status,'')",  GROUP_RAW("ifnull(status,'')"),  0, 0x1 },                                                     /* statuses */
   { "a", 0,                    GROUP_ALL,                       0, 0x3fff },                                                  /* totals */
+  { "r", 0,                    GROUP_ROWS,                      0, 0xc000 },                                                  /* all jobs */
 };
 #define N_GROUP ((int)(sizeof(aGroup)/sizeof(aGroup[0])))
 #define RAW_OFFENDERS "SELECT * FROM temp.profsql_ag_o ORDER BY rank"
@@ -593,8 +601,9 @@ static int rep_csv(Rep *r, const char *zSql, PsBuf *b){
 }
 
 /* percentile q of column C over completed jobs: the writer's sorted[round((n-1)*q)], 0 when empty
-** (P the parameter rep_percentiles bound: the same value, from one scan and a sort in C; the query
-** here only runs when it could not be, since it sorts every job once per percentile) */
+** (P the parameter rep_percentiles bound: the same value, from the groupings' scan and a
+** selection in C; the query here only runs when it could not be, since it sorts every job once
+** per percentile) */
 #define PCT(C, Q, P) "coalesce(" P ", (SELECT " C " FROM profsql_rj WHERE done_ ORDER BY " C " LIMIT 1 " \
   "OFFSET (SELECT CAST(round((count(*)-1)*" Q ") AS INTEGER) FROM profsql_rj WHERE done_)),0.0)"
 #define PCTS(C, P1, P2, P3, P4) "json_object('p50'," F64(PCT(C, "0.50", P1)) ",'p90'," F64(PCT(C, "0.90", P2)) "," \
@@ -704,7 +713,7 @@ static const char zReportJson[] =
   "  'gpu_wait_jobs',gpu,'gpu_wait_share_percent'," F64("CASE WHEN n>0 THEN gpu*100.0/n ELSE 0.0 END") ",'polling_jobs',pol,"
   "  'scheduled_jobs',sch) AS j FROM c), "
   "cat AS (" CAT_GROUPS "), "
-  "span AS (SELECT max(CASE WHEN typeof(ended_unix_ms) IN ('integer','real') THEN ended_unix_ms END) - ?5 AS ms, count(*) AS n FROM profsql_rj), "
+  "span AS (SELECT rr.emax - ?5 AS ms, ifnull(rr.n,0) AS n FROM (SELECT 1) LEFT JOIN temp.profsql_gr_r rr), "
   "rep AS (SELECT json_object("
   " 'active_jobs', " JJ(JL(0)) ","
   " 'analysis', json_object("
@@ -807,49 +816,15 @@ static void rep_select(double *a, sqlite3_int64 lo, sqlite3_int64 hi, sqlite3_in
   }
 }
 
-/* The p50, p90, p95 and p99 of e_ and of l_ over the completed jobs (the writer's
-** sorted[round((n-1)*q)]) into r->aPct (r->bPct 1), bound as ?12..?19 of the JSON's query: one
-** scan of profsql_rj and a selection in C (rep_select) instead of a sort of every job per percentile. Run
-** before the files are rendered, so that its arrays (16 bytes a job) are freed before their
-** buffers grow. r->bPct stays 0 (the query then computes them) when a value is not a number or
-** the arrays cannot be allocated. */
-static void rep_percentiles(Rep *r){
-  sqlite3_stmt *q = 0;
-  double *ae = 0, *al = 0;                  /* elapsed, load: a row each per completed job */
-  sqlite3_int64 n = 0, nAlloc = 0;
-  /* sized from the count of completed jobs (rep_counts), grown if it falls short */
-  if( r->rc ) return;
-  nAlloc = r->nDone;
-  if( nAlloc < 64 ) nAlloc = 64;
-  ae = sqlite3_malloc64((sqlite3_uint64)nAlloc * sizeof(double));
-  al = sqlite3_malloc64((sqlite3_uint64)nAlloc * sizeof(double));
-  int ok = ae && al && sqlite3_prepare_v2(r->db, "SELECT e_, l_ FROM profsql_rj WHERE done_", -1, &q, 0)==SQLITE_OK;
-  int rc = SQLITE_DONE;
-  while( ok && (rc = sqlite3_step(q))==SQLITE_ROW ){
-    for(int c=0; c<2; c++){
-      int t = sqlite3_column_type(q, c);
-      if( t!=SQLITE_INTEGER && t!=SQLITE_FLOAT ) ok = 0;
-    }
-    if( n>=nAlloc ){
-      nAlloc *= 2;
-      double *e2 = sqlite3_realloc64(ae, (sqlite3_uint64)nAlloc * sizeof(double));
-      if( e2 ) ae = e2;
-      double *l2 = e2 ? sqlite3_realloc64(al, (sqlite3_uint64)nAlloc * sizeof(double)) : 0;
-      if( l2 ) al = l2;
-      if( e2==0 || l2==0 ){ ok = 0; break; }
-    }
-    ae[n] = sqlite3_column_double(q, 0);
-    al[n] = sqlite3_column_double(q, 1);
-    n++;
-  }
-  if( rc!=SQLITE_DONE && rc!=SQLITE_ROW ){        /* interrupted, or an error: the report stops */
-    ok = 0;
-    r->rc = rc;
-    r->zErr = sqlite3_mprintf("%s", sqlite3_errmsg(r->db));
-  }
-  sqlite3_finalize(q);
-  if( ok && n>0 ){
-    static const double aq[4] = { 0.50, 0.90, 0.95, 0.99 };
+/* The p50, p90, p95 and p99 of the completed jobs' e_ (ae) and l_ (al), n of each, the writer's
+** sorted[round((n-1)*q)], into r->aPct (r->bPct 1), bound as ?12..?19 of the JSON's query: the
+** values gathered by the groupings' scan (rep_groups) and a selection in C (rep_select) instead
+** of a sort of every job per percentile. Not called (r->bPct stays 0, the query then computes
+** them) when a value was not a number. The arrays are reordered. */
+static void rep_percentiles(Rep *r, double *ae, double *al, sqlite3_int64 n){
+  static const double aq[4] = { 0.50, 0.90, 0.95, 0.99 };
+  for(int k=0; k<8; k++) r->aPct[k] = 0.0;
+  if( n>0 ){
     /* from the largest quantile down, each selection within the part below the last */
     sqlite3_int64 hi = n-1;
     for(int k=3; k>=0; k--){
@@ -860,12 +835,8 @@ static void rep_percentiles(Rep *r){
       r->aPct[4+k] = al[i];
       hi = i;
     }
-    r->bPct = 1;
-  }else if( ok ){
-    for(int k=0; k<8; k++) r->aPct[k] = 0.0;
-    r->bPct = 1;
   }
-  sqlite3_free(ae); sqlite3_free(al);
+  r->bPct = 1;
 }
 
 /* The report JSON (compact; sqlite3_malloc'ed) or NULL with r->rc set. The job objects are put in
@@ -1260,9 +1231,9 @@ static const char *const azSlRaw[] = {
   SL_RAW("NULL", "NULL") " HAVING count(*) > 0",
 };
 static const PsGrouping aSlGroup[] = {
-  { "profsql_rp_gth", 5, 2, 0x1|0x2|0x8 },     /* source, lane: v, mx, kl */
-  { "profsql_rp_gnm", 7, 1, 0x1|0x2|0x4 },     /* name: v, mx, cats */
-  { "profsql_rp_gma", 0, 0, 0x1 },             /* every slice: v */
+  { "profsql_rp_gth", 5, 2, 0x1|0x2|0x8, 0 },  /* source, lane: v, mx, kl */
+  { "profsql_rp_gnm", 7, 1, 0x1|0x2|0x4, 0 },  /* name: v, mx, cats */
+  { "profsql_rp_gma", 0, 0, 0x1, 0 },            /* every slice: v */
 };
 #define SL_THREADS "SELECT ifnull(r.source,'') || ' / ' || ifnull(r.lane,'') AS key, ifnull(r.source,'') AS proc, " \
   "ifnull(r.lane,'') AS thr, g.n AS n, g.v AS v, g.mx AS mx FROM temp.profsql_rp_gth g JOIN profsql_rj r ON r.k = g.kl"
@@ -1272,7 +1243,7 @@ static void md_slices(Rep *r, PsBuf *b, const char *zSource, const char *zFormat
   md_head(r, b, zSource, zFormat, "one complete slice; its self time is its duration minus the durations of the "
           "slices nested in it, so self times add up without counting any time twice and the shares below add up to 100 %");
   /* the two groupings, each computed once (five sections read them; rep_markdown_cleanup drops them) */
-  rep_group_scan(r, SL_SCAN, (int)(sizeof(aSlAgg)/sizeof(aSlAgg[0])), aSlAgg, 3, aSlGroup, azSlRaw, SL_COLS);
+  rep_group_scan(r, SL_SCAN, (int)(sizeof(aSlAgg)/sizeof(aSlAgg[0])), aSlAgg, 3, aSlGroup, azSlRaw, SL_COLS, 0, 0);
   rep_table(r, "profsql_rp_threads", SL_THREADS);
   rep_table(r, "profsql_rp_names", SL_NAMES);
   md_line(r, b, "Quick answer — кто жрёт время",
@@ -1683,7 +1654,8 @@ static void rep_counts(Rep *r){
 ** the same columns: the GROUP BY the scan replaces) for a grouping the scan leaves to SQL. Sets
 ** r->rc / r->zErr on failure. */
 static void rep_group_scan(Rep *r, const char *zScan, int nVal, const int *aAgg, int nGroup,
-                           const PsGrouping *aG, const char *const *azRaw, const char *zCols){
+                           const PsGrouping *aG, const char *const *azRaw, const char *zCols,
+                           int nColl, PsCollect *aColl){
   int aDone[16];
   if( r->rc ) return;
   if( nGroup > 16 ){ r->rc = SQLITE_MISUSE; return; }
@@ -1704,7 +1676,7 @@ static void rep_group_scan(Rep *r, const char *zScan, int nVal, const int *aAgg,
     r->rc = sqlite3_prepare_v2(r->db, zScan, -1, &st, 0);
     if( r->rc ) r->zErr = sqlite3_mprintf("%s", sqlite3_errmsg(r->db));
   }
-  if( r->rc==SQLITE_OK ) r->rc = ps_report_groups(r->db, st, nVal, aAgg, nGroup, aG, r->nDone, aDone, &r->zErr);
+  if( r->rc==SQLITE_OK ) r->rc = ps_report_groups(r->db, st, nVal, aAgg, nGroup, aG, nColl, aColl, r->nDone, aDone, &r->zErr);
   sqlite3_finalize(st);
   for(int g=0; g<nGroup && r->rc==SQLITE_OK; g++){
     if( aDone[g] ) continue;
@@ -1725,17 +1697,31 @@ static void rep_groups(Rep *r){
   const int nVal = (int)(sizeof(aGrAgg)/sizeof(aGrAgg[0]));
   PsBuf q; memset(&q, 0, sizeof(q));
   int bad = ps_buf_puts(&q, "SELECT k, " GR_VALS);
-  int iKey = 1 + nVal;
+  int iKey = 1 + nVal, iDone;
+  for(int g=0; g<N_GROUP; g++){
+    if( aGroup[g].zKey ){ bad |= ps_buf_puts(&q, ", ") | ps_buf_puts(&q, aGroup[g].zKey); iKey++; }
+  }
+  iDone = iKey;                   /* the last column: done_, the filter of all but r */
+  iKey = 1 + nVal;
   for(int g=0; g<N_GROUP; g++){
     snprintf(azName[g], sizeof(azName[g]), "profsql_gr_%s", aGroup[g].zX);
     aG[g].zTable = azName[g]; aG[g].nKey = aGroup[g].zKey ? 1 : 0; aG[g].iKey = iKey; aG[g].mVal = aGroup[g].mVal;
+    aG[g].iWhere = strcmp(aGroup[g].zX, "r")==0 ? 0 : iDone;
     azRaw[g] = aGroup[g].zRaw;
-    if( aGroup[g].zKey ){ bad |= ps_buf_puts(&q, ", ") | ps_buf_puts(&q, aGroup[g].zKey); iKey++; }
+    if( aGroup[g].zKey ) iKey++;
   }
-  bad |= ps_buf_puts(&q, " FROM profsql_rj WHERE done_") | ps_buf_append(&q, "", 1);
+  bad |= ps_buf_puts(&q, ", done_ FROM profsql_rj") | ps_buf_append(&q, "", 1);
+  /* the completed jobs' e_ and l_ (values 2 and 4), for the percentiles */
+  PsCollect aColl[2];
+  memset(aColl, 0, sizeof(aColl));
+  aColl[0].iVal = 2; aColl[1].iVal = 4; aColl[0].iWhere = aColl[1].iWhere = iDone;
   if( bad ) r->rc = SQLITE_NOMEM;
-  else rep_group_scan(r, q.z, nVal, aGrAgg, N_GROUP, aG, azRaw, GR_COLS);
+  else rep_group_scan(r, q.z, nVal, aGrAgg, N_GROUP, aG, azRaw, GR_COLS, 2, aColl);
   ps_buf_free(&q);
+  if( r->rc==SQLITE_OK && aColl[0].bComplete && aColl[1].bComplete && aColl[0].n==aColl[1].n ){
+    rep_percentiles(r, aColl[0].a, aColl[1].a, aColl[0].n);
+  }
+  free(aColl[0].a); free(aColl[1].a);
   rep_table(r, "profsql_rt", RT_TOTAL);
   for(int g=0; g<N_GROUP; g++){
     if( aGroup[g].zRanked==0 ) continue;
@@ -1887,7 +1873,7 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   rep_groups(&r);
   zRunStart = rep_text(&r,
     "SELECT coalesce((SELECT value FROM profile_metadata(?1) WHERE scope='run' AND key='started_unix_ms' AND typeof(value)='integer'), "
-    "(SELECT CAST(min(started_unix_ms) AS INTEGER) FROM profsql_rj WHERE typeof(started_unix_ms) IN ('integer','real')), 0)");
+    "(SELECT CAST(smin AS INTEGER) FROM temp.profsql_gr_r), 0)");
   if( r.rc==SQLITE_OK ){
     sqlite3_stmt *s5 = 0;
     if( sqlite3_prepare_v2(r.db, "SELECT CAST(?1 AS INTEGER)", -1, &s5, 0)==SQLITE_OK ){
@@ -1922,7 +1908,6 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   }
   if( zPrefix ) sanitize_prefix(zPrefix);
   rep_caps(&r, bCsv);
-  if( bJson && r.rc==SQLITE_OK ) rep_percentiles(&r);
   for(int k=0; k<N_CSV && bCsv; k++) rep_csv(&r, aCsv[k].zSql, &aOut[k]);
   if( bMd && r.rc==SQLITE_OK ){
     char zSrc[512];

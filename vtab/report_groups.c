@@ -13,7 +13,7 @@ SQLITE_EXTENSION_INIT3
 /* sum(): SQLite's aggregate, as it runs (an integer sum with overflow detection while every
 ** value is an integer; the real sum of every value beside it, in the order fed) */
 typedef struct GSum { double r; sqlite3_int64 i; sqlite3_int64 cnt; unsigned char approx, ovfl; } GSum;
-/* max() of numbers: the first of the largest values, with its type (0: no value yet) */
+/* max() (min()) of numbers: the first of the largest (smallest) values, with its type (0: no value yet) */
 typedef struct GMax { double r; sqlite3_int64 i; int type; } GMax;
 
 /* a key being encoded (g_key) */
@@ -26,7 +26,7 @@ enum { K_NULL, K_INT, K_REAL, K_TEXT, K_BLOB };
 typedef struct GAcc {
   union {
     GSum sum;                  /* PS_AGG_SUM */
-    GMax max;                  /* PS_AGG_MAX */
+    GMax max;                  /* PS_AGG_MAX, PS_AGG_MIN */
     struct {                   /* PS_AGG_DISTINCT: the distinct texts, each as <8-byte length><bytes> */
       char *zList; size_t nList; int nDistinct;
     } d;
@@ -83,15 +83,18 @@ static void g_sum_add(GSum *s, const GVal *x){
   }
 }
 
-static void g_max_add(GMax *m, const GVal *x){
+static void g_max_add(GMax *m, const GVal *x, int bMin){
   int t = x->t;
   if( t==SQLITE_NULL ) return;
   sqlite3_int64 i = x->i;
   double r = x->r;
   int bigger;
   if( m->type==0 ) bigger = 1;
-  else if( m->type==SQLITE_INTEGER && t==SQLITE_INTEGER ) bigger = i > m->i;
-  else bigger = r > (m->type==SQLITE_INTEGER ? (double)m->i : m->r);
+  else if( m->type==SQLITE_INTEGER && t==SQLITE_INTEGER ) bigger = bMin ? i < m->i : i > m->i;
+  else{
+    double cur = m->type==SQLITE_INTEGER ? (double)m->i : m->r;
+    bigger = bMin ? r < cur : r > cur;
+  }
   if( bigger ){ m->type = t; m->i = i; m->r = r; }
 }
 
@@ -271,7 +274,7 @@ static int g_write(sqlite3 *db, const GTab *t, const PsGrouping *pG, int nVal, c
     for(int v=0; v<nVal && rc==SQLITE_OK; v++){
       if( pG->mVal && !((pG->mVal >> v) & 1) ) sqlite3_bind_null(st, 4+v);
       else if( aAgg[v]==PS_AGG_SUM ) g_bind_sum(st, 4+v, &p->aAcc[v].u.sum);
-      else if( aAgg[v]==PS_AGG_MAX ) g_bind_max(st, 4+v, &p->aAcc[v].u.max);
+      else if( aAgg[v]==PS_AGG_MAX || aAgg[v]==PS_AGG_MIN ) g_bind_max(st, 4+v, &p->aAcc[v].u.max);
       else rc = g_bind_distinct(st, 4+v, &p->aAcc[v]);
     }
     if( rc==SQLITE_OK ){
@@ -286,8 +289,18 @@ static int g_write(sqlite3 *db, const GTab *t, const PsGrouping *pG, int nVal, c
   return rc;
 }
 
+/* 1 when scan column iWhere (0: none) of the current row is a true number */
+static int g_where(sqlite3_stmt *pScan, int iWhere){
+  if( iWhere<=0 ) return 1;
+  int t = sqlite3_column_type(pScan, iWhere);
+  if( t==SQLITE_INTEGER ) return sqlite3_column_int64(pScan, iWhere)!=0;
+  if( t==SQLITE_FLOAT ) return sqlite3_column_double(pScan, iWhere)!=0.0;
+  return 0;       /* NULL (text does not occur: the report's filters are comparisons) */
+}
+
 int ps_report_groups(sqlite3 *db, sqlite3_stmt *pScan, int nVal, const int *aAgg,
-                     int nGroup, const PsGrouping *aGroup, sqlite3_int64 nJobs, int *aDone, char **pzErr){
+                     int nGroup, const PsGrouping *aGroup, int nColl, PsCollect *aColl,
+                     sqlite3_int64 nJobs, int *aDone, char **pzErr){
   GTab *aT = calloc((size_t)(nGroup>0 ? nGroup : 1), sizeof(GTab));
   GVal *aV = calloc((size_t)(nVal>0 ? nVal : 1), sizeof(GVal));
   PsKeyBuf kb; memset(&kb, 0, sizeof(kb));
@@ -309,10 +322,26 @@ int ps_report_groups(sqlite3 *db, sqlite3_stmt *pScan, int nVal, const int *aAgg
     }
     if( !bTypes ) break;
     sqlite3_int64 k = sqlite3_column_int64(pScan, 0);
+    int iWhereLast = -1, bWhereLast = 0;    /* the last filter read: the groupings share one */
+    for(int c=0; c<nColl; c++){
+      PsCollect *pc = &aColl[c];
+      if( !g_where(pScan, pc->iWhere) || aV[pc->iVal].t==SQLITE_NULL ) continue;
+      if( pc->n>=pc->nAlloc ){
+        sqlite3_int64 nNew = pc->nAlloc ? pc->nAlloc*2 : (nJobs > 64 ? nJobs : 64);
+        double *a = realloc(pc->a, (size_t)nNew * sizeof(double));
+        if( a==0 ){ rc = SQLITE_NOMEM; break; }
+        pc->a = a; pc->nAlloc = nNew;
+      }
+      pc->a[pc->n++] = aV[pc->iVal].r;
+    }
     for(int g=0; g<nGroup && rc==SQLITE_OK; g++){
       GTab *t = &aT[g];
       if( t->bOff ) continue;
       const PsGrouping *pG = &aGroup[g];
+      if( pG->iWhere ){
+        if( pG->iWhere!=iWhereLast ){ iWhereLast = pG->iWhere; bWhereLast = g_where(pScan, pG->iWhere); }
+        if( !bWhereLast ) continue;
+      }
       int cls = K_NULL, type = SQLITE_NULL; sqlite3_int64 iKey = 0; double rKey = 0.0;
       kb.n = 0;
       for(int c=0; c<pG->nKey; c++){
@@ -331,7 +360,7 @@ int ps_report_groups(sqlite3 *db, sqlite3_stmt *pScan, int nVal, const int *aAgg
         if( pG->mVal && !((pG->mVal >> v) & 1) ) continue;
         GAcc *a = &p->aAcc[v];
         if( aAgg[v]==PS_AGG_SUM ) g_sum_add(&a->u.sum, &aV[v]);
-        else if( aAgg[v]==PS_AGG_MAX ) g_max_add(&a->u.max, &aV[v]);
+        else if( aAgg[v]==PS_AGG_MAX || aAgg[v]==PS_AGG_MIN ) g_max_add(&a->u.max, &aV[v], aAgg[v]==PS_AGG_MIN);
         else{
           int r = g_distinct_add(a, &aV[v]);
           if( r<0 ){ rc = SQLITE_NOMEM; break; }
@@ -343,6 +372,7 @@ int ps_report_groups(sqlite3 *db, sqlite3_stmt *pScan, int nVal, const int *aAgg
   }
   if( rc==SQLITE_DONE ) rc = SQLITE_OK;
   if( rc && rc!=SQLITE_NOMEM ) *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
+  for(int c=0; c<nColl; c++) aColl[c].bComplete = rc==SQLITE_OK && bTypes;
   for(int g=0; rc==SQLITE_OK && bTypes && g<nGroup; g++){
     const GTab *t = &aT[g];
     int bOvfl = 0;

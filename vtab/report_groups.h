@@ -33,16 +33,25 @@
 #define PS_AGG_MAX      2   /* max(x): numbers or NULL */
 #define PS_AGG_DISTINCT 3   /* group_concat(DISTINCT x): text or NULL; more than 64 distinct
                             ** texts in a group leave the grouping to SQL */
+#define PS_AGG_MIN      4   /* min(x): numbers or NULL */
 
 /* A grouping: the temp table its rows go to, its key columns in the scan (iKey .. iKey+nKey-1;
-** nKey 0: every row in one group, no row when the scan has none), and the value columns it
-** aggregates (bit v for value v; 0: all; the others are written NULL). */
-typedef struct PsGrouping { const char *zTable; int iKey, nKey; unsigned mVal; } PsGrouping;
+** nKey 0: every row in one group, no row when the scan has none), the value columns it
+** aggregates (bit v for value v; 0: all; the others are written NULL), and the scan column that
+** must be true (a non-zero number) for a row to count (iWhere; 0: every row counts). */
+typedef struct PsGrouping { const char *zTable; int iKey, nKey; unsigned mVal; int iWhere; } PsGrouping;
+
+/* Values gathered from the same scan: the non-NULL values of value column iVal (its 0-based
+** index among the values) in the rows where scan column iWhere is true (0: every row), appended
+** to a (malloc'ed; the caller frees it) as doubles; n of them; bComplete 1 when the scan read
+** every row and every value was a number. */
+typedef struct PsCollect { int iVal, iWhere; double *a; sqlite3_int64 n, nAlloc; int bComplete; } PsCollect;
 
 /* Steps pScan, whose columns are k (the jobs in k order), nVal value columns aggregated as aAgg
-** says, then the key columns, and inserts each grouping g's rows into temp table aGroup[g].zTable:
+** says, then the key (and filter) columns, and inserts each grouping g's rows into temp table
+** aGroup[g].zTable:
 ** key (a one-column key's value; NULL for others), k0 = min(k), n = count(*), then the nVal
-** aggregates. nJobs sizes the cap above.
+** aggregates. nJobs sizes the cap above. aColl[0..nColl) (may be NULL) gathers values as well.
 **
 ** aDone[g] is set to 1 for each grouping written; a grouping left at 0 (more groups than the cap,
 ** more distinct texts than 64, an integer sum that overflows) is for the caller to compute by
@@ -52,6 +61,7 @@ typedef struct PsGrouping { const char *zTable; int iKey, nKey; unsigned mVal; }
 ** Returns SQLITE_OK, or the error of the scan or of an insert (SQLITE_INTERRUPT when the
 ** statement is interrupted, SQLITE_NOMEM) with *pzErr (sqlite3_malloc'ed) saying why. */
 int ps_report_groups(sqlite3 *db, sqlite3_stmt *pScan, int nVal, const int *aAgg,
-                     int nGroup, const PsGrouping *aGroup, sqlite3_int64 nJobs, int *aDone, char **pzErr);
+                     int nGroup, const PsGrouping *aGroup, int nColl, PsCollect *aColl,
+                     sqlite3_int64 nJobs, int *aDone, char **pzErr);
 
 #endif
