@@ -163,7 +163,7 @@ static Grp *g_find(GTab *t, const PsKeyBuf *b, int nVal){
   uint64_t s = h & (t->nSlot-1);
   while( t->aSlot[s] ){
     Grp *p = &t->a[t->aSlot[s]-1];
-    if( p->h==h && p->nKey==b->n && memcmp(t->zArena+p->zOff, b->a, b->n)==0 ) return p;
+    if( p->h==h && p->nKey==b->n && (b->n==0 || memcmp(t->zArena+p->zOff, b->a, b->n)==0) ) return p;
     s = (s+1) & (t->nSlot-1);
   }
   if( t->n>=t->nAlloc ){
@@ -184,7 +184,7 @@ static Grp *g_find(GTab *t, const PsKeyBuf *b, int nVal){
   Grp *p = &t->a[t->n];
   memset(p, 0, sizeof(*p));
   p->h = h; p->aAcc = aAcc;
-  memcpy(t->zArena + t->nArena, b->a, b->n);
+  if( b->n ) memcpy(t->zArena + t->nArena, b->a, b->n);     /* (a grouping without key: none) */
   p->zOff = t->nArena; p->nKey = b->n;
   t->nArena += b->n;
   t->aSlot[s] = (uint32_t)(t->n+1);
@@ -257,8 +257,8 @@ static int g_write(sqlite3 *db, const GTab *t, const PsGrouping *pG, int nVal, c
   sqlite3_free(zSql);
   for(sqlite3_int64 g=0; rc==SQLITE_OK && g<t->n; g++){
     const Grp *p = &t->a[g];
-    const unsigned char *k = (const unsigned char*)t->zArena + p->zOff;
-    if( pG->nKey!=1 ) sqlite3_bind_null(st, 1);
+    const unsigned char *k = p->nKey ? (const unsigned char*)t->zArena + p->zOff : 0;
+    if( pG->nKey!=1 || k==0 ) sqlite3_bind_null(st, 1);
     else switch( k[0] ){
       case K_INT:
         if( p->type==SQLITE_FLOAT ) sqlite3_bind_double(st, 1, p->rKey);   /* the last row's 3.0 */
