@@ -132,6 +132,9 @@ $(BUILD)/gen_trace $(BUILD)/gen_text $(BUILD)/gen_xspace $(BUILD)/gen_stacks $(B
 	$(CC) -O2 $(WARN) -o $@ $<
 $(BUILD)/load_time: tests/bench/load_time.c $(call EXT_O,pic)
 	$(CC) -O2 $(WARN) $(DEFS) -Iext -o $@ $< $(call EXT_O,pic) $(LDLIBS)
+$(BUILD)/stmt_time: tests/bench/stmt_time.c
+	@mkdir -p $(BUILD)
+	$(CC) -O2 $(WARN) -o $@ $< -lsqlite3
 
 # ---- libFuzzer targets (tests/fuzz/): one per parser and input path, and three through SQL
 FUZZ_TIME ?= 60
@@ -172,7 +175,7 @@ demo: deps-build
 	@sh examples/demo.sh
 
 bench: deps-build
-	@$(SUBMAKE) libprofsql.so $(BUILD)/gen_trace $(BUILD)/gen_text $(BUILD)/gen_xspace $(BUILD)/gen_stacks $(BUILD)/gen_ftrace $(BUILD)/load_time
+	@$(SUBMAKE) libprofsql.so $(BUILD)/gen_trace $(BUILD)/gen_text $(BUILD)/gen_xspace $(BUILD)/gen_stacks $(BUILD)/gen_ftrace $(BUILD)/load_time $(BUILD)/stmt_time
 	@SQLITE3=$(SQLITE3) PYTHON=$(PYTHON) sh tests/bench/bench.sh
 
 # ---- make install / uninstall under $(DESTDIR)$(PREFIX); LIBDIR is Debian's multiarch directory

@@ -254,6 +254,19 @@ def bench_report(path):
         mb = sum(os.path.getsize(os.path.join(out, f)) for f in os.listdir(out)) / 1e6
         print("%-40s %9.3f %10s %9.2f %9.0f" % (label, dt, "%.0f MB" % (rss / 1e6), rss / rss0 if rss0 else 0, mb))
         shutil.rmtree(out, ignore_errors=True)
+    # where the default report's time goes: its statements of 0.1 s or more (build/stmt_time,
+    # SQLite's profile trace; the loading of the capture is in the first one)
+    out = os.path.join(DATA, "report_out")
+    os.makedirs(out, exist_ok=True)
+    st = subprocess.run([os.path.join(ROOT, "build", "stmt_time"), "0.1",
+                         "SELECT length(profile_report('%s', '%s'));" % (path, out)], capture_output=True, text=True, cwd=ROOT)
+    shutil.rmtree(out, ignore_errors=True)
+    lines = [l.split("\t", 1) for l in st.stdout.splitlines() if "\t" in l]
+    if st.returncode == 0 and lines:
+        total = float(lines[-1][0])
+        print("  the default report's statements of 0.1 s or more (of %.3f s; build/stmt_time):" % total)
+        for secs, sql in sorted(lines[:-1], key=lambda l: -float(l[0])):
+            print("    %6.3f  %s" % (float(secs), sql[:88]))
 
 
 def bench_text():
