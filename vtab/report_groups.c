@@ -40,10 +40,11 @@ typedef struct Grp {
   double rKey;                 /* one-column key: K_REAL's value, or the last row's real of a K_INT */
   int type;                    /* one-column key: the last row's SQLite type */
   sqlite3_int64 k0, n;
-  GAcc *aAcc;                  /* nVal of them */
+  GAcc *aAcc;                  /* one per value the grouping aggregates (GTab.aAct) */
 } Grp;
 
 typedef struct GTab {
+  int aAct[32], nAct;                /* the values it aggregates (indexes into the scan's), in order */
   Grp *a; sqlite3_int64 n, nAlloc;
   uint32_t *aSlot; uint64_t nSlot;   /* group index + 1; 0 empty */
   char *zArena; size_t nArena, nArenaAlloc;
@@ -98,13 +99,15 @@ static void g_max_add(GMax *m, const GVal *x, int bMin){
   if( bigger ){ m->type = t; m->i = i; m->r = r; }
 }
 
-static void g_free(GTab *t, int nVal, const int *aAgg){
+/* frees t's groups and tables (its value list stays) */
+static void g_free(GTab *t, const int *aAgg){
   for(sqlite3_int64 g=0; g<t->n; g++){
-    for(int v=0; v<nVal; v++) if( aAgg[v]==PS_AGG_DISTINCT ) free(t->a[g].aAcc[v].u.d.zList);
+    for(int j=0; j<t->nAct; j++) if( aAgg[t->aAct[j]]==PS_AGG_DISTINCT ) free(t->a[g].aAcc[j].u.d.zList);
     free(t->a[g].aAcc);
   }
   free(t->a); free(t->aSlot); free(t->zArena);
-  memset(t, 0, sizeof(*t));
+  t->a = 0; t->n = t->nAlloc = 0; t->aSlot = 0; t->nSlot = 0;
+  t->zArena = 0; t->nArena = t->nArenaAlloc = 0;
 }
 
 /* Appends the key encoding of value v to b: a class byte, then an integer's 8 bytes (a real of
@@ -147,7 +150,7 @@ static int g_key(PsKeyBuf *b, sqlite3_value *v, int *pCls, sqlite3_int64 *piKey,
 }
 
 /* the group of the key encoded in b (nVal accumulators), added when new; NULL when out of memory */
-static Grp *g_find(GTab *t, const PsKeyBuf *b, int nVal){
+static Grp *g_find(GTab *t, const PsKeyBuf *b){
   uint64_t h = g_hash_bytes(b->a ? b->a : (const unsigned char*)"", b->n, 0x51);
   if( t->nSlot==0 || (uint64_t)(t->n+1)*2 > t->nSlot ){
     uint64_t nNew = t->nSlot ? t->nSlot*2 : 64;
@@ -179,7 +182,7 @@ static Grp *g_find(GTab *t, const PsKeyBuf *b, int nVal){
     if( zNew==0 ) return 0;
     t->zArena = zNew; t->nArenaAlloc = nNew;
   }
-  GAcc *aAcc = calloc((size_t)(nVal>0 ? nVal : 1), sizeof(GAcc));
+  GAcc *aAcc = calloc((size_t)(t->nAct>0 ? t->nAct : 1), sizeof(GAcc));
   if( aAcc==0 ) return 0;
   Grp *p = &t->a[t->n];
   memset(p, 0, sizeof(*p));
@@ -271,11 +274,12 @@ static int g_write(sqlite3 *db, const GTab *t, const PsGrouping *pG, int nVal, c
     }
     sqlite3_bind_int64(st, 2, p->k0);
     sqlite3_bind_int64(st, 3, p->n);
-    for(int v=0; v<nVal && rc==SQLITE_OK; v++){
-      if( pG->mVal && !((pG->mVal >> v) & 1) ) sqlite3_bind_null(st, 4+v);
-      else if( aAgg[v]==PS_AGG_SUM ) g_bind_sum(st, 4+v, &p->aAcc[v].u.sum);
-      else if( aAgg[v]==PS_AGG_MAX || aAgg[v]==PS_AGG_MIN ) g_bind_max(st, 4+v, &p->aAcc[v].u.max);
-      else rc = g_bind_distinct(st, 4+v, &p->aAcc[v]);
+    for(int v=0, j=0; v<nVal && rc==SQLITE_OK; v++){
+      if( j>=t->nAct || t->aAct[j]!=v ){ sqlite3_bind_null(st, 4+v); continue; }
+      const GAcc *a = &p->aAcc[j++];
+      if( aAgg[v]==PS_AGG_SUM ) g_bind_sum(st, 4+v, &a->u.sum);
+      else if( aAgg[v]==PS_AGG_MAX || aAgg[v]==PS_AGG_MIN ) g_bind_max(st, 4+v, &a->u.max);
+      else rc = g_bind_distinct(st, 4+v, a);
     }
     if( rc==SQLITE_OK ){
       rc = sqlite3_step(st);
@@ -309,6 +313,12 @@ int ps_report_groups(sqlite3 *db, sqlite3_stmt *pScan, int nVal, const int *aAgg
   sqlite3_int64 nCap = nJobs / 32;
   if( nCap < PS_GROUPS_MIN ) nCap = PS_GROUPS_MIN;
   for(int g=0; g<nGroup; g++) aDone[g] = 0;
+  if( nVal > 32 ) rc = SQLITE_MISUSE;          /* (mVal and aAct hold 32) */
+  for(int g=0; aT && g<nGroup; g++){
+    for(int v=0; v<nVal && v<32; v++){
+      if( aGroup[g].mVal==0 || ((aGroup[g].mVal >> v) & 1) ) aT[g].aAct[aT[g].nAct++] = v;
+    }
+  }
   while( rc==SQLITE_OK && (rc = sqlite3_step(pScan))==SQLITE_ROW ){
     rc = SQLITE_OK;
     for(int v=0; v<nVal; v++){
@@ -350,15 +360,15 @@ int ps_report_groups(sqlite3 *db, sqlite3_stmt *pScan, int nVal, const int *aAgg
         type = sqlite3_value_type(kv);
       }
       if( rc ) break;
-      Grp *p = g_find(t, &kb, nVal);
+      Grp *p = g_find(t, &kb);
       if( p==0 ){ rc = SQLITE_NOMEM; break; }
       if( pG->nKey==1 && cls==K_INT ){ p->type = type; p->rKey = rKey; p->iKey = iKey; }  /* GROUP BY gives the last row's */
       else if( pG->nKey==1 && cls==K_REAL ){ p->type = type; p->rKey = rKey; }
       if( p->n==0 || k < p->k0 ) p->k0 = k;
       p->n++;
-      for(int v=0; v<nVal; v++){
-        if( pG->mVal && !((pG->mVal >> v) & 1) ) continue;
-        GAcc *a = &p->aAcc[v];
+      for(int j=0; j<t->nAct; j++){
+        int v = t->aAct[j];
+        GAcc *a = &p->aAcc[j];
         if( aAgg[v]==PS_AGG_SUM ) g_sum_add(&a->u.sum, &aV[v]);
         else if( aAgg[v]==PS_AGG_MAX || aAgg[v]==PS_AGG_MIN ) g_max_add(&a->u.max, &aV[v], aAgg[v]==PS_AGG_MIN);
         else{
@@ -367,7 +377,7 @@ int ps_report_groups(sqlite3 *db, sqlite3_stmt *pScan, int nVal, const int *aAgg
           if( r>0 ){ t->bOff = 1; break; }
         }
       }
-      if( t->bOff || t->n > nCap ){ g_free(t, nVal, aAgg); t->bOff = 1; }
+      if( t->bOff || t->n > nCap ){ g_free(t, aAgg); t->bOff = 1; }
     }
   }
   if( rc==SQLITE_DONE ) rc = SQLITE_OK;
@@ -377,13 +387,13 @@ int ps_report_groups(sqlite3 *db, sqlite3_stmt *pScan, int nVal, const int *aAgg
     const GTab *t = &aT[g];
     int bOvfl = 0;
     for(sqlite3_int64 i=0; i<t->n; i++){
-      for(int v=0; v<nVal; v++) if( aAgg[v]==PS_AGG_SUM ) bOvfl |= t->a[i].aAcc[v].u.sum.ovfl;
+      for(int j=0; j<t->nAct; j++) if( aAgg[t->aAct[j]]==PS_AGG_SUM ) bOvfl |= t->a[i].aAcc[j].u.sum.ovfl;
     }
     if( t->bOff || bOvfl ) continue;
     rc = g_write(db, t, &aGroup[g], nVal, aAgg, pzErr);
     if( rc==SQLITE_OK ) aDone[g] = 1;
   }
-  for(int g=0; aT && g<nGroup; g++) g_free(&aT[g], nVal, aAgg);
+  for(int g=0; aT && g<nGroup; g++) g_free(&aT[g], aAgg);
   free(aT); free(aV); free(kb.a);
   return rc;
 }

@@ -37,7 +37,8 @@
 
 /* A grouping: the temp table its rows go to, its key columns in the scan (iKey .. iKey+nKey-1;
 ** nKey 0: every row in one group, no row when the scan has none), the value columns it
-** aggregates (bit v for value v; 0: all; the others are written NULL), and the scan column that
+** aggregates (bit v for value v, at most 32 values; 0: all; the others are written NULL and hold
+** no memory), and the scan column that
 ** must be true (a non-zero number) for a row to count (iWhere; 0: every row counts). */
 typedef struct PsGrouping { const char *zTable; int iKey, nKey; unsigned mVal; int iWhere; } PsGrouping;
 
