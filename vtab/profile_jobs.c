@@ -88,22 +88,25 @@ typedef struct PjCursor {
   PsCapture *cap;             /* the current part's capture; NULL at the end of the parts */
   int kind;                   /* PJ_* of the current part */
   int64_t iRow;
-  int64_t iBudgetRow;         /* the row (of part iBudgetPart) whose budget_ms is in rBudget */
-  int iBudgetPart;
-  double rBudget;             /* 0: none */
   double *aChild;             /* per event row of part iChildPart: summed dur (ns) of the complete
                               ** slices whose parent it is (sqlite3_malloc'ed; NULL until asked;
                               ** a double: a sum of int64 durations must not overflow) */
   int iChildPart;
-  int64_t iKeysRow;           /* the event row (of part iKeysPart) whose owner and method are in */
-  int iKeysPart;              /* own / meth: computed once per row (owner, method_name and the   */
-  PsOut own, meth;            /* report's keys built on them read them several times; malloc'ed) */
   int iReleasePart;           /* the part whose mapped source bytes below oRelease this scan has */
   size_t oRelease;            /* released (pj_release) */
-  int64_t iArgsRow;           /* the event row (of part iArgsPart) whose args object starts at */
-  int iArgsPart;              /* oArgs in the source ((size_t)-1: none, or not a Chrome event): */
-  size_t oArgs;               /* found once per row for budget_ms, owner and method_name */
+  /* What the current event row's source bytes give, each read once per row (several columns
+  ** use it): bit PJ_HAVE_* of mHave says which of these hold event row iHaveRow of part
+  ** iHavePart (pj_have clears mHave when the cursor has moved on) */
+  int64_t iHaveRow;
+  int iHavePart;
+  unsigned mHave;
+  size_t oArgs;               /* PJ_HAVE_ARGS: where the args object starts ((size_t)-1: none) */
+  double rBudget;             /* PJ_HAVE_BUDGET: budget_ms (0: none) */
+  PsOut own, meth;            /* PJ_HAVE_KEYS: owner and method_name (malloc'ed) */
 } PjCursor;
+#define PJ_HAVE_ARGS   1
+#define PJ_HAVE_BUDGET 2
+#define PJ_HAVE_KEYS   4
 
 static const PsCapture *pj_cap(const PjCursor *c){ return c->cap; }
 
@@ -188,7 +191,7 @@ static int pjFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   PsFileFilter files = ps_vt_file_filter(idxNum, PS_IDX_FILE, PS_IDX_FILE_IN, argv, k);
   int rc = ps_vt_filter_set(cur->pVtab, "profile_jobs", pSource, pFormat, &files, 1, &c->set);
   if( rc!=SQLITE_OK ) return rc;
-  c->iPart = 0; c->iRow = 0; c->iBudgetRow = -1; c->cap = 0; c->iKeysRow = -1; c->iArgsRow = -1;
+  c->iPart = 0; c->iRow = 0; c->cap = 0; c->iHaveRow = -1; c->mHave = 0;
   c->iReleasePart = -1; c->oRelease = 0;
   sqlite3_free(c->aChild); c->aChild = 0; c->iChildPart = -1;
   if( c->set.nPart==0 ) return SQLITE_OK;
@@ -232,16 +235,24 @@ static void pj_label(const PsCapture *cap, uint32_t name, const char *zWhat, con
   }else snprintf(buf, nBuf, "%s ?", zWhat);
 }
 
+/* The PJ_HAVE_* bits of what is cached for the current row (none once the cursor has moved). */
+static unsigned pj_have(PjCursor *c){
+  if( c->iHaveRow!=c->iRow || c->iHavePart!=c->iPart ){
+    c->iHaveRow = c->iRow; c->iHavePart = c->iPart; c->mHave = 0;
+  }
+  return c->mHave;
+}
+
 /* Where the args object of the current event row starts in the source, for a Chrome event
 ** ((size_t)-1 for none and for the rows of other formats); looked up once per row. */
 static size_t pj_args(PjCursor *c){
-  if( c->iArgsRow!=c->iRow || c->iArgsPart!=c->iPart ){
+  if( !(pj_have(c) & PJ_HAVE_ARGS) ){
     const PsCapture *cap = pj_cap(c);
     size_t v;
     c->oArgs = (size_t)-1;
     if( strcmp(ps_row_format(cap, (size_t)c->iRow), "chrome")==0
      && ps_json_find_key(cap->src.z, cap->src.n, (size_t)cap->ev.aOff[c->iRow], "args", &v)==1 ) c->oArgs = v;
-    c->iArgsRow = c->iRow; c->iArgsPart = c->iPart;
+    c->mHave |= PJ_HAVE_ARGS;
   }
   return c->oArgs;
 }
@@ -290,10 +301,10 @@ static void pj_release(PjCursor *c, const PsCapture *cap, size_t off){
 
 /* budget_ms of the current event row, looked up once per row (four columns use it). */
 static double pj_budget(PjCursor *c){
-  if( c->iBudgetRow!=c->iRow || c->iPart!=c->iBudgetPart ){
+  if( !(pj_have(c) & PJ_HAVE_BUDGET) ){
     c->rBudget = pj_cap(c)->pFormat->xColumn ? pj_event_budget(pj_cap(c), pj_args(c)) : 0.0;
     pj_release(c, pj_cap(c), (size_t)pj_cap(c)->ev.aOff[c->iRow]);
-    c->iBudgetRow = c->iRow; c->iBudgetPart = c->iPart;
+    c->mHave |= PJ_HAVE_BUDGET;
   }
   return c->rBudget;
 }
@@ -351,7 +362,7 @@ static int pj_event_column(PjCursor *c, sqlite3_context *ctx, int iCol){
     }
     case PS_JOB_OWNER: case PS_JOB_METHOD_NAME: {
       /* the writer's keys from the event's args (Chrome), else "<source>:<category>"; once per row */
-      if( c->iKeysRow==r && c->iKeysPart==c->iPart ){
+      if( pj_have(c) & PJ_HAVE_KEYS ){
         const PsOut *o = iCol==PS_JOB_OWNER ? &c->own : &c->meth;
         if( o->type==0 ) sqlite3_result_null(ctx);
         else sqlite3_result_text(ctx, o->z, (int)o->n, SQLITE_TRANSIENT);
@@ -364,10 +375,9 @@ static int pj_event_column(PjCursor *c, sqlite3_context *ctx, int iCol){
       size_t a = pj_args(c);
       free(c->own.zFree); free(c->meth.zFree);
       memset(&c->own, 0, sizeof(c->own)); memset(&c->meth, 0, sizeof(c->meth));
-      c->iKeysRow = -1;
       if( ps_job_keys(cap->src.z, cap->src.n, a, zSrc, strlen(zSrc), zCat, strlen(zCat), &c->own, &c->meth) ) return SQLITE_NOMEM;
       if( ps_out_text_rule(&c->own) || ps_out_text_rule(&c->meth) ) return SQLITE_NOMEM;
-      c->iKeysRow = r; c->iKeysPart = c->iPart;
+      c->mHave |= PJ_HAVE_KEYS;
       pj_release(c, cap, (size_t)e->aOff[r]);
       const PsOut *o = iCol==PS_JOB_OWNER ? &c->own : &c->meth;
       if( o->type==0 ) sqlite3_result_null(ctx);
