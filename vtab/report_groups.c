@@ -36,9 +36,8 @@ typedef struct GAcc {
 typedef struct Grp {
   uint64_t h;
   size_t zOff, nKey;           /* the key's bytes in the arena (g_key's encoding) */
-  sqlite3_int64 iKey;          /* one-column key of class K_INT: the value */
-  double rKey;                 /* one-column key: K_REAL's value, or the last row's real of a K_INT */
-  int type;                    /* one-column key: the last row's SQLite type */
+  double rKey;                 /* a one-column numeric key as the last row gave it (3.0 or 3; -0.0) */
+  int type;                    /* ... and that row's SQLite type */
   sqlite3_int64 k0, n;
   GAcc *aAcc;                  /* one per value the grouping aggregates (GTab.aAct) */
 } Grp;
@@ -113,15 +112,16 @@ static void g_free(GTab *t, const int *aAgg){
 /* Appends the key encoding of value v to b: a class byte, then an integer's 8 bytes (a real of
 ** an integral value within the integers' range counts as that integer: GROUP BY compares numbers
 ** by value), a real's 8 bytes, or a text's / blob's length (8 bytes) and bytes; NULL the class
-** byte alone. Two keys are equal in GROUP BY exactly when their encodings are equal. */
-static int g_key(PsKeyBuf *b, sqlite3_value *v, int *pCls, sqlite3_int64 *piKey, double *prKey){
+** byte alone. Two keys are equal in GROUP BY exactly when their encodings are equal. -1 when
+** out of memory. */
+static int g_key(PsKeyBuf *b, sqlite3_value *v){
   int type = sqlite3_value_type(v), cls;
   unsigned char head[9];
   size_t nHead = 1;
   const void *z = 0; size_t n = 0;
   sqlite3_int64 iKey = 0; double rKey = 0.0;
   switch( type ){
-    case SQLITE_INTEGER: cls = K_INT; iKey = sqlite3_value_int64(v); rKey = (double)iKey; break;
+    case SQLITE_INTEGER: cls = K_INT; iKey = sqlite3_value_int64(v); break;
     case SQLITE_FLOAT:
       rKey = sqlite3_value_double(v);
       if( rKey >= -9223372036854775808.0 && rKey < 9223372036854775808.0 && rKey==(double)(sqlite3_int64)rKey ){
@@ -145,7 +145,6 @@ static int g_key(PsKeyBuf *b, sqlite3_value *v, int *pCls, sqlite3_int64 *piKey,
   }
   memcpy(b->a + b->n, head, nHead); b->n += nHead;
   if( n ){ memcpy(b->a + b->n, z, n); b->n += n; }
-  if( pCls ){ *pCls = cls; *piKey = iKey; *prKey = rKey; }
   return 0;
 }
 
@@ -263,11 +262,10 @@ static int g_write(sqlite3 *db, const GTab *t, const PsGrouping *pG, int nVal, c
     const unsigned char *k = p->nKey ? (const unsigned char*)t->zArena + p->zOff : 0;
     if( pG->nKey!=1 || k==0 ) sqlite3_bind_null(st, 1);
     else switch( k[0] ){
-      case K_INT:
-        if( p->type==SQLITE_FLOAT ) sqlite3_bind_double(st, 1, p->rKey);   /* the last row's 3.0 */
-        else sqlite3_bind_int64(st, 1, p->iKey);
+      case K_INT: case K_REAL:      /* as the last row gave it: 3, 3.0 */
+        if( p->type==SQLITE_FLOAT ) sqlite3_bind_double(st, 1, p->rKey);
+        else{ sqlite3_int64 i; memcpy(&i, k+1, 8); sqlite3_bind_int64(st, 1, i); }
         break;
-      case K_REAL: sqlite3_bind_double(st, 1, p->rKey); break;
       case K_TEXT: sqlite3_bind_text(st, 1, (const char*)k+9, (int)(p->nKey-9), SQLITE_STATIC); break;
       case K_BLOB: sqlite3_bind_blob(st, 1, k+9, (int)(p->nKey-9), SQLITE_STATIC); break;
       default: sqlite3_bind_null(st, 1); break;
@@ -293,13 +291,17 @@ static int g_write(sqlite3 *db, const GTab *t, const PsGrouping *pG, int nVal, c
   return rc;
 }
 
-/* 1 when scan column iWhere (0: none) of the current row is a true number */
-static int g_where(sqlite3_stmt *pScan, int iWhere){
+/* 1 when scan column iWhere (0: none) of the current row is a true number; *pLast / *pbLast
+** remember the last column read for this row (-1: none yet): the groupings share one filter */
+static int g_where(sqlite3_stmt *pScan, int iWhere, int *pLast, int *pbLast){
   if( iWhere<=0 ) return 1;
+  if( iWhere==*pLast ) return *pbLast;
+  *pLast = iWhere;
   int t = sqlite3_column_type(pScan, iWhere);
-  if( t==SQLITE_INTEGER ) return sqlite3_column_int64(pScan, iWhere)!=0;
-  if( t==SQLITE_FLOAT ) return sqlite3_column_double(pScan, iWhere)!=0.0;
-  return 0;       /* NULL (text does not occur: the report's filters are comparisons) */
+  *pbLast = 0;
+  if( t==SQLITE_INTEGER ) *pbLast = sqlite3_column_int64(pScan, iWhere)!=0;
+  else if( t==SQLITE_FLOAT ) *pbLast = sqlite3_column_double(pScan, iWhere)!=0.0;
+  return *pbLast;       /* NULL: 0 (text does not occur: the report's filters are comparisons) */
 }
 
 int ps_report_groups(sqlite3 *db, sqlite3_stmt *pScan, int nVal, const int *aAgg,
@@ -332,10 +334,10 @@ int ps_report_groups(sqlite3 *db, sqlite3_stmt *pScan, int nVal, const int *aAgg
     }
     if( !bTypes ) break;
     sqlite3_int64 k = sqlite3_column_int64(pScan, 0);
-    int iWhereLast = -1, bWhereLast = 0;    /* the last filter read: the groupings share one */
+    int iWhereLast = -1, bWhereLast = 0;
     for(int c=0; c<nColl; c++){
       PsCollect *pc = &aColl[c];
-      if( !g_where(pScan, pc->iWhere) || aV[pc->iVal].t==SQLITE_NULL ) continue;
+      if( !g_where(pScan, pc->iWhere, &iWhereLast, &bWhereLast) || aV[pc->iVal].t==SQLITE_NULL ) continue;
       if( pc->n>=pc->nAlloc ){
         sqlite3_int64 nNew = pc->nAlloc ? pc->nAlloc*2 : (nJobs > 64 ? nJobs : 64);
         double *a = realloc(pc->a, (size_t)nNew * sizeof(double));
@@ -348,22 +350,20 @@ int ps_report_groups(sqlite3 *db, sqlite3_stmt *pScan, int nVal, const int *aAgg
       GTab *t = &aT[g];
       if( t->bOff ) continue;
       const PsGrouping *pG = &aGroup[g];
-      if( pG->iWhere ){
-        if( pG->iWhere!=iWhereLast ){ iWhereLast = pG->iWhere; bWhereLast = g_where(pScan, pG->iWhere); }
-        if( !bWhereLast ) continue;
-      }
-      int cls = K_NULL, type = SQLITE_NULL; sqlite3_int64 iKey = 0; double rKey = 0.0;
+      if( !g_where(pScan, pG->iWhere, &iWhereLast, &bWhereLast) ) continue;
+      sqlite3_value *kv = 0;
       kb.n = 0;
       for(int c=0; c<pG->nKey; c++){
-        sqlite3_value *kv = sqlite3_column_value(pScan, pG->iKey + c);
-        if( g_key(&kb, kv, &cls, &iKey, &rKey) ){ rc = SQLITE_NOMEM; break; }
-        type = sqlite3_value_type(kv);
+        kv = sqlite3_column_value(pScan, pG->iKey + c);
+        if( g_key(&kb, kv) ){ rc = SQLITE_NOMEM; break; }
       }
       if( rc ) break;
       Grp *p = g_find(t, &kb);
       if( p==0 ){ rc = SQLITE_NOMEM; break; }
-      if( pG->nKey==1 && cls==K_INT ){ p->type = type; p->rKey = rKey; p->iKey = iKey; }  /* GROUP BY gives the last row's */
-      else if( pG->nKey==1 && cls==K_REAL ){ p->type = type; p->rKey = rKey; }
+      if( pG->nKey==1 ){               /* GROUP BY gives the key as the group's last row has it */
+        p->type = sqlite3_value_type(kv);
+        if( p->type==SQLITE_FLOAT ) p->rKey = sqlite3_value_double(kv);
+      }
       if( p->n==0 || k < p->k0 ) p->k0 = k;
       p->n++;
       for(int j=0; j<t->nAct; j++){
