@@ -321,8 +321,8 @@ static const int aGrAgg[] = { PS_AGG_SUM, PS_AGG_SUM, PS_AGG_SUM, PS_AGG_MAX, PS
 #define GROUP_ALL GROUP_SELECT("NULL", " WHERE done_") " HAVING count(*) > 0"
 /* every job, active ones included (r): their count, last end and first start */
 #define GROUP_ROWS GROUP_SELECT("NULL", "") " HAVING count(*) > 0"
-/* temp.profsql_rt(total): the summed elapsed_ms of the completed jobs (NULL without any), which
-** every ranked aggregate's share is of */
+/* the summed elapsed_ms of the completed jobs (NULL without any), which every ranked aggregate's
+** share is of */
 #define RT_TOTAL "SELECT (SELECT tot FROM temp.profsql_gr_a) AS total"
 /* The totals of the completed jobs (one row, 0 without jobs): n, tot, mx, failed, slow, over, pb,
 ** ob and the profiler-first counts, from GROUP_ALL */
@@ -335,7 +335,7 @@ static const int aGrAgg[] = { PS_AGG_SUM, PS_AGG_SUM, PS_AGG_SUM, PS_AGG_MAX, PS
 ** CAT; numbers raw: tot, share, avg, mx, ml, pb, ob. The group's category, source and
 ** sample_name are its first job's (the writer's or_insert_with). */
 #define AGG_RAW(G, CAT) \
-  "WITH t(total) AS (SELECT total FROM temp.profsql_rt) " \
+  "WITH t(total) AS (" RT_TOTAL ") " \
   "SELECT row_number() OVER (ORDER BY g.tot DESC, g.key) AS rank, g.key AS key, " CAT " AS category, " \
   "  ifnull(r.source,'') AS source, ifnull(r.name,'') AS sample_name, g.n AS count, g.failed AS failed, " \
   "  g.slow AS slow, g.tot AS tot, CASE WHEN t.total>0 THEN g.tot/t.total*100.0 ELSE 0.0 END AS share, " \
@@ -364,16 +364,16 @@ static const int aGrAgg[] = { PS_AGG_SUM, PS_AGG_SUM, PS_AGG_SUM, PS_AGG_MAX, PS
 ** would be every value), the totals of the completed jobs all but the last two, the jobs with
 ** the active ones (r, no done_ filter) those two: the last end and the first start */
 #define GR_RANKED 0x7f
-static const struct { const char *zX, *zKey, *zRaw, *zRanked; unsigned mVal; } aGroup[] = {
-  { "o", OKEY,                 GROUP_RAW(OKEY),                 AGG_RAW("profsql_gr_o", "ifnull(r.category,'')"), GR_RANKED },  /* offenders */
-  { "s", "ifnull(source,'')",  GROUP_RAW("ifnull(source,'')"),  AGG_RAW("profsql_gr_s", "'*'"), GR_RANKED },                    /* sources */
-  { "m", MKEY,                 GROUP_RAW(MKEY),                 AGG_RAW("profsql_gr_m", "ifnull(r.category,'')"), GR_RANKED },  /* methods */
-  { "l", LKEY,                 GROUP_RAW(LKEY),                 AGG_RAW("profsql_gr_l", "ifnull(r.category,'')"), GR_RANKED },  /* lanes */
-  { "w", "owner",              GROUP_RAW("owner"),              AGG_RAW("profsql_gr_w", "ifnull(r.category,'')"), GR_RANKED },  /* owners */
-  { "c", "ifnull(category,'')", GROUP_RAW("ifnull(category,'')"), 0, 0x0f },                                                   /* categories */
-  { "t", "ifnull(status,'')",  GROUP_RAW("ifnull(status,'')"),  0, 0x1 },                                                     /* statuses */
-  { "a", 0,                    GROUP_ALL,                       0, 0x3fff },                                                  /* totals */
-  { "r", 0,                    GROUP_ROWS,                      0, 0xc000 },                                                  /* all jobs */
+static const struct { const char *zX, *zKey, *zRaw, *zRanked; unsigned mVal; int bActiveToo; } aGroup[] = {
+  { "o", OKEY,                 GROUP_RAW(OKEY),                 AGG_RAW("profsql_gr_o", "ifnull(r.category,'')"), GR_RANKED, 0 },  /* offenders */
+  { "s", "ifnull(source,'')",  GROUP_RAW("ifnull(source,'')"),  AGG_RAW("profsql_gr_s", "'*'"), GR_RANKED, 0 },                    /* sources */
+  { "m", MKEY,                 GROUP_RAW(MKEY),                 AGG_RAW("profsql_gr_m", "ifnull(r.category,'')"), GR_RANKED, 0 },  /* methods */
+  { "l", LKEY,                 GROUP_RAW(LKEY),                 AGG_RAW("profsql_gr_l", "ifnull(r.category,'')"), GR_RANKED, 0 },  /* lanes */
+  { "w", "owner",              GROUP_RAW("owner"),              AGG_RAW("profsql_gr_w", "ifnull(r.category,'')"), GR_RANKED, 0 },  /* owners */
+  { "c", "ifnull(category,'')", GROUP_RAW("ifnull(category,'')"), 0, 0x0f, 0 },                                                   /* categories */
+  { "t", "ifnull(status,'')",  GROUP_RAW("ifnull(status,'')"),  0, 0x1, 0 },                                                     /* statuses */
+  { "a", 0,                    GROUP_ALL,                       0, 0x3fff, 0 },                                                  /* totals */
+  { "r", 0,                    GROUP_ROWS,                      0, 0xc000, 1 },                                                  /* all jobs */
 };
 #define N_GROUP ((int)(sizeof(aGroup)/sizeof(aGroup[0])))
 #define RAW_OFFENDERS "SELECT * FROM temp.profsql_ag_o ORDER BY rank"
@@ -421,7 +421,7 @@ static const char zCsvJobs[] =
 /* Categories ranked (the writer's by_category_ranked), numbers raw: rank, category, n, failed,
 ** slow, tot, share. Read by the CSV and the Markdown chart. */
 #define CAT_RANKED \
-  "WITH t(total) AS (SELECT total FROM temp.profsql_rt), g AS (" CAT_GROUPS ") " \
+  "WITH t(total) AS (" RT_TOTAL "), g AS (" CAT_GROUPS ") " \
   "SELECT row_number() OVER (ORDER BY tot DESC, category) AS rank, category, n, failed, slow, tot, mx, " \
   "  CASE WHEN t.total>0 THEN tot/t.total*100.0 ELSE 0.0 END AS share FROM g, t ORDER BY tot DESC, category"
 
@@ -547,26 +547,47 @@ static int rep_exec(Rep *r, const char *zSql){
   return r->rc;
 }
 
+static int rep_table_reset(Rep *r, const char *zName);
+
 /* TEMP table zName filled by zSelect: created anew, or — when the previous call's could not be
 ** dropped because a statement of the caller reads the temp schema (SQLITE_LOCKED: e.g.
 ** profile_report((SELECT b FROM temp.t), dir)) — emptied and refilled; its columns are the same
 ** every time. */
 static void rep_table(Rep *r, const char *zName, const char *zSelect){
-  if( r->rc ) return;
+  int k = rep_table_reset(r, zName);
+  if( k<0 ) return;
+  char *z = k ? sqlite3_mprintf("CREATE TEMP TABLE %s AS %s", zName, zSelect)
+              : sqlite3_mprintf("INSERT INTO temp.%s %s", zName, zSelect);
+  if( z==0 ){ r->rc = SQLITE_NOMEM; return; }
+  rep_exec(r, z);
+  sqlite3_free(z);
+}
+
+/* Empty TEMP table zName with the columns of the comma list zCols, untyped (a value keeps its
+** type, as in the GROUP BY rows it stands for); created anew or emptied as rep_table does. */
+static void rep_table_cols(Rep *r, const char *zName, const char *zCols){
+  if( rep_table_reset(r, zName)!=1 ) return;
+  char *z = sqlite3_mprintf("CREATE TEMP TABLE %s(%s)", zName, zCols);
+  if( z==0 ){ r->rc = SQLITE_NOMEM; return; }
+  rep_exec(r, z);
+  sqlite3_free(z);
+}
+
+/* Drops TEMP table zName (1: the caller creates it), or empties it when it cannot be dropped (0:
+** it stays, with its columns); -1 with r->rc set on failure. */
+static int rep_table_reset(Rep *r, const char *zName){
+  if( r->rc ) return -1;
   char *zDrop = sqlite3_mprintf("DROP TABLE IF EXISTS temp.%s", zName);
-  char *zNew = sqlite3_mprintf("CREATE TEMP TABLE %s AS %s", zName, zSelect);
+  if( zDrop==0 ){ r->rc = SQLITE_NOMEM; return -1; }
+  int rc = rep_exec(r, zDrop);
+  sqlite3_free(zDrop);
+  if( rc!=SQLITE_LOCKED ) return rc ? -1 : 1;
+  sqlite3_free(r->zErr); r->zErr = 0; r->rc = SQLITE_OK;
   char *zDel = sqlite3_mprintf("DELETE FROM temp.%s", zName);
-  char *zIns = sqlite3_mprintf("INSERT INTO temp.%s %s", zName, zSelect);
-  if( zDrop==0 || zNew==0 || zDel==0 || zIns==0 ){
-    r->rc = SQLITE_NOMEM;
-  }else if( rep_exec(r, zDrop)==SQLITE_LOCKED ){
-    sqlite3_free(r->zErr); r->zErr = 0; r->rc = SQLITE_OK;
-    rep_exec(r, zDel);
-    rep_exec(r, zIns);
-  }else{
-    rep_exec(r, zNew);
-  }
-  sqlite3_free(zDrop); sqlite3_free(zNew); sqlite3_free(zDel); sqlite3_free(zIns);
+  if( zDel==0 ){ r->rc = SQLITE_NOMEM; return -1; }
+  rep_exec(r, zDel);
+  sqlite3_free(zDel);
+  return r->rc ? -1 : 0;
 }
 
 /* One value of a scalar query (text, sqlite3_malloc'ed), or NULL. */
@@ -1659,18 +1680,7 @@ static void rep_group_scan(Rep *r, const char *zScan, int nVal, const int *aAgg,
   int aDone[16];
   if( r->rc ) return;
   if( nGroup > 16 ){ r->rc = SQLITE_MISUSE; return; }
-  PsBuf c; memset(&c, 0, sizeof(c));
-  int bad = ps_buf_puts(&c, "SELECT ");
-  for(const char *z = zCols; *z; ){
-    size_t n = strcspn(z, ",");
-    const char *w = z; while( *w==' ' ){ w++; n--; }
-    bad |= ps_buf_printf(&c, "%sNULL AS %.*s", z==zCols ? "" : ", ", (int)n, w);
-    z += (w - z) + n; if( *z==',' ) z++;
-  }
-  bad |= ps_buf_puts(&c, " WHERE 0") | ps_buf_append(&c, "", 1);
-  for(int g=0; g<nGroup && !bad; g++){ aDone[g] = 0; rep_table(r, aG[g].zTable, c.z); }
-  ps_buf_free(&c);
-  if( bad ){ r->rc = SQLITE_NOMEM; return; }
+  for(int g=0; g<nGroup; g++){ aDone[g] = 0; rep_table_cols(r, aG[g].zTable, zCols); }
   sqlite3_stmt *st = 0;
   if( r->rc==SQLITE_OK ){
     r->rc = sqlite3_prepare_v2(r->db, zScan, -1, &st, 0);
@@ -1687,8 +1697,8 @@ static void rep_group_scan(Rep *r, const char *zScan, int nVal, const int *aAgg,
   }
 }
 
-/* The groupings of aGroup into temp.profsql_gr_<x> (rep_group_scan), the total into
-** temp.profsql_rt, then the five ranked tables temp.profsql_ag_<x> (AGG_RAW). Needs r->nDone
+/* The groupings of aGroup into temp.profsql_gr_<x> (rep_group_scan) and the percentiles (from the
+** same scan), then the five ranked tables temp.profsql_ag_<x> (AGG_RAW). Needs r->nDone
 ** (rep_counts). Sets r->rc / r->zErr on failure. */
 static void rep_groups(Rep *r){
   char azName[N_GROUP][32];
@@ -1697,19 +1707,15 @@ static void rep_groups(Rep *r){
   const int nVal = (int)(sizeof(aGrAgg)/sizeof(aGrAgg[0]));
   PsBuf q; memset(&q, 0, sizeof(q));
   int bad = ps_buf_puts(&q, "SELECT k, " GR_VALS);
-  int iKey = 1 + nVal, iDone;
-  for(int g=0; g<N_GROUP; g++){
-    if( aGroup[g].zKey ){ bad |= ps_buf_puts(&q, ", ") | ps_buf_puts(&q, aGroup[g].zKey); iKey++; }
-  }
-  iDone = iKey;                   /* the last column: done_, the filter of all but r */
-  iKey = 1 + nVal;
+  int iKey = 1 + nVal;
   for(int g=0; g<N_GROUP; g++){
     snprintf(azName[g], sizeof(azName[g]), "profsql_gr_%s", aGroup[g].zX);
     aG[g].zTable = azName[g]; aG[g].nKey = aGroup[g].zKey ? 1 : 0; aG[g].iKey = iKey; aG[g].mVal = aGroup[g].mVal;
-    aG[g].iWhere = strcmp(aGroup[g].zX, "r")==0 ? 0 : iDone;
     azRaw[g] = aGroup[g].zRaw;
-    if( aGroup[g].zKey ) iKey++;
+    if( aGroup[g].zKey ){ bad |= ps_buf_puts(&q, ", ") | ps_buf_puts(&q, aGroup[g].zKey); iKey++; }
   }
+  const int iDone = iKey;         /* the last column: done_, the filter of all but the r grouping */
+  for(int g=0; g<N_GROUP; g++) aG[g].iWhere = aGroup[g].bActiveToo ? 0 : iDone;
   bad |= ps_buf_puts(&q, ", done_ FROM profsql_rj") | ps_buf_append(&q, "", 1);
   /* the completed jobs' e_ and l_ (values 2 and 4), for the percentiles */
   PsCollect aColl[2];
@@ -1722,7 +1728,6 @@ static void rep_groups(Rep *r){
     rep_percentiles(r, aColl[0].a, aColl[1].a, aColl[0].n);
   }
   free(aColl[0].a); free(aColl[1].a);
-  rep_table(r, "profsql_rt", RT_TOTAL);
   for(int g=0; g<N_GROUP; g++){
     if( aGroup[g].zRanked==0 ) continue;
     char zName[32];
@@ -2033,7 +2038,6 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   sqlite3_free(r.zErr); r.zErr = 0; r.rc = SQLITE_OK;
   rep_exec(&r, "DROP TABLE IF EXISTS temp.profsql_jm");
   sqlite3_free(r.zErr); r.zErr = 0; r.rc = SQLITE_OK;
-  rep_exec(&r, "DROP TABLE IF EXISTS temp.profsql_rt");
   for(int g=0; g<N_GROUP; g++){
     for(int bRanked=0; bRanked<2; bRanked++){
       char *zDrop = sqlite3_mprintf("DROP TABLE IF EXISTS temp.profsql_%s_%s", bRanked ? "ag" : "gr", aGroup[g].zX);
