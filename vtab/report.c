@@ -248,13 +248,23 @@ static void zipFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 /* The columns of profile_jobs the jobs table keeps: those the report reads. Not metadata (the
 ** job's JSON object, read from the capture for each of a million jobs only to be dropped: the
 ** report JSON reads it for the jobs it lists, into temp.profsql_jm), nor job_list (done_ says
-** it), byte_offset or file: the table is scanned some twenty times, and its rows are its size. */
-#define RJ_COLS "id, status, category, source, lane, priority, dependency_group, frame_id, task_domain, " \
-  "task_pass, executor, name, elapsed_ms, budget_ms, frame_budget_ms, load, load_percent, over_budget, " \
-  "exceeded_frame_budget, gpu_wait_ms, wait_reason, scheduled, blocked, polling, waited_on_gpu, " \
-  "stayed_async, async_mode, started_unix_ms, ended_unix_ms, payload_bytes, output_bytes, service_id, " \
-  "method, plugin_id, gateway, error, detail, active_elapsed_ms, current_load, progress, owner, " \
-  "method_name, self_ms"
+** it), byte_offset or file: the table is scanned some twenty times, and its rows are its size.
+** RJ_LIST names them once: C a column every job may fill, N one a job of another format has NULL,
+** Z one it has 0 (RJ_COLS_DERIVED). */
+#define RJ_LIST(C, N, Z) \
+  C("id") ", " C("status") ", " C("category") ", " C("source") ", " C("lane") ", " N("priority") ", " \
+  N("dependency_group") ", " N("frame_id") ", " N("task_domain") ", " N("task_pass") ", " N("executor") ", " \
+  C("name") ", " C("elapsed_ms") ", " C("budget_ms") ", " N("frame_budget_ms") ", " C("load") ", " \
+  C("load_percent") ", " C("over_budget") ", " Z("exceeded_frame_budget") ", " N("gpu_wait_ms") ", " \
+  N("wait_reason") ", " Z("scheduled") ", " Z("blocked") ", " Z("polling") ", " Z("waited_on_gpu") ", " \
+  Z("stayed_async") ", " N("async_mode") ", " C("started_unix_ms") ", " C("ended_unix_ms") ", " \
+  N("payload_bytes") ", " N("output_bytes") ", " N("service_id") ", " N("method") ", " N("plugin_id") ", " \
+  N("gateway") ", " N("error") ", " N("detail") ", " N("active_elapsed_ms") ", " N("current_load") ", " \
+  N("progress") ", " C("owner") ", " C("method_name") ", " C("self_ms")
+#define RJ_COL(c) c
+#define RJ_NULL(c) "NULL AS " c
+#define RJ_ZERO(c) "0 AS " c
+#define RJ_COLS RJ_LIST(RJ_COL, RJ_COL, RJ_COL)
 /* The jobs table every query below reads: profile_jobs with the options' budget overrides
 ** applied, and the writer's grouping keys (owner and method_name come from profile_jobs). The
 ** columns most scans read (k, done_, e_, l_, ...) come first: SQLite finds a column by walking the
@@ -279,15 +289,9 @@ static void zipFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   "       AND json_extract(?2,'$.budget_ms') > 0 THEN json_extract(?2,'$.budget_ms') END)"
 /* RJ_COLS of a capture that is not a StarProfiler report (no job rows of its own: slices, records;
 ** the report's format is neither newengine nor mixed): profile_jobs gives such a row "every other
-** column NULL or 0" (vtab/profile_jobs.c, docs/profile_jobs.md), so those are not asked of it,
-** 27 calls a row fewer */
-#define RJ_COLS_DERIVED "id, status, category, source, lane, NULL AS priority, NULL AS dependency_group, " \
-  "NULL AS frame_id, NULL AS task_domain, NULL AS task_pass, NULL AS executor, name, elapsed_ms, budget_ms, " \
-  "NULL AS frame_budget_ms, load, load_percent, over_budget, 0 AS exceeded_frame_budget, NULL AS gpu_wait_ms, " \
-  "NULL AS wait_reason, 0 AS scheduled, 0 AS blocked, 0 AS polling, 0 AS waited_on_gpu, 0 AS stayed_async, " \
-  "NULL AS async_mode, started_unix_ms, ended_unix_ms, NULL AS payload_bytes, NULL AS output_bytes, " \
-  "NULL AS service_id, NULL AS method, NULL AS plugin_id, NULL AS gateway, NULL AS error, NULL AS detail, " \
-  "NULL AS active_elapsed_ms, NULL AS current_load, NULL AS progress, owner, method_name, self_ms"
+** column NULL or 0" (vtab/profile_jobs.c, docs/profile_jobs.md), so those (N, Z of RJ_LIST) are
+** not asked of it, 27 calls a row fewer */
+#define RJ_COLS_DERIVED RJ_LIST(RJ_COL, RJ_NULL, RJ_ZERO)
 /* [a capture of derived jobs][the options name a budget (budgets_ms or budget_ms): else no
 ** lookup, two subqueries a job less] */
 static const char *const azJobsTable[2][2] = {
