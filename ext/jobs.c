@@ -314,13 +314,26 @@ static int prefix_out(PsOut *o, const char *zPrefix){
   return PS_OK;
 }
 
+/* The JSON-pointer paths ps_job_keys reads the owner and method from, in the writer's order. */
+static const char *const azService[] = { "/service_id", "/metadata/service_id", "/provider_service_id", "/metadata/provider_service_id", 0 };
+static const char *const azPlugin[] = { "/plugin_id", "/metadata/plugin_id", "/owner_plugin_id", "/metadata/owner_plugin_id", 0 };
+static const char *const azGateway[] = { "/gateway", "/engine_gateway", "/metadata/gateway", "/metadata/engine_gateway", 0 };
+static const char *const azMethod[] = { "/method", "/method_name", "/metadata/method", "/metadata/method_name", 0 };
+
+/* 1 when a path of az starts with the member key zk[0..nk) (its first segment). */
+static int paths_start_with(const char *const *az, const char *zk, size_t nk){
+  for(int j=0; az[j]; j++){
+    if( nk && az[j][1]==zk[0] && strncmp(az[j]+1, zk, nk)==0 && (az[j][1+nk]=='/' || az[j][1+nk]==0) ) return 1;
+  }
+  return 0;
+}
+
 /* 0 when the object at z[off] has none of the top-level keys the paths of ps_job_keys start
 ** with (so every lookup would miss): one walk over its members instead of sixteen lookups, which
 ** is what a Chrome event's args (frame, seq, src, ...) costs per row. 1 when one may match, a key
-** holds an escape, or the object is not well-formed (the lookups then decide, as before). */
+** holds an escape or a NUL, or the object is not well-formed (the lookups then decide, as
+** before). The first keys are read from the paths themselves. */
 static int keys_may_match(const char *z, size_t n, size_t off){
-  static const char *const azFirst[] = { "service_id", "metadata", "provider_service_id", "plugin_id",
-    "owner_plugin_id", "gateway", "engine_gateway", "method", "method_name", 0 };
   size_t i = off + 1;
   PsJsonMember m;
   for(size_t k=0; ; k++){
@@ -328,19 +341,14 @@ static int keys_may_match(const char *z, size_t n, size_t off){
     if( rc==0 ) return 0;
     if( rc<0 ) return 1;
     const char *zk = z + m.q + 1;
-    if( memchr(zk, '\\', m.kn) ) return 1;
-    for(int j=0; azFirst[j]; j++){
-      if( strlen(azFirst[j])==m.kn && memcmp(azFirst[j], zk, m.kn)==0 ) return 1;
-    }
+    if( memchr(zk, '\\', m.kn) || memchr(zk, 0, m.kn) ) return 1;
+    if( paths_start_with(azService, zk, m.kn) || paths_start_with(azPlugin, zk, m.kn)
+     || paths_start_with(azGateway, zk, m.kn) || paths_start_with(azMethod, zk, m.kn) ) return 1;
   }
 }
 
 int ps_job_keys(const char *z, size_t n, size_t metaOff, const char *zSource, size_t nSource,
                 const char *zCategory, size_t nCategory, PsOut *pOwner, PsOut *pMethod){
-  static const char *const azService[] = { "/service_id", "/metadata/service_id", "/provider_service_id", "/metadata/provider_service_id", 0 };
-  static const char *const azPlugin[] = { "/plugin_id", "/metadata/plugin_id", "/owner_plugin_id", "/metadata/owner_plugin_id", 0 };
-  static const char *const azGateway[] = { "/gateway", "/engine_gateway", "/metadata/gateway", "/metadata/engine_gateway", 0 };
-  static const char *const azMethod[] = { "/method", "/method_name", "/metadata/method", "/metadata/method_name", 0 };
   int rc;
   out_null(pOwner); out_null(pMethod);
   if( metaOff < n && z[metaOff]=='{' && keys_may_match(z, n, metaOff) ){
