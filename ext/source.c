@@ -45,8 +45,7 @@ static size_t gz_size_hint(const unsigned char *in, size_t nIn){
 ** PS_INFLATE_STEP bytes). */
 #define PS_DEFLATE_ONESHOT_MAX ((size_t)1 << 30)
 
-/* 1: every gzip stream takes zlib's loop (make bench times both: tests/bench/load_time.c). */
-int ps_gunzip_zlib_only = 0;
+int ps_gunzip_zlib_only = 0;     /* source.h */
 
 /* The fast path (issue 18): libdeflate's gzip decoder, 2.5x zlib's inflate on a Chrome trace
 ** (docs/performance.md), into a buffer of the size the gzip trailer gives (ISIZE). Handles

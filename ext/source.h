@@ -148,5 +148,8 @@ int ps_gunzip(const unsigned char *in, size_t nIn, uint64_t maxOut,
 ** says stop. */
 int ps_gunzip_poll(const unsigned char *in, size_t nIn, uint64_t maxOut,
                    char **pzOut, size_t *pnOut, PsSource *pPoll, PsErr *err);
+/* 1: every gzip stream takes zlib's loop instead of libdeflate's one-shot decoder (default 0);
+** set by the tests and `make bench` (tests/bench/load_time.c) to compare the two. Process-wide. */
+extern int ps_gunzip_zlib_only;
 
 #endif

@@ -501,10 +501,10 @@ int ps_vt_filter_set(sqlite3_vtab *pVtab, const char *zTable, sqlite3_value *pSo
   int bFiltered = pFiles && pFiles->pVal;
   int eType = pSource ? sqlite3_value_type(pSource) : SQLITE_NULL;
   if( eType!=SQLITE_TEXT || c->bNoIo ){
+    ps_set_clear(pSet);
+    if( bFiltered ) return SQLITE_OK;     /* its file is NULL: no `file = ?` value names it */
     PsCacheEntry *e = ps_vt_acquire(c, zTable, pSource, pFormat, &zErr, &rc);
     if( e==0 ) return set_error(pVtab, zErr, rc);
-    ps_set_clear(pSet);
-    if( bFiltered && !file_wanted(pFiles, 0) ){ ps_vt_release(e); return SQLITE_OK; } /* file is NULL */
     if( set_add(pSet, e, 0) ){ ps_vt_release(e); return SQLITE_NOMEM; }
     return SQLITE_OK;
   }
@@ -515,8 +515,7 @@ int ps_vt_filter_set(sqlite3_vtab *pVtab, const char *zTable, sqlite3_value *pSo
   ** the stat() of the cache check is not paid per row. A streamed set starts again at its
   ** first part (ps_set_use loads it). */
   if( !bFiltered && !pSet->bFiltered && pSet->zKey && strcmp(pSet->zKey, zSrc)==0
-   && (pFormat==0 || sqlite3_value_type(pFormat)==SQLITE_NULL) && pSet->pFmt==0
-   && (pSet->bStream || !bCanStream || pSet->nPart<=1) ){
+   && (pFormat==0 || sqlite3_value_type(pFormat)==SQLITE_NULL) && pSet->pFmt==0 ){
     return SQLITE_OK;
   }
   if( parse_format(zTable, pFormat, &pFmt, &zErr) ) return set_error(pVtab, zErr, SQLITE_ERROR);
@@ -604,6 +603,10 @@ int ps_vt_file_constraint(sqlite3_index_info *pInfo, int iFileCol, int *pbIn){
   for(int i=0; i<pInfo->nConstraint; i++){
     const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
     if( pC->iColumn!=iFileCol || pC->op!=SQLITE_INDEX_CONSTRAINT_EQ || !pC->usable ) continue;
+    /* the files are picked by their names byte for byte: a comparison in another collation
+    ** (file = 'A.JSON' COLLATE NOCASE) is left to SQLite */
+    const char *zColl = sqlite3_vtab_collation(pInfo, i);
+    if( zColl && sqlite3_stricmp(zColl, "BINARY")!=0 ) continue;
     pInfo->aConstraintUsage[i].argvIndex = iArgv;
     pInfo->aConstraintUsage[i].omit = 1;
     /* sqlite3_vtab_in came with SQLite 3.38: an older host library has no such entry */
@@ -615,8 +618,9 @@ int ps_vt_file_constraint(sqlite3_index_info *pInfo, int iFileCol, int *pbIn){
   return 0;
 }
 
-int ps_vt_source_kind(sqlite3_index_info *pInfo, int iSourceCol){
-  if( sqlite3_libversion_number()<3038000 ) return PS_SOURCE_UNKNOWN;
+int ps_vt_source_kind(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo, int iSourceCol){
+  /* a connection without file access reads no path, not even to plan (xFilter refuses it) */
+  if( sqlite3_libversion_number()<3038000 || ((PsVtab*)pVtab)->pConn->bNoIo ) return PS_SOURCE_UNKNOWN;
   for(int i=0; i<pInfo->nConstraint; i++){
     const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
     if( pC->iColumn!=iSourceCol || pC->op!=SQLITE_INDEX_CONSTRAINT_EQ || !pC->usable ) continue;

@@ -185,7 +185,7 @@ static int evBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   if( bFileFirst ) iOb = 1;
   /* a source known to be one capture (a literal path of a file, a BLOB) has one part: its
   ** row order is the order of every column the parts are ordered by */
-  int eKind = ps_vt_source_kind(pInfo, EV_SOURCE);
+  int eKind = ps_vt_source_kind(pVtab, pInfo, EV_SOURCE);
   if( nOb==iOb ){
     pInfo->orderByConsumed = 1;                     /* ORDER BY file */
   }else if( nOb==iOb+1 && pInfo->aOrderBy[iOb].iColumn==EV_ID ){

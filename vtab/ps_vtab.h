@@ -143,18 +143,20 @@ typedef struct PsFileFilter { sqlite3_value *pVal; int bIn; } PsFileFilter;
 
 /* xBestIndex helper for the `file` column: finds a usable `file = ?` / `file IN (...)`
 ** constraint, gives it the argv index after those already given and omits it; an IN list is
-** asked for whole when the SQLite library has sqlite3_vtab_in (3.38+). Returns 1 when used
-** (*pbIn: an IN list), else 0. */
+** asked for whole when the SQLite library has sqlite3_vtab_in (3.38+). A constraint in a
+** collation other than BINARY is not used (the names are compared byte for byte). Returns 1
+** when used (*pbIn: an IN list), else 0. */
 int ps_vt_file_constraint(sqlite3_index_info *pInfo, int iFileCol, int *pbIn);
 
 /* What the plan's source constraint names, when its value is known at planning time
 ** (sqlite3_vtab_rhs_value, SQLite 3.38+): PS_SOURCE_ONE, one capture (a path of a regular file,
 ** a BLOB); PS_SOURCE_MANY, a directory or a glob pattern; PS_SOURCE_UNKNOWN, a value bound later
-** (a parameter, a join) or an older SQLite. */
+** (a parameter, a join), an older SQLite, or a connection without file access (profsql_noio:
+** no path is looked at, not even to plan). */
 #define PS_SOURCE_UNKNOWN 0
 #define PS_SOURCE_ONE     1
 #define PS_SOURCE_MANY    2
-int ps_vt_source_kind(sqlite3_index_info *pInfo, int iSourceCol);
+int ps_vt_source_kind(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo, int iSourceCol);
 
 /* xBestIndex of a table whose only inputs are source (column iSource), format (iFormat) and its
 ** file column (iFile): idxNum bits 1 source = ?, 2 format = ?, PS_IDX_FILE file = ?,

@@ -13,7 +13,6 @@
 #include <time.h>
 
 extern size_t ps_chrome_threads;
-extern int ps_gunzip_zlib_only;
 
 static double now(void){ struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec/1e9; }
 

@@ -166,7 +166,6 @@ static size_t gz(const char *in, size_t n, unsigned char *out, size_t nOut){
   return k;
 }
 
-extern int ps_gunzip_zlib_only;
 
 /* ps_gunzip through libdeflate's one-shot decoder (the size known from the trailer) and through
 ** zlib alone (ps_gunzip_zlib_only): the same bytes, and for a damaged stream the same error (the

@@ -173,6 +173,12 @@ check(tuple(got) == (NRANK, sum(n for n, _ in per_file.values())), "a directory 
 skipped = [r[0] for r in db.execute("SELECT key FROM profile_metadata(?) WHERE scope = 'files' ORDER BY key", (mixed,))]
 check(skipped == sorted(os.path.join(mixed, f"r{k}.note") for k in range(NRANK)), "each note listed once as skipped", skipped)
 check(debug(db)["live_peak"] == 1, "the mixed directory is read one capture at a time", debug(db))
+# a file comparison in another collation is SQLite's to make, not a name lookup (it used to
+# match nothing)
+r1 = os.path.join(mixed, "r1.json")
+n = db.execute("SELECT count(*) FROM profile_events(?) WHERE file = ? COLLATE NOCASE", (mixed, r1.upper())).fetchone()[0]
+m = db.execute("SELECT count(*) FROM profile_events(?) WHERE file = ?", (mixed, r1)).fetchone()[0]
+check(n == m and m > 0, "file = UPPER(path) COLLATE NOCASE finds that file's rows", (n, m))
 
 shutil.rmtree(tmp)
 done()
