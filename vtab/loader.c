@@ -511,9 +511,11 @@ int ps_vt_filter_set(sqlite3_vtab *pVtab, const char *zTable, sqlite3_value *pSo
   const char *zSrc = (const char*)sqlite3_value_text(pSource);
   if( zSrc==0 ) return SQLITE_NOMEM;
   /* A cursor filtered again within its statement (the inner side of a join, a recursive CTE)
-  ** with the same path keeps its captures: one statement sees one version of the files, and
-  ** the stat() of the cache check is not paid per row. A streamed set starts again at its
-  ** first part (ps_set_use loads it). */
+  ** with the same path keeps its set: a set that holds its captures sees one version of the
+  ** files, and the stat() of the cache check is not paid per row. A streamed set starts again at
+  ** its first part and ps_set_use loads each part anew, as the first pass did (memory stays at
+  ** one capture; a file rewritten in between is read as it is then: docs/loading.md, "A rescan
+  ** of the source in the same statement ... reads the files again"). */
   if( !bFiltered && !pSet->bFiltered && pSet->zKey && strcmp(pSet->zKey, zSrc)==0
    && (pFormat==0 || sqlite3_value_type(pFormat)==SQLITE_NULL) && pSet->pFmt==0 ){
     return SQLITE_OK;
