@@ -472,7 +472,7 @@ int ps_set_use(sqlite3_vtab *pVtab, PsSet *p, int *piPart, PsCapture **ppCap){
   }
   *piPart = p->nPart;
   if( p->nLoaded==0 && p->bDir && !p->bFiltered ){
-    return set_error(pVtab, no_capture_error(p->zTable, p->zKey ? p->zKey : "?"), SQLITE_ERROR);
+    return set_error(pVtab, no_capture_error(p->zTable, p->zKey), SQLITE_ERROR);   /* (a path set: zKey set) */
   }
   return SQLITE_OK;
 }

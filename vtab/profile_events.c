@@ -228,8 +228,7 @@ static int ev_start_part(EvCursor *c){
   if( rc!=SQLITE_OK || c->cap==0 ) return rc;      /* no more parts: c->cap NULL is EOF */
   int64_t n = (int64_t)c->cap->ev.n;
   int idxNum = c->idxNum;
-  c->aList = 0; c->nList = 0; c->iList = 0;
-  c->iRow = 0; c->iEnd = n;
+  c->iEnd = n;
   if( c->bId ){
     int64_t id = ev_row_arg(c->rId, n);
     if( id<0 ){ c->iEnd = 0; }
