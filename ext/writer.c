@@ -463,10 +463,9 @@ struct PsZip {
   int fd;               /* the locked temporary file; minizip writes through a dup of it */
   char *zPath, *zTmp;   /* where it goes, and its temporary name beside it */
   char *zShow;          /* the path messages name (a staged archive: its final path) */
-  /* ps_zip_add's last member, deflated: the same buffer added again (a report's dated and
-  ** latest copies) is stored from it instead of being compressed a second time */
+  /* ps_zip_add's last member, deflated, with its size and CRC: ps_zip_add_again stores it again */
   struct libdeflate_compressor *pDeflate;
-  const void *pLast; size_t nLast; uint32_t crcLast;
+  size_t nLast; uint32_t crcLast;
   unsigned char *aDeflated; size_t nDeflated, nDeflatedAlloc;
 };
 
@@ -546,12 +545,10 @@ static int zip_add_failed(PsZip *z, const char *zName, PsErr *err){
                 ps_path_fit(z->zShow, zFit), zName, e ? strerror(e) : "disk full?");
 }
 
-/* Deflates p[0..n) into z->aDeflated (libdeflate, level 6: zlib's default level, done faster),
-** unless it is the buffer deflated last time (same address, size and CRC-32). PS_OK, or PS_NOMEM
-** (z->nDeflated is then 0). */
+/* Deflates p[0..n) into z->aDeflated (libdeflate, level 6: zlib's default level, done faster).
+** PS_OK, or PS_NOMEM (z->nDeflated is then 0). */
 static int zip_deflate(PsZip *z, const void *p, size_t n, uint32_t crc){
-  if( z->nDeflated && p==z->pLast && n==z->nLast && crc==z->crcLast ) return PS_OK;
-  z->nDeflated = 0; z->pLast = 0;
+  z->nDeflated = 0;
   if( z->pDeflate==0 && (z->pDeflate = libdeflate_alloc_compressor(6))==0 ) return PS_NOMEM;
   size_t nBound = libdeflate_deflate_compress_bound(z->pDeflate, n);
   if( nBound > z->nDeflatedAlloc ){
@@ -561,14 +558,14 @@ static int zip_deflate(PsZip *z, const void *p, size_t n, uint32_t crc){
   }
   z->nDeflated = libdeflate_deflate_compress(z->pDeflate, p, n, z->aDeflated, z->nDeflatedAlloc);
   if( z->nDeflated==0 ) return PS_NOMEM;     /* (the bound always fits) */
-  z->pLast = p; z->nLast = n; z->crcLast = crc;
+  z->nLast = n; z->crcLast = crc;
   return PS_OK;
 }
 
-int ps_zip_add(PsZip *z, const char *zName, const void *p, size_t n, PsErr *err){
-  if( !ps_safe_name(zName) ) return ps_err(err, "'%s' is not a safe archive member name", zName);
-  uint32_t crc = (uint32_t)libdeflate_crc32(0, p, n);
-  if( zip_deflate(z, p, n, crc) ) return ps_nomem(err);
+/* Stores z's deflated bytes (z->aDeflated: z->nLast bytes with CRC z->crcLast) as member zName. */
+static int zip_store_deflated(PsZip *z, const char *zName, PsErr *err){
+  size_t n = z->nLast;
+  uint32_t crc = z->crcLast;
   errno = 0;
   /* the member as minizip opens it (deflated, dated now), written raw: the deflated bytes,
   ** then the size and CRC of what they inflate to */
@@ -581,6 +578,18 @@ int ps_zip_add(PsZip *z, const char *zName, const void *p, size_t n, PsErr *err)
     return zip_add_failed(z, zName, err);
   }
   return PS_OK;
+}
+
+int ps_zip_add(PsZip *z, const char *zName, const void *p, size_t n, PsErr *err){
+  if( !ps_safe_name(zName) ) return ps_err(err, "'%s' is not a safe archive member name", zName);
+  if( zip_deflate(z, p, n, (uint32_t)libdeflate_crc32(0, p, n)) ) return ps_nomem(err);
+  return zip_store_deflated(z, zName, err);
+}
+
+int ps_zip_add_again(PsZip *z, const char *zName, PsErr *err){
+  if( !ps_safe_name(zName) ) return ps_err(err, "'%s' is not a safe archive member name", zName);
+  if( z->nDeflated==0 ) return ps_err(err, "'%s': no member was added before it", zName);
+  return zip_store_deflated(z, zName, err);
 }
 
 int ps_zip_add_file(PsZip *z, const char *zName, const char *zSrc, uint64_t maxBytes,

@@ -65,10 +65,13 @@ int ps_write_file(const char *zPath, const void *p, size_t n, PsErr *err);
 typedef struct PsZip PsZip;
 PsZip *ps_zip_open(const char *zPath, PsErr *err);
 /* Adds a member (deflated by libdeflate at zlib's default level 6, stored through minizip; the
-** buffer added just before, added again under another name, is stored from the same deflated
-** bytes). zName must be a plain file name (no directories). Errors: PS_NOMEM, a write that
-** fails (the archive's path and the system's reason). */
+** deflated bytes are kept, about the member's size at most, until the next add or the close).
+** zName must be a plain file name (no directories). Errors: PS_NOMEM, a write that fails (the
+** archive's path and the system's reason). */
 int ps_zip_add(PsZip *z, const char *zName, const void *p, size_t n, PsErr *err);
+/* Adds the member ps_zip_add added last again, as zName, from the same deflated bytes (a
+** report's dated and latest copies of a file). Errors: those of ps_zip_add, and none added. */
+int ps_zip_add_again(PsZip *z, const char *zName, PsErr *err);
 /* Adds the regular file zSrc as member zName, streamed in 1 MiB reads (memory does not grow with
 ** the file). Errors: zSrc is not a regular file (a FIFO or device is refused without blocking),
 ** is larger than maxBytes (0: no limit), cannot be read; xInterrupt (may be NULL) is asked every

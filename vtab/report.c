@@ -1989,24 +1989,26 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
       PsZip *z = ps_stage_zip_open(stg, zArchive, &err);
       int rc = z ? PS_OK : PS_ERROR;
 #define ADD(name, buf) do{ if( rc==PS_OK ) rc = ps_zip_add(z, name, (buf).z ? (buf).z : "", (buf).n, &err); }while(0)
+#define ADD_AGAIN(name) do{ if( rc==PS_OK ) rc = ps_zip_add_again(z, name, &err); }while(0)
       ADD("manifest.json", man);
       if( bJson ){
         snprintf(zName, sizeof(zName), "profiler_report_%s.json", zStamp); ADD(zName, js);
-        if( bLatestInZip ) ADD("profiler_report_latest.json", js);
+        if( bLatestInZip ) ADD_AGAIN("profiler_report_latest.json");
       }
       if( bMd ){
         snprintf(zName, sizeof(zName), "profiler_report_%s.md", zStamp); ADD(zName, md);
-        if( bLatestInZip ) ADD("profiler_report_latest.md", md);
+        if( bLatestInZip ) ADD_AGAIN("profiler_report_latest.md");
       }
       for(int k=0; k<N_CSV && bCsv; k++){
         snprintf(zName, sizeof(zName), "profiler_%s_%s.csv", aCsv[k].zKind, zStamp); ADD(zName, aOut[k]);
-        if( bLatestInZip ){ snprintf(zName, sizeof(zName), "profiler_%s_latest.csv", aCsv[k].zKind); ADD(zName, aOut[k]); }
+        if( bLatestInZip ){ snprintf(zName, sizeof(zName), "profiler_%s_latest.csv", aCsv[k].zKind); ADD_AGAIN(zName); }
       }
       if( bFg ){
         snprintf(zName, sizeof(zName), "profiler_flamegraph_%s.svg", zStamp); ADD(zName, fg);
-        if( bLatestInZip ) ADD("profiler_flamegraph_latest.svg", fg);
+        if( bLatestInZip ) ADD_AGAIN("profiler_flamegraph_latest.svg");
       }
 #undef ADD
+#undef ADD_AGAIN
       if( z && ps_zip_close(z, rc==PS_OK, &err) ) rc = PS_ERROR;
       if( rc==PS_OK ) rc = ps_stage_note(stg, zArchive, &err);
       if( rc ){ r.rc = SQLITE_ERROR; r.zErr = sqlite3_mprintf("%s", err.msg); }
