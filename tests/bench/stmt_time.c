@@ -7,12 +7,14 @@
 ** Opens an in-memory database, loads ./libprofsql, runs SQL and prints, from the
 ** SQLITE_TRACE_PROFILE callback, every statement that ran at least MIN_SECONDS (the statements a
 ** function such as profile_report prepares inside the call included) as "<seconds>\t<the first
-** 100 characters of its text>", in the order they finished; the call itself is the last line.
+** 100 characters of its text>", in the order they finished; then, always, the whole of SQL as
+** "<seconds>\tTOTAL" (wall clock around sqlite3_exec).
 ** Exits 1 with SQLite's message when the load or the SQL fails.
 */
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 static double g_min;
 
@@ -40,10 +42,14 @@ int main(int argc, char **argv){
     return 1;
   }
   sqlite3_trace_v2(db, SQLITE_TRACE_PROFILE, on_trace, 0);
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
   if( sqlite3_exec(db, argv[2], 0, 0, &zErr)!=SQLITE_OK ){
     fprintf(stderr, "stmt_time: %s\n", zErr ? zErr : "failed");
     return 1;
   }
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  printf("%.3f\tTOTAL\n", (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
   sqlite3_close(db);
   return 0;
 }
