@@ -677,6 +677,12 @@ int ps_vt_open(size_t nByte, sqlite3_vtab_cursor **ppCur){
   return SQLITE_OK;
 }
 
+void ps_vt_result_pool(sqlite3_context *ctx, const PsCapture *cap, uint32_t id, const PsSet *pSet){
+  if( id==0 ){ sqlite3_result_null(ctx); return; }
+  PsStr s = ps_pool_get(&cap->pool, id);
+  sqlite3_result_text(ctx, s.z, (int)s.n, ps_set_text(pSet));
+}
+
 void ps_vt_result_file(sqlite3_context *ctx, const PsSet *pSet, int iPart){
   const char *z = pSet->azFile[iPart];
   if( z ) sqlite3_result_text(ctx, z, -1, SQLITE_TRANSIENT);

@@ -390,14 +390,6 @@ static void result_value(sqlite3_context *ctx, const PsCapture *cap, const PsVal
   }else sqlite3_result_null(ctx);
 }
 
-static void result_str(sqlite3_context *ctx, const PsCapture *cap, uint32_t id, sqlite3_destructor_type xDel){
-  if( id==0 ){ sqlite3_result_null(ctx); return; }
-  PsStr s = ps_pool_get(&cap->pool, id);
-  /* pool strings live as long as the capture, which outlives the statement step unless the
-  ** set is streamed (ps_set_text) */
-  sqlite3_result_text(ctx, s.z, (int)s.n, xDel);
-}
-
 static int evColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
   EvCursor *c = (EvCursor*)cur;
   const PsCapture *cap = c->cap;
@@ -412,8 +404,8 @@ static int evColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
     case EV_DUR:
       if( e->aDur[r]==PS_NULL64 ) sqlite3_result_null(ctx); else sqlite3_result_int64(ctx, e->aDur[r]);
       return SQLITE_OK;
-    case EV_NAME: result_str(ctx, cap, e->aName[r], ps_set_text(&c->set)); return SQLITE_OK;
-    case EV_CAT:  result_str(ctx, cap, e->aCat[r], ps_set_text(&c->set)); return SQLITE_OK;
+    case EV_NAME: ps_vt_result_pool(ctx, cap, e->aName[r], &c->set); return SQLITE_OK;
+    case EV_CAT:  ps_vt_result_pool(ctx, cap, e->aCat[r], &c->set); return SQLITE_OK;
     case EV_PH: {
       if( e->aPh[r]==0 ){ sqlite3_result_null(ctx); return SQLITE_OK; }
       char ph = (char)e->aPh[r];
@@ -422,8 +414,8 @@ static int evColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
     }
     case EV_PID: result_value(ctx, cap, &cap->aThread[e->aThread[r]].pid, ps_set_text(&c->set)); return SQLITE_OK;
     case EV_TID: result_value(ctx, cap, &cap->aThread[e->aThread[r]].tid, ps_set_text(&c->set)); return SQLITE_OK;
-    case EV_PROCESS_NAME: result_str(ctx, cap, cap->aThread[e->aThread[r]].processName, ps_set_text(&c->set)); return SQLITE_OK;
-    case EV_THREAD_NAME:  result_str(ctx, cap, cap->aThread[e->aThread[r]].threadName, ps_set_text(&c->set)); return SQLITE_OK;
+    case EV_PROCESS_NAME: ps_vt_result_pool(ctx, cap, cap->aThread[e->aThread[r]].processName, &c->set); return SQLITE_OK;
+    case EV_THREAD_NAME:  ps_vt_result_pool(ctx, cap, cap->aThread[e->aThread[r]].threadName, &c->set); return SQLITE_OK;
     case EV_DEPTH:
       if( e->aDepth[r]<0 ) sqlite3_result_null(ctx); else sqlite3_result_int(ctx, e->aDepth[r]);
       return SQLITE_OK;

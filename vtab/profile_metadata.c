@@ -128,11 +128,9 @@ static int mdColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
     case MD_FILE:
       ps_vt_result_file(ctx, &c->set, c->iPart);
       break;
-    case MD_SCOPE: case MD_KEY: {
-      PsStr s = ps_pool_get(&cap->pool, iCol==MD_SCOPE ? m->scope : m->key);
-      sqlite3_result_text(ctx, s.z, (int)s.n, ps_set_text(&c->set));
+    case MD_SCOPE: case MD_KEY:
+      ps_vt_result_pool(ctx, cap, iCol==MD_SCOPE ? m->scope : m->key, &c->set);
       break;
-    }
     case MD_VALUE: {
       PsOut o; memset(&o, 0, sizeof(o));
       o.type = m->type; o.i = m->i; o.r = m->r; o.z = m->z; o.n = m->n;

@@ -227,12 +227,6 @@ static void result_i64(sqlite3_context *ctx, int64_t v){
   if( v==PS_NULL64 ) sqlite3_result_null(ctx); else sqlite3_result_int64(ctx, v);
 }
 
-static void result_pool(sqlite3_context *ctx, const PsCapture *cap, uint32_t id, sqlite3_destructor_type xDel){
-  if( id==0 ){ sqlite3_result_null(ctx); return; }
-  PsStr s = ps_pool_get(&cap->pool, id);
-  sqlite3_result_text(ctx, s.z, (int)s.n, xDel);
-}
-
 static int rcColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
   RcCursor *c = (RcCursor*)cur;
   const PsCapture *cap = rc_cap(c);
@@ -241,10 +235,10 @@ static int rcColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
     case RC_RECORD_ID:  result_i64(ctx, r->recordId); break;
     case RC_PARENT_ID:  result_i64(ctx, r->parentId); break;
     case RC_TIMER_ID:   result_i64(ctx, r->timerId); break;
-    case RC_CATEGORY:   result_pool(ctx, cap, r->category, ps_set_text(&c->set)); break;
-    case RC_NAME:       result_pool(ctx, cap, r->name, ps_set_text(&c->set)); break;
-    case RC_GROUP:      result_pool(ctx, cap, r->group, ps_set_text(&c->set)); break;
-    case RC_PLUGIN:     result_pool(ctx, cap, r->plugin, ps_set_text(&c->set)); break;
+    case RC_CATEGORY:   ps_vt_result_pool(ctx, cap, r->category, &c->set); break;
+    case RC_NAME:       ps_vt_result_pool(ctx, cap, r->name, &c->set); break;
+    case RC_GROUP:      ps_vt_result_pool(ctx, cap, r->group, &c->set); break;
+    case RC_PLUGIN:     ps_vt_result_pool(ctx, cap, r->plugin, &c->set); break;
     case RC_THREAD_ID:  result_i64(ctx, r->threadId); break;
     case RC_TIME:       result_i64(ctx, r->time); break;
     case RC_COUNT:      result_i64(ctx, r->count); break;
@@ -270,7 +264,7 @@ static int rcColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
       if( r->depth<0 ) sqlite3_result_null(ctx); else sqlite3_result_int(ctx, r->depth);
       break;
     case RC_LINE:       if( r->line ) sqlite3_result_int64(ctx, r->line); else sqlite3_result_null(ctx); break;
-    case RC_RECORD_SET: result_pool(ctx, cap, r->recordSet, ps_set_text(&c->set)); break;
+    case RC_RECORD_SET: ps_vt_result_pool(ctx, cap, r->recordSet, &c->set); break;
     case RC_ATTRS: {
       PsOut o;
       memset(&o, 0, sizeof(o));

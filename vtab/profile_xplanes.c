@@ -131,12 +131,6 @@ static int xpNext(sqlite3_vtab_cursor *cur){
 }
 static int xpEof(sqlite3_vtab_cursor *cur){ XpCursor *c = (XpCursor*)cur; return c->cap==0 || c->iRow >= c->nRow; }
 
-static void xp_str(sqlite3_context *ctx, const PsCapture *cap, uint32_t id, sqlite3_destructor_type xDel){
-  if( id==0 ){ sqlite3_result_null(ctx); return; }
-  PsStr s = ps_pool_get(&cap->pool, id);
-  sqlite3_result_text(ctx, s.z, (int)s.n, xDel);
-}
-
 static int xpColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
   XpCursor *c = (XpCursor*)cur;
   int k = c->iPart;
@@ -147,7 +141,7 @@ static int xpColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
   switch( iCol ){
     case XP_PLANE_INDEX: sqlite3_result_int64(ctx, pl->index); break;
     case XP_PLANE_ID:    sqlite3_result_int64(ctx, pl->id); break;
-    case XP_PLANE_NAME:  xp_str(ctx, cap, pl->name, ps_set_text(&c->set)); break;
+    case XP_PLANE_NAME:  ps_vt_result_pool(ctx, cap, pl->name, &c->set); break;
     case XP_HOST: {
       char buf[512];
       const char *z = ps_set_host(&c->set, k, buf, sizeof(buf));
@@ -162,8 +156,8 @@ static int xpColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
       switch( iCol ){
         case XP_LINE_ID:      sqlite3_result_int64(ctx, ln->id); break;
         case XP_LINE_DISPLAY: sqlite3_result_int64(ctx, ln->displayId); break;
-        case XP_LINE_NAME:    xp_str(ctx, cap, ln->name, ps_set_text(&c->set)); break;
-        case XP_LINE_DNAME:   xp_str(ctx, cap, ln->displayName, ps_set_text(&c->set)); break;
+        case XP_LINE_NAME:    ps_vt_result_pool(ctx, cap, ln->name, &c->set); break;
+        case XP_LINE_DNAME:   ps_vt_result_pool(ctx, cap, ln->displayName, &c->set); break;
         case XP_TIMESTAMP:    sqlite3_result_int64(ctx, ln->timestampNs); break;
         case XP_DURATION:     sqlite3_result_int64(ctx, ln->durationPs); break;
         case XP_EVENT_COUNT:  sqlite3_result_int64(ctx, ln->nEvents); break;

@@ -137,6 +137,11 @@ static inline sqlite3_destructor_type ps_set_text(const PsSet *p){
   return p->bStream ? SQLITE_TRANSIENT : SQLITE_STATIC;
 }
 
+/* String id of cap's pool as the SQL result (NULL for id 0), with the set's lifetime rule
+** (ps_set_text): the name-like columns of profile_events, profile_records, profile_xplanes and
+** profile_metadata. */
+void ps_vt_result_pool(sqlite3_context *ctx, const PsCapture *cap, uint32_t id, const PsSet *pSet);
+
 /* The values of a `file = ?` or `file IN (...)` constraint, for ps_vt_filter_set: pVal is the
 ** argument, bIn says it is an IN list taken whole (sqlite3_vtab_in). */
 typedef struct PsFileFilter { sqlite3_value *pVal; int bIn; } PsFileFilter;
