@@ -846,7 +846,8 @@ static int ch_events(Chrome *p, size_t *pi, int bTop){
   if( nRun && nRun<nPart ){ aPart[nRun-1]->p.stopAt = 0; aPart[nRun-1]->p.regionEnd = n; }  /* no thread runs yet */
   int aStarted[CH_MAX_PARTS];
   for(int k=0; k<nRun; k++) aStarted[k] = pthread_create(&aTh[k], 0, ch_half_main, aPart[k])==0;
-  if( nRun ){ p->stopAt = aSplit[0]; p->regionEnd = aSplit[0]; }
+  if( nRun ) p->stopAt = aSplit[0];   /* (its regionEnd stays n: it reserves rows for the whole
+                                      ** array, and the merges append to them in place) */
   int rc = ch_event_loop(p, i, bTop, pi);
   for(int k=0; k<nRun; k++){
     if( aStarted[k] ) pthread_join(aTh[k], 0);
