@@ -1418,7 +1418,64 @@ static void test_pb(void){
   CHECK(pf==0);
 }
 
+/* The row columns across their allocation regimes (capture.c: malloc below 1 MB, then 2 MB-aligned
+** mappings grown by mremap): 700,000 rows added one at a time cross malloc -> mapping for the 8-,
+** 4- and 1-byte columns and grow each mapping several times, with the optional columns asked for
+** at different sizes. Every value written must read back, and every row never written must hold
+** its column's default (aEndOff/aLen 0, aStack/aCpu -1, aWeight 1), including the rows that
+** existed before the column was asked for. */
+static void test_columns_grow(void){
+  PsCapture *cap = ps_capture_new();
+  CHECK(cap!=0);
+  if( cap==0 ) return;
+  const size_t N = 700000;
+  int bad = 0;
+  for(size_t i=0; i<N && !bad; i++){
+    if( i==1000 ) bad |= ps_events_want_endoff(cap)!=PS_OK;
+    if( i==5 ) bad |= ps_events_want_len(cap)!=PS_OK;
+    if( i==200000 ) bad |= ps_events_want_stack(cap)!=PS_OK;
+    if( i==300000 ) bad |= ps_events_want_weight(cap)!=PS_OK;
+    if( i==500000 ) bad |= ps_events_want_cpu(cap)!=PS_OK;
+    int64_t r = ps_events_add(cap);
+    if( r!=(int64_t)i ){ bad = 1; break; }
+    PsEvents *e = &cap->ev;
+    e->aTs[r] = (int64_t)i*3 - 7; e->aDur[r] = (int64_t)i ^ 0x5555; e->aOff[r] = (uint64_t)i << 20;
+    e->aName[r] = (uint32_t)(i*7); e->aCat[r] = (uint32_t)(i+1); e->aThread[r] = (uint32_t)(i%13);
+    e->aTrack[r] = (uint32_t)(i%17); e->aParent[r] = (int32_t)i - 1; e->aDepth[r] = (int32_t)(i%5);
+    e->aPh[r] = (uint8_t)(i*31); e->aFlags[r] = (uint8_t)(i>>3);
+    if( i%3==0 && e->aEndOff ) e->aEndOff[r] = i + 11;
+    if( i%4==0 && e->aLen ) e->aLen[r] = (uint32_t)i + 1;
+    if( i%5==0 && e->aStack ) e->aStack[r] = (int32_t)i;
+    if( i%6==0 && e->aWeight ) e->aWeight[r] = (int64_t)i * 2;
+    if( i%7==0 && e->aCpu ) e->aCpu[r] = (int32_t)(i % 64);
+  }
+  CHECK(!bad);
+  CHECK_INT(cap->ev.n, N);
+  CHECK(cap->ev.nAlloc >= N);
+  size_t nWrong = 0;
+  const PsEvents *e = &cap->ev;
+  for(size_t i=0; i<cap->ev.n && !bad; i++){
+    int ok = e->aTs[i]==(int64_t)i*3 - 7 && e->aDur[i]==((int64_t)i ^ 0x5555) && e->aOff[i]==(uint64_t)i << 20
+          && e->aName[i]==(uint32_t)(i*7) && e->aCat[i]==(uint32_t)(i+1) && e->aThread[i]==(uint32_t)(i%13)
+          && e->aTrack[i]==(uint32_t)(i%17) && e->aParent[i]==(int32_t)i - 1 && e->aDepth[i]==(int32_t)(i%5)
+          && e->aPh[i]==(uint8_t)(i*31) && e->aFlags[i]==(uint8_t)(i>>3)
+          && e->aEndOff[i]==(i>=1000 && i%3==0 ? i + 11 : 0)
+          && e->aLen[i]==(i>=5 && i%4==0 ? (uint32_t)i + 1 : 0)
+          && e->aStack[i]==(i>=200000 && i%5==0 ? (int32_t)i : -1)
+          && e->aWeight[i]==(i>=300000 && i%6==0 ? (int64_t)i * 2 : 1)
+          && e->aCpu[i]==(i>=500000 && i%7==0 ? (int32_t)(i % 64) : -1);
+    if( !ok && nWrong++ < 3 ) printf("  (row %zu reads back wrong)\n", i);
+  }
+  CHECK_INT(nWrong, 0);
+  /* a reserve far past the rows (a mapping grown to 4M rows) keeps them too */
+  CHECK_INT(ps_events_reserve(cap, 4000000), PS_OK);
+  /* row 699,999: 699999 % 3 == 0 (aEndOff set), % 7 == 6 (aCpu not) */
+  CHECK(cap->ev.aTs[N-1]==(int64_t)(N-1)*3 - 7 && cap->ev.aCpu[N-1]==-1 && cap->ev.aEndOff[N-1]==N-1+11);
+  ps_capture_free(cap);
+}
+
 int main(void){
+  test_columns_grow();
   test_shrink_chain();
   test_numbers();
   test_strings();
