@@ -4,6 +4,7 @@
 ** error message), the capture member of a ZIP archive (zipsrc.c), a private copy for BLOB
 ** arguments. See source.h for the contract.
 */
+#define _GNU_SOURCE            /* O_TMPFILE, mremap */
 #include "source.h"
 
 #include <errno.h>
@@ -40,6 +41,66 @@ static size_t gz_size_hint(const unsigned char *in, size_t nIn){
   return (uint64_t)isz <= (uint64_t)nIn*64 ? (size_t)isz : 0;
 }
 
+/* ---- where an inflated stream goes
+** A malloc'ed buffer, or (fd >= 0, a "spilled" stream) a shared mapping of an unnamed temporary
+** file: the bytes are then page cache the kernel can write back and drop, and the parse releases
+** the pages it has read (ps_source_release) as it does a plain file's, so a big .json.gz is not
+** held in the process's memory twice (inflated bytes and parsed columns). */
+typedef struct GzOut { char *z; size_t nAlloc; int fd; } GzOut;
+
+/* An unnamed temporary file (O_TMPFILE: nothing to clean up, nothing another process can open by
+** name) in the first of $SQLITE_TMPDIR, $TMPDIR, /var/tmp, /usr/tmp, /tmp that takes one (the
+** directories SQLite's unix VFS uses for its own temporary files, in its order), or -1. */
+static int spill_open(void){
+#ifdef O_TMPFILE
+  const char *az[5] = { getenv("SQLITE_TMPDIR"), getenv("TMPDIR"), "/var/tmp", "/usr/tmp", "/tmp" };
+  for(int k=0; k<5; k++){
+    if( az[k]==0 || az[k][0]==0 ) continue;
+    int fd = open(az[k], O_TMPFILE|O_RDWR|O_CLOEXEC, 0600);
+    if( fd>=0 ) return fd;
+  }
+#endif
+  return -1;
+}
+
+/* A spilled stream moved into a malloc'ed buffer of nKeep bytes (+1 for a NUL), the file closed. */
+static int out_to_heap(GzOut *o, size_t nKeep){
+  char *z = malloc(nKeep + 1 > o->nAlloc ? nKeep + 1 : o->nAlloc);
+  if( z==0 ) return -1;
+  memcpy(z, o->z, nKeep);
+  munmap(o->z, o->nAlloc); close(o->fd);
+  o->z = z; o->fd = -1;
+  if( nKeep + 1 > o->nAlloc ) o->nAlloc = nKeep + 1;
+  return 0;
+}
+
+/* Room for n bytes in o (n > o->nAlloc, or the first allocation), the first nKeep kept. A
+** spilled stream reserves the file's blocks first (posix_fallocate), so a full disk fails here,
+** not as a SIGBUS while inflating, and then goes on in memory. 0, or -1 when out of memory. */
+static int out_reserve(GzOut *o, size_t n, size_t nKeep){
+  if( o->fd>=0 ){
+    void *p = MAP_FAILED;
+    if( posix_fallocate(o->fd, 0, (off_t)n)==0 ){
+      p = o->z ? mremap(o->z, o->nAlloc, n, MREMAP_MAYMOVE)
+               : mmap(0, n, PROT_READ|PROT_WRITE, MAP_SHARED, o->fd, 0);
+    }
+    if( p!=MAP_FAILED ){ o->z = p; o->nAlloc = n; return 0; }
+    if( o->z==0 ){ close(o->fd); o->fd = -1; }
+    else if( out_to_heap(o, nKeep) ) return -1;
+  }
+  char *z = realloc(o->z, n);
+  if( z==0 ) return -1;
+  if( o->z==0 ) ps_hugepages(z, n);
+  o->z = z; o->nAlloc = n;
+  return 0;
+}
+
+static void out_free(GzOut *o){
+  if( o->fd>=0 ){ if( o->z ) munmap(o->z, o->nAlloc); close(o->fd); }
+  else free(o->z);
+  o->z = 0; o->nAlloc = 0; o->fd = -1;
+}
+
 /* The largest stream the one-shot decoder takes: libdeflate inflates about 1 GB/s with no way to
 ** poll for an interrupt in between, so bigger streams take zlib's chunked loop (polled every
 ** PS_INFLATE_STEP bytes). */
@@ -48,22 +109,22 @@ static size_t gz_size_hint(const unsigned char *in, size_t nIn){
 int ps_gunzip_zlib_only = 0;     /* source.h */
 
 /* The fast path (issue 18): libdeflate's gzip decoder, 2.5x zlib's inflate on a Chrome trace
-** (docs/performance.md), into a buffer of the size the gzip trailer gives (ISIZE). Handles
-** concatenated members while they fit. Returns PS_OK with the output, or -1 when this path does
-** not apply or the stream is not one it could read to the end (a corrupt or truncated stream,
-** a size past the trailer's, bytes after the stream): the caller then runs zlib, whose errors
-** name the compressed byte. */
+** (docs/performance.md), into o sized from the gzip trailer (ISIZE). Handles concatenated
+** members while they fit. Returns PS_OK with the output in o, or -1 when this path does not
+** apply or the stream is not one it could read to the end (a corrupt or truncated stream, a
+** size past the trailer's, bytes after the stream): the caller then runs zlib, whose errors name
+** the compressed byte (o is left as it was given: empty). */
 static int gunzip_oneshot(const unsigned char *in, size_t nIn, uint64_t maxOut,
-                          char **pzOut, size_t *pnOut, PsSource *pPoll, PsErr *err){
+                          GzOut *o, size_t *pnOut, PsSource *pPoll, PsErr *err){
   if( ps_gunzip_zlib_only ) return -1;
   size_t isz = gz_size_hint(in, nIn);
   if( isz==0 || isz > PS_DEFLATE_ONESHOT_MAX || (uint64_t)isz > maxOut ) return -1;
   if( pPoll && ps_source_poll(pPoll) ) return ps_interrupted(err);
   struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
   if( d==0 ) return -1;
-  char *zOut = malloc(isz + 1);
-  if( zOut==0 ){ libdeflate_free_decompressor(d); return -1; }
-  ps_hugepages(zOut, isz + 1);
+  int fd = o->fd;
+  if( out_reserve(o, isz + 1, 0) ){ libdeflate_free_decompressor(d); return -1; }
+  char *zOut = o->z;
   size_t iIn = 0, nOut = 0;
   int ok = 1;
   while( iIn<nIn ){
@@ -75,96 +136,138 @@ static int gunzip_oneshot(const unsigned char *in, size_t nIn, uint64_t maxOut,
     iIn += nUsed; nOut += nGot;
   }
   libdeflate_free_decompressor(d);
-  if( !ok ){ free(zOut); return -1; }
+  if( !ok ){
+    /* give zlib a fresh start, in a file again when this was one */
+    out_free(o);
+    o->fd = fd>=0 ? spill_open() : -1;
+    return -1;
+  }
   zOut[nOut] = 0;
-  *pzOut = zOut; *pnOut = nOut;
+  *pnOut = nOut;
   return PS_OK;
 }
 
-int ps_gunzip_poll(const unsigned char *in, size_t nIn, uint64_t maxOut,
-                   char **pzOut, size_t *pnOut, PsSource *pPoll, PsErr *err){
+/* Inflates in[0..nIn) into o (o->fd >= 0: into that file; o->z NULL and o->nAlloc 0 on entry).
+** PS_OK with *pnOut bytes in o->z and o->z[*pnOut] == 0; on failure o is freed. */
+static int gunzip_to(const unsigned char *in, size_t nIn, uint64_t maxOut, GzOut *o,
+                     size_t *pnOut, PsSource *pPoll, PsErr *err){
   z_stream zs;
-  size_t nAlloc, nOut = 0;
-  char *zOut;
+  size_t nOut = 0;
   int rc;
-  *pzOut = 0; *pnOut = 0;
+  *pnOut = 0;
   if( maxOut==0 ) maxOut = PS_MAX_INFLATED;
-  rc = gunzip_oneshot(in, nIn, maxOut, pzOut, pnOut, pPoll, err);
-  if( rc>=0 ) return rc;
+  rc = gunzip_oneshot(in, nIn, maxOut, o, pnOut, pPoll, err);
+  if( rc>=0 ){ if( rc ) out_free(o); return rc; }
   /* zlib's chunked inflate: any size, polled, and the precise error of a damaged stream.
   ** The trailer's size is a hint for the first allocation. */
-  nAlloc = 1<<16;
+  size_t nAlloc = 1<<16;
   size_t isz = gz_size_hint(in, nIn);
   if( isz > nAlloc && isz < maxOut ) nAlloc = isz + 1;
   if( nAlloc < nIn ) nAlloc = nIn + 1;
   if( nAlloc > maxOut + 1 ) nAlloc = (size_t)maxOut + 1;
-  zOut = malloc(nAlloc);
-  if( zOut==0 ) return ps_nomem(err);
-  ps_hugepages(zOut, nAlloc);
+  if( out_reserve(o, nAlloc, 0) ){ out_free(o); return ps_nomem(err); }
   memset(&zs, 0, sizeof(zs));
-  if( inflateInit2(&zs, 15+16)!=Z_OK ){ free(zOut); return ps_nomem(err); }
+  if( inflateInit2(&zs, 15+16)!=Z_OK ){ out_free(o); return ps_nomem(err); }
   size_t iIn = 0;
   for(;;){
     /* zlib counts in uInt: feed at most 1 GiB at a time. */
     size_t chunkIn = nIn - iIn; if( chunkIn > (1u<<30) ) chunkIn = 1u<<30;
     zs.next_in = (Bytef*)(in + iIn);
     zs.avail_in = (uInt)chunkIn;
-    if( nOut + 1 >= nAlloc ){
-      size_t nNew = nAlloc*2;
+    if( nOut + 1 >= o->nAlloc ){
+      size_t nNew = o->nAlloc*2;
       if( nNew > maxOut + 1 ) nNew = (size_t)maxOut + 1;
       if( nOut + 1 >= nNew ){
-        inflateEnd(&zs); free(zOut);
+        inflateEnd(&zs); out_free(o);
         return ps_err(err, "inflated gzip stream exceeds the limit of %llu bytes",
                       (unsigned long long)maxOut);
       }
-      char *z = realloc(zOut, nNew);
-      if( z==0 ){ inflateEnd(&zs); free(zOut); return ps_nomem(err); }
-      zOut = z; nAlloc = nNew;
+      if( out_reserve(o, nNew, nOut) ){ inflateEnd(&zs); out_free(o); return ps_nomem(err); }
     }
-    if( pPoll && ps_source_poll(pPoll) ){ inflateEnd(&zs); free(zOut); return ps_interrupted(err); }
-    size_t chunkOut = nAlloc - 1 - nOut; if( chunkOut > PS_INFLATE_STEP ) chunkOut = PS_INFLATE_STEP;
-    zs.next_out = (Bytef*)(zOut + nOut);
+    if( pPoll && ps_source_poll(pPoll) ){ inflateEnd(&zs); out_free(o); return ps_interrupted(err); }
+    size_t chunkOut = o->nAlloc - 1 - nOut; if( chunkOut > PS_INFLATE_STEP ) chunkOut = PS_INFLATE_STEP;
+    zs.next_out = (Bytef*)(o->z + nOut);
     zs.avail_out = (uInt)chunkOut;
     rc = inflate(&zs, Z_NO_FLUSH);
     iIn += chunkIn - zs.avail_in;
     nOut += chunkOut - zs.avail_out;
     if( nOut > maxOut ){
-      inflateEnd(&zs); free(zOut);
+      inflateEnd(&zs); out_free(o);
       return ps_err(err, "inflated gzip stream exceeds the limit of %llu bytes", (unsigned long long)maxOut);
     }
     if( rc==Z_STREAM_END ){
       /* another member may follow (concatenated gzip); anything else is an error */
       if( iIn==nIn ) break;
       if( !is_gzip(in+iIn, nIn-iIn) ){
-        inflateEnd(&zs); free(zOut);
+        inflateEnd(&zs); out_free(o);
         return ps_err(err, "compressed byte %llu: unexpected data after the end of the gzip stream",
                       (unsigned long long)iIn);
       }
       inflateReset(&zs);
       continue;
     }
-    if( rc==Z_MEM_ERROR ){ inflateEnd(&zs); free(zOut); return ps_nomem(err); }
+    if( rc==Z_MEM_ERROR ){ inflateEnd(&zs); out_free(o); return ps_nomem(err); }
     if( rc==Z_DATA_ERROR || rc==Z_NEED_DICT || rc==Z_STREAM_ERROR ){
       ps_err(err, "compressed byte %llu: corrupt gzip stream (%s)",
              (unsigned long long)iIn, zs.msg ? zs.msg : "invalid data");
-      inflateEnd(&zs); free(zOut);
+      inflateEnd(&zs); out_free(o);
       return PS_ERROR;
     }
     if( rc==Z_BUF_ERROR || rc==Z_OK ){
       if( iIn==nIn && zs.avail_out>0 ){
         /* all input used, output space left, and no end: the stream is cut short */
-        inflateEnd(&zs); free(zOut);
+        inflateEnd(&zs); out_free(o);
         return ps_err(err, "gzip stream is truncated (inflated %llu bytes before the input ended)",
                       (unsigned long long)nOut);
       }
       continue;
     }
-    inflateEnd(&zs); free(zOut);
+    inflateEnd(&zs); out_free(o);
     return ps_err(err, "zlib inflate failed with code %d", rc);
   }
   inflateEnd(&zs);
-  zOut[nOut] = 0;
-  *pzOut = zOut; *pnOut = nOut;
+  o->z[nOut] = 0;
+  *pnOut = nOut;
+  return PS_OK;
+}
+
+int ps_gunzip_poll(const unsigned char *in, size_t nIn, uint64_t maxOut,
+                   char **pzOut, size_t *pnOut, PsSource *pPoll, PsErr *err){
+  GzOut o = { 0, 0, -1 };
+  *pzOut = 0; *pnOut = 0;
+  int rc = gunzip_to(in, nIn, maxOut, &o, pnOut, pPoll, err);
+  if( rc==PS_OK ) *pzOut = o.z;
+  return rc;
+}
+
+/* gzip input into pSrc: into a temporary file (a mapped source, like a plain file) when nSpill
+** is not 0 and the stream's trailer gives nSpill bytes or more, or the compressed input alone is
+** a quarter of that (the trailer holds the size mod 2^32); else, or when no file can be had, into
+** memory (a heap buffer). */
+static int gunzip_source(PsSource *pSrc, const unsigned char *in, size_t nIn, uint64_t maxOut,
+                         uint64_t nSpill, PsErr *err){
+  GzOut o = { 0, 0, -1 };
+  if( nSpill && ((uint64_t)gz_size_hint(in, nIn) >= nSpill || (uint64_t)nIn >= nSpill/4) ) o.fd = spill_open();
+  size_t n = 0;
+  int rc = gunzip_to(in, nIn, maxOut, &o, &n, pSrc, err);
+  if( rc ) return rc;
+  uint64_t *pLost = 0;
+  if( o.fd>=0 && n>0 ){
+    /* a read error on the file's pages later is a SIGBUS: guarded like a plain file's mapping */
+    pLost = ps_mapguard_add(o.z, o.nAlloc);
+    if( pLost==0 && out_to_heap(&o, n) ){ out_free(&o); return ps_nomem(err); }
+  }else if( o.fd>=0 && out_to_heap(&o, n) ){
+    out_free(&o); return ps_nomem(err);
+  }
+  pSrc->z = o.z; pSrc->n = n; pSrc->bGzip = 1;
+  if( o.fd>=0 ){
+    close(o.fd);                                  /* (the mapping keeps the file) */
+    madvise(o.z, o.nAlloc, MADV_SEQUENTIAL);
+    pSrc->bMapped = 1; pSrc->pMap = o.z; pSrc->nMap = o.nAlloc; pSrc->pLost = pLost;
+    pSrc->lastByte = o.z[n-1];
+  }else{
+    pSrc->bHeap = 1;
+  }
   return PS_OK;
 }
 
@@ -198,22 +301,23 @@ static void source_reset(PsSource *pSrc, int (*xInterrupt)(void*), void *pArg){
 /* gzip, ZIP or systrace HTML bytes p[0..n): inflates / extracts them into pSrc (a heap buffer; bGzip / bZip) and sets
 ** *pbDone; plain bytes: *pbDone 0 and pSrc untouched. The one place input is unwrapped, for
 ** BLOBs, files read into memory and mapped files alike. */
-static int unwrap(PsSource *pSrc, const void *p, size_t n, uint64_t maxInflated, int *pbDone, PsErr *err){
+static int unwrap(PsSource *pSrc, const void *p, size_t n, uint64_t maxInflated, uint64_t nSpill,
+                  int *pbDone, PsErr *err){
   int bGzip = is_gzip(p, n), bZip = !bGzip && ps_is_zip(p, n), bHtml = !bGzip && !bZip && ps_is_html(p, n);
   *pbDone = bGzip || bZip || bHtml;
   if( !*pbDone ) return PS_OK;
+  if( bGzip ) return gunzip_source(pSrc, p, n, maxInflated, nSpill, err);
   char *z; size_t nz;
-  int rc = bGzip ? ps_gunzip_poll(p, n, maxInflated, &z, &nz, pSrc, err)
-         : bZip ? ps_unzip_capture(p, n, maxInflated, &z, &nz, pSrc->zMember, sizeof(pSrc->zMember), pSrc, err)
+  int rc = bZip ? ps_unzip_capture(p, n, maxInflated, &z, &nz, pSrc->zMember, sizeof(pSrc->zMember), pSrc, err)
          : ps_html_trace(p, n, maxInflated ? maxInflated : PS_MAX_INFLATED, &z, &nz, &pSrc->zText, &pSrc->nText, err);
   if( rc ) return rc;
   pSrc->z = z; pSrc->n = nz; pSrc->bHeap = 1;
-  if( bGzip ) pSrc->bGzip = 1; else if( bZip ) pSrc->bZip = 1; else pSrc->bHtml = 1;
+  if( bZip ) pSrc->bZip = 1; else pSrc->bHtml = 1;
   return PS_OK;
 }
 
 int ps_source_open_file(PsSource *pSrc, const char *zPath, uint64_t maxInflated, PsErr *err){
-  return ps_source_open_file_ex(pSrc, zPath, maxInflated, 1, 0, 0, err);
+  return ps_source_open_file_ex(pSrc, zPath, maxInflated, 0, 1, 0, 0, err);
 }
 
 /* The whole file read into a heap buffer (the no-mmap mode). */
@@ -247,8 +351,8 @@ const char *ps_file_type(unsigned mode){
   }
 }
 
-int ps_source_open_file_ex(PsSource *pSrc, const char *zPath, uint64_t maxInflated, int bMmap,
-                           int (*xInterrupt)(void*), void *pInterruptArg, PsErr *err){
+int ps_source_open_file_ex(PsSource *pSrc, const char *zPath, uint64_t maxInflated, uint64_t nSpill,
+                           int bMmap, int (*xInterrupt)(void*), void *pInterruptArg, PsErr *err){
   struct stat st;
   int fd;
   char zFit[PS_PATH_FIT+1];
@@ -294,7 +398,7 @@ int ps_source_open_file_ex(PsSource *pSrc, const char *zPath, uint64_t maxInflat
     close(fd);
     if( rc ) return rc;
     pSrc->nRaw = n;
-    rc = unwrap(pSrc, zr, n, maxInflated, &bDone, err);
+    rc = unwrap(pSrc, zr, n, maxInflated, nSpill, &bDone, err);
     if( bDone ){ free(zr); return rc; }
     pSrc->z = zr; pSrc->n = n; pSrc->bHeap = 1;   /* plain: the buffer read is the capture */
     return PS_OK;
@@ -302,7 +406,7 @@ int ps_source_open_file_ex(PsSource *pSrc, const char *zPath, uint64_t maxInflat
   close(fd);
   pSrc->nRaw = n;
   char last = ((const char*)p)[n-1];
-  rc = unwrap(pSrc, p, n, maxInflated, &bDone, err);
+  rc = unwrap(pSrc, p, n, maxInflated, nSpill, &bDone, err);
   if( bDone ){
     /* inflated from the mapping: it may have shrunk meanwhile */
     int bChanged = *(const volatile char*)((const char*)p + n - 1)!=last;   /* may fault: read first */
@@ -310,7 +414,7 @@ int ps_source_open_file_ex(PsSource *pSrc, const char *zPath, uint64_t maxInflat
     ps_mapguard_remove(pLost);
     munmap(p, n);
     if( lost || bChanged ){
-      if( rc==PS_OK ){ free((void*)pSrc->z); source_reset(pSrc, xInterrupt, pInterruptArg); }
+      if( rc==PS_OK ){ ps_source_close(pSrc); source_reset(pSrc, xInterrupt, pInterruptArg); }
       return lost ? lost_error(lost, n, err) : changed_error(n, err);
     }
     return rc;
@@ -323,14 +427,14 @@ int ps_source_open_file_ex(PsSource *pSrc, const char *zPath, uint64_t maxInflat
 }
 
 int ps_source_open_blob(PsSource *pSrc, const void *p, size_t n, uint64_t maxInflated, PsErr *err){
-  return ps_source_open_blob_ex(pSrc, p, n, maxInflated, 0, 0, err);
+  return ps_source_open_blob_ex(pSrc, p, n, maxInflated, 0, 0, 0, err);
 }
 
-int ps_source_open_blob_ex(PsSource *pSrc, const void *p, size_t n, uint64_t maxInflated,
+int ps_source_open_blob_ex(PsSource *pSrc, const void *p, size_t n, uint64_t maxInflated, uint64_t nSpill,
                            int (*xInterrupt)(void*), void *pInterruptArg, PsErr *err){
   source_reset(pSrc, xInterrupt, pInterruptArg);
   pSrc->nRaw = n;
-  int bDone, rc = unwrap(pSrc, p, n, maxInflated, &bDone, err);
+  int bDone, rc = unwrap(pSrc, p, n, maxInflated, nSpill, &bDone, err);
   if( bDone ) return rc;
   char *z = malloc(n+1);
   if( z==0 ) return ps_nomem(err);

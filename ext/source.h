@@ -21,6 +21,9 @@
 
 /* Default cap on the size of an inflated gzip stream: 16 GiB. */
 #define PS_MAX_INFLATED ((uint64_t)16 << 30)
+/* The default inflated size from which a gzip stream goes to a temporary file instead of memory
+** (ps_source_open_file_ex's nSpill; profsql_config 'gzip_spill_bytes'). */
+#define PS_GZIP_SPILL ((uint64_t)64 << 20)
 
 typedef struct PsSource {
   const char *z;       /* the capture's bytes (decompressed); z[n] is readable and is 0 for heap buffers */
@@ -73,9 +76,17 @@ int ps_source_open_file(PsSource *pSrc, const char *zPath, uint64_t maxInflated,
 ** take the host down: the lost bytes read as zeros (mapguard.h) and ps_source_lost() says so, and
 ** every reader of the bytes checks it and reports an error instead of rows. A gzip or ZIP file
 ** that shrinks while it is inflated gives "'x' shrank while being read ...". When the guard
-** cannot be set up (mapguard.h: every slot taken), the file is read into memory. */
-int ps_source_open_file_ex(PsSource *pSrc, const char *zPath, uint64_t maxInflated, int bMmap,
-                           int (*xInterrupt)(void*), void *pInterruptArg, PsErr *err);
+** cannot be set up (mapguard.h: every slot taken), the file is read into memory.
+** nSpill not 0: a gzip stream whose trailer gives nSpill inflated bytes or more (or whose
+** compressed bytes alone are nSpill/4 or more: the trailer holds the size mod 2^32) is inflated
+** into an unnamed temporary file (O_TMPFILE in $SQLITE_TMPDIR, $TMPDIR, /var/tmp, /usr/tmp or
+** /tmp, the first that takes one), mapped shared: the source is then a mapped one (bMapped, bGzip),
+** whose pages the parse releases (ps_source_release) and the kernel can write back and drop,
+** instead of a heap buffer held whole. The file's blocks are reserved before they are written,
+** so a full disk falls back to memory rather than faulting. Without a usable directory, memory.
+** A spilled source's `nRaw` is the compressed size, as for a gzip file inflated into memory. */
+int ps_source_open_file_ex(PsSource *pSrc, const char *zPath, uint64_t maxInflated, uint64_t nSpill,
+                           int bMmap, int (*xInterrupt)(void*), void *pInterruptArg, PsErr *err);
 
 /* 0 while every byte read of a mapped source was still in the file; else 1 + the offset of the
 ** first byte found gone (another process truncated the file). Always 0 for heap buffers.
@@ -100,7 +111,7 @@ int ps_source_open_blob(PsSource *pSrc, const void *p, size_t n, uint64_t maxInf
 ** is polled while a file is read into memory (every 64 MiB) and while gzip or ZIP input is
 ** inflated (every 16 MiB of output): PS_ERROR with err.rc PS_INTERRUPT ("interrupted") when it
 ** says stop. The hook stays set in *pSrc for the parse. */
-int ps_source_open_blob_ex(PsSource *pSrc, const void *p, size_t n, uint64_t maxInflated,
+int ps_source_open_blob_ex(PsSource *pSrc, const void *p, size_t n, uint64_t maxInflated, uint64_t nSpill,
                            int (*xInterrupt)(void*), void *pInterruptArg, PsErr *err);
 
 /* Parsers call this every few thousand rows: 1 when the parse must stop (the host's

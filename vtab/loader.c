@@ -25,6 +25,7 @@ PsConn *ps_conn_new(void){
     p->nCacheMax = PS_CACHE_MAX;
     p->maxJsonDepth = PS_JSON_MAX_DEPTH;
     p->bMmap = 1;
+    p->nSpill = PS_GZIP_SPILL;
   }
   return p;
 }
@@ -208,7 +209,7 @@ static PsCacheEntry *acquire(PsConn *c, const char *zTable, const char *zPath, c
         break;
       }
     }
-    rc = ps_source_open_file_ex(&src, zPath, c->maxInflated, c->bMmap,
+    rc = ps_source_open_file_ex(&src, zPath, c->maxInflated, c->nSpill, c->bMmap,
                                 c->db ? ps_poll_interrupt : 0, &poll, &err);
   }else{
     for(e=c->pFirst; e; e=e->pNext){
@@ -223,7 +224,7 @@ static PsCacheEntry *acquire(PsConn *c, const char *zTable, const char *zPath, c
     uint64_t maxOut = c->maxInflated;
     int nLimit = c->db ? sqlite3_limit(c->db, SQLITE_LIMIT_LENGTH, -1) : 0;
     if( nLimit>0 && (uint64_t)nLimit < maxOut ){ maxOut = (uint64_t)nLimit; bLengthLimit = 1; }
-    rc = ps_source_open_blob_ex(&src, pBlob, nBlob, maxOut,
+    rc = ps_source_open_blob_ex(&src, pBlob, nBlob, maxOut, c->nSpill,
                                 c->db ? ps_poll_interrupt : 0, &poll, &err);
   }
   const char *zName = zPath ? zPath : "BLOB";

@@ -57,6 +57,14 @@ static void debugFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 **   mmap                1 (default): plain files are memory-mapped (a file truncated by another
 **                       process mid-query gives an error, ext/mapguard.c); 0: read into memory,
 **                       so a running query keeps the bytes it loaded (captures loaded afterwards)
+**   gzip_spill_bytes    a gzip capture whose stream inflates to this many bytes or more (by its
+**                       trailer) is inflated into an unnamed temporary file (O_TMPFILE in
+**                       $SQLITE_TMPDIR, $TMPDIR, /var/tmp, /usr/tmp or /tmp, the first that takes
+**                       one) and mapped, instead of into memory: the parse releases the pages it
+**                       has read, as it does a plain file's, so the process does not hold the
+**                       inflated bytes beside the parsed columns (docs/loading.md). Default
+**                       64 MiB; 0: never. 0 in a noio connection, where it can only be lowered.
+**                       Without a usable directory the stream is inflated into memory.
 **   noio                1 when loaded with sqlite3_profsql_noio_init (read-only)
 ** Every setting belongs to this connection (PsConn): another connection, trusted or not, never
 ** sees it. In a noio connection (untrusted SQL) a setting can only be lowered: a value above
@@ -69,13 +77,15 @@ static const struct { const char *zName; sqlite3_int64 lo, hi; } aSetting[] = {
   { "cache_size",         0, 1000 },
   { "max_json_depth",     1, PS_JSON_MAX_DEPTH },
   { "mmap",               0, 1 },
+  { "gzip_spill_bytes",   0, (sqlite3_int64)1 << 62 },
 };
 static sqlite3_int64 setting_get(const PsConn *c, int k){
   switch( k ){
     case 0: return (sqlite3_int64)c->maxInflated;
     case 1: return c->nCacheMax;
     case 2: return c->maxJsonDepth;
-    default: return c->bMmap;
+    case 3: return c->bMmap;
+    default: return (sqlite3_int64)c->nSpill;
   }
 }
 static void setting_set(PsConn *c, int k, sqlite3_int64 v){
@@ -83,7 +93,8 @@ static void setting_set(PsConn *c, int k, sqlite3_int64 v){
     case 0: c->maxInflated = (uint64_t)v; break;
     case 1: c->nCacheMax = (int)v; break;
     case 2: c->maxJsonDepth = (int)v; break;
-    default: c->bMmap = (int)v; break;
+    case 3: c->bMmap = (int)v; break;
+    default: c->nSpill = (uint64_t)v; break;
   }
 }
 
@@ -138,6 +149,7 @@ static int profsql_init(sqlite3 *db, const sqlite3_api_routines *pApi, int bNoIo
   if( pConn==0 ) return SQLITE_NOMEM;
   pConn->nRef = 1;   /* held by this function until the registrations below take theirs */
   pConn->bNoIo = bNoIo;
+  if( bNoIo ) pConn->nSpill = 0;     /* untrusted SQL does not make the process write files */
   pConn->db = db;
   rc = sqlite3_create_function(db, "profsql_version", 0,
                                SQLITE_UTF8|SQLITE_DETERMINISTIC|SQLITE_INNOCUOUS, 0,

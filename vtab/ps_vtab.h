@@ -40,6 +40,8 @@ typedef struct PsConn {
   int maxJsonDepth;         /* deepest JSON nesting a parse accepts (PS_JSON_MAX_DEPTH) */
   int bNoIo;                /* loaded by sqlite3_profsql_noio_init: BLOB sources only */
   int bMmap;                /* map plain files (1, default) or read them into memory (0) */
+  uint64_t nSpill;          /* gzip streams of this inflated size or more go to an unnamed temporary
+                            ** file (ext/source.c); 0: never (PS_GZIP_SPILL; 0 in a noio connection) */
   sqlite3 *db;              /* the connection (for noticing sqlite3_interrupt during a parse) */
 } PsConn;
 

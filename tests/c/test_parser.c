@@ -199,6 +199,39 @@ static void test_gzip_paths(void){
     CHECK_STR(ea.msg, eb.msg);
     free(h);
   }
+  /* spilled into an unnamed temporary file (nSpill 1): a mapped source with the same bytes, through
+  ** libdeflate and through zlib alone, and for two members (zlib, its output grown in the file);
+  ** a damaged stream gives the error it gives in memory */
+  unsigned char *g2 = malloc(2*nGz);
+  memcpy(g2, g, nGz); memcpy(g2 + nGz, g, nGz);
+  for(int z=0; z<3; z++){
+    ps_gunzip_zlib_only = z==1;
+    const unsigned char *in = z==2 ? g2 : g;
+    size_t nIn = z==2 ? 2*nGz : nGz, want = z==2 ? 2*n : n;
+    PsSource src; PsErr e;
+    int rc = ps_source_open_blob_ex(&src, in, nIn, 0, 1, 0, 0, &e);
+    CHECK(rc==PS_OK && src.bGzip && src.bMapped && !src.bHeap && src.n==want && ps_source_lost(&src)==0);
+    if( rc==PS_OK && src.n==want ){
+      CHECK(memcmp(src.z, text, n)==0 && (z<2 || memcmp(src.z + n, text, n)==0));
+      ps_source_close(&src);
+    }
+    rc = ps_source_open_blob_ex(&src, in, nIn, 0, (uint64_t)want*8, 0, 0, &e);   /* below (nIn < 2*want): memory */
+    CHECK(rc==PS_OK && src.bHeap && !src.bMapped && src.n==want);
+    if( rc==PS_OK ) ps_source_close(&src);
+  }
+  free(g2);
+  for(int k=0; k<2; k++){
+    unsigned char *h = malloc(nGz);
+    memcpy(h, g, nGz);
+    if( k==0 ) h[nGz/2] ^= 0x55; else h[nGz-4] = (unsigned char)(h[nGz-4] + 1);
+    PsSource s1, s2; PsErr e1, e2;
+    ps_gunzip_zlib_only = 0;
+    int r1 = ps_source_open_blob_ex(&s1, h, nGz, 0, 1, 0, 0, &e1);
+    int r2 = ps_source_open_blob_ex(&s2, h, nGz, 0, 0, 0, 0, &e2);
+    CHECK(r1==PS_ERROR && r2==PS_ERROR);
+    CHECK_STR(e1.msg, e2.msg);
+    free(h);
+  }
   ps_gunzip_zlib_only = 0;
   free(g); free(text);
 }
