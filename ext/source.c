@@ -42,11 +42,17 @@ static size_t gz_size_hint(const unsigned char *in, size_t nIn){
 }
 
 /* ---- where an inflated stream goes
-** A malloc'ed buffer, or (fd >= 0, a "spilled" stream) a shared mapping of an unnamed temporary
-** file: the bytes are then page cache the kernel can write back and drop, and the parse releases
-** the pages it has read (ps_source_release) as it does a plain file's, so a big .json.gz is not
-** held in the process's memory twice (inflated bytes and parsed columns). */
-typedef struct GzOut { char *z; size_t nAlloc; int fd; } GzOut;
+** Into a malloc'ed buffer, or (fd >= 0, a "spilled" stream) written to an unnamed temporary file
+** and mapped from it afterwards: the bytes are then page cache the kernel can write back and
+** drop, and the parse releases the pages it has read (ps_source_release) as it does a plain
+** file's, so a big .json.gz is not held in the process's memory twice (inflated bytes and parsed
+** columns). The file is written with write(), not through a shared writable mapping: a fault per
+** fresh 4 KiB page cache page, zeroed first, made the 1M-event trace's load 0.15 s slower. */
+typedef struct GzOut {
+  char *z; size_t nAlloc;     /* the buffer (a spilled zlib stream: a chunk, written out when full) */
+  int fd;                     /* the temporary file, or -1 */
+  size_t nFlushed;            /* bytes of the stream already written to fd */
+} GzOut;
 
 /* An unnamed temporary file (O_TMPFILE: nothing to clean up, nothing another process can open by
 ** name) in the first of $SQLITE_TMPDIR, $TMPDIR, /var/tmp, /usr/tmp, /tmp that takes one (the
@@ -63,42 +69,24 @@ static int spill_open(void){
   return -1;
 }
 
-/* A spilled stream moved into a malloc'ed buffer of nKeep bytes (+1 for a NUL), the file closed. */
-static int out_to_heap(GzOut *o, size_t nKeep){
-  char *z = malloc(nKeep + 1 > o->nAlloc ? nKeep + 1 : o->nAlloc);
-  if( z==0 ) return -1;
-  memcpy(z, o->z, nKeep);
-  munmap(o->z, o->nAlloc); close(o->fd);
-  o->z = z; o->fd = -1;
-  if( nKeep + 1 > o->nAlloc ) o->nAlloc = nKeep + 1;
-  return 0;
-}
-
-/* Room for n bytes in o (n > o->nAlloc, or the first allocation), the first nKeep kept. A
-** spilled stream reserves the file's blocks first (posix_fallocate), so a full disk fails here,
-** not as a SIGBUS while inflating, and then goes on in memory. 0, or -1 when out of memory. */
-static int out_reserve(GzOut *o, size_t n, size_t nKeep){
-  if( o->fd>=0 ){
-    void *p = MAP_FAILED;
-    if( posix_fallocate(o->fd, 0, (off_t)n)==0 ){
-      p = o->z ? mremap(o->z, o->nAlloc, n, MREMAP_MAYMOVE)
-               : mmap(0, n, PROT_READ|PROT_WRITE, MAP_SHARED, o->fd, 0);
-    }
-    if( p!=MAP_FAILED ){ o->z = p; o->nAlloc = n; return 0; }
-    if( o->z==0 ){ close(o->fd); o->fd = -1; }
-    else if( out_to_heap(o, nKeep) ) return -1;
+/* Writes o->z[0..n) at the end of the file. 0, or -1 (a full disk: ENOSPC comes from write(),
+** which reserves the blocks, never later as a fault on the mapping). */
+static int out_flush(GzOut *o, size_t n){
+  size_t k = 0;
+  while( k<n ){
+    ssize_t r = write(o->fd, o->z + k, n - k);
+    if( r<0 && errno==EINTR ) continue;
+    if( r<=0 ) return -1;
+    k += (size_t)r;
   }
-  char *z = realloc(o->z, n);
-  if( z==0 ) return -1;
-  if( o->z==0 ) ps_hugepages(z, n);
-  o->z = z; o->nAlloc = n;
+  o->nFlushed += n;
   return 0;
 }
 
 static void out_free(GzOut *o){
-  if( o->fd>=0 ){ if( o->z ) munmap(o->z, o->nAlloc); close(o->fd); }
-  else free(o->z);
-  o->z = 0; o->nAlloc = 0; o->fd = -1;
+  if( o->fd>=0 ) close(o->fd);
+  free(o->z);
+  o->z = 0; o->nAlloc = 0; o->fd = -1; o->nFlushed = 0;
 }
 
 /* The largest stream the one-shot decoder takes: libdeflate inflates about 1 GB/s with no way to
@@ -109,11 +97,11 @@ static void out_free(GzOut *o){
 int ps_gunzip_zlib_only = 0;     /* source.h */
 
 /* The fast path (issue 18): libdeflate's gzip decoder, 2.5x zlib's inflate on a Chrome trace
-** (docs/performance.md), into o sized from the gzip trailer (ISIZE). Handles concatenated
-** members while they fit. Returns PS_OK with the output in o, or -1 when this path does not
-** apply or the stream is not one it could read to the end (a corrupt or truncated stream, a
-** size past the trailer's, bytes after the stream): the caller then runs zlib, whose errors name
-** the compressed byte (o is left as it was given: empty). */
+** (docs/performance.md), into a buffer of the size the gzip trailer gives (ISIZE). Handles
+** concatenated members while they fit. Returns PS_OK with the output in o->z, or -1 when this
+** path does not apply or the stream is not one it could read to the end (a corrupt or truncated
+** stream, a size past the trailer's, bytes after the stream): the caller then runs zlib, whose
+** errors name the compressed byte (o is left as it was given). */
 static int gunzip_oneshot(const unsigned char *in, size_t nIn, uint64_t maxOut,
                           GzOut *o, size_t *pnOut, PsSource *pPoll, PsErr *err){
   if( ps_gunzip_zlib_only ) return -1;
@@ -122,9 +110,9 @@ static int gunzip_oneshot(const unsigned char *in, size_t nIn, uint64_t maxOut,
   if( pPoll && ps_source_poll(pPoll) ) return ps_interrupted(err);
   struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
   if( d==0 ) return -1;
-  int fd = o->fd;
-  if( out_reserve(o, isz + 1, 0) ){ libdeflate_free_decompressor(d); return -1; }
-  char *zOut = o->z;
+  char *zOut = malloc(isz + 1);
+  if( zOut==0 ){ libdeflate_free_decompressor(d); return -1; }
+  ps_hugepages(zOut, isz + 1);
   size_t iIn = 0, nOut = 0;
   int ok = 1;
   while( iIn<nIn ){
@@ -136,19 +124,18 @@ static int gunzip_oneshot(const unsigned char *in, size_t nIn, uint64_t maxOut,
     iIn += nUsed; nOut += nGot;
   }
   libdeflate_free_decompressor(d);
-  if( !ok ){
-    /* give zlib a fresh start, in a file again when this was one */
-    out_free(o);
-    o->fd = fd>=0 ? spill_open() : -1;
-    return -1;
-  }
+  if( !ok ){ free(zOut); return -1; }
   zOut[nOut] = 0;
+  o->z = zOut; o->nAlloc = isz + 1;
   *pnOut = nOut;
   return PS_OK;
 }
 
-/* Inflates in[0..nIn) into o (o->fd >= 0: into that file; o->z NULL and o->nAlloc 0 on entry).
-** PS_OK with *pnOut bytes in o->z and o->z[*pnOut] == 0; on failure o is freed. */
+/* Inflates in[0..nIn) into o (on entry o->z NULL; o->fd >= 0: spill into that file). PS_OK with
+** *pnOut bytes: in o->z (NUL-terminated) when o->fd is -1, else in the file (o->z may still hold
+** the whole stream: the one-shot path writes its buffer out, and the caller frees it); on
+** failure o is freed. A spilled stream whose file cannot be written is inflated again into
+** memory (a full disk costs a second inflate, not the query). */
 static int gunzip_to(const unsigned char *in, size_t nIn, uint64_t maxOut, GzOut *o,
                      size_t *pnOut, PsSource *pPoll, PsErr *err){
   z_stream zs;
@@ -157,15 +144,24 @@ static int gunzip_to(const unsigned char *in, size_t nIn, uint64_t maxOut, GzOut
   *pnOut = 0;
   if( maxOut==0 ) maxOut = PS_MAX_INFLATED;
   rc = gunzip_oneshot(in, nIn, maxOut, o, pnOut, pPoll, err);
-  if( rc>=0 ){ if( rc ) out_free(o); return rc; }
+  if( rc>0 ){ out_free(o); return rc; }
+  if( rc==PS_OK ){
+    if( o->fd>=0 && out_flush(o, *pnOut) ){ close(o->fd); o->fd = -1; o->nFlushed = 0; }
+    return PS_OK;
+  }
   /* zlib's chunked inflate: any size, polled, and the precise error of a damaged stream.
-  ** The trailer's size is a hint for the first allocation. */
+  ** The trailer's size is a hint for the first allocation (in memory; a spilled stream goes
+  ** through a buffer of PS_INFLATE_STEP bytes). */
   size_t nAlloc = 1<<16;
   size_t isz = gz_size_hint(in, nIn);
   if( isz > nAlloc && isz < maxOut ) nAlloc = isz + 1;
   if( nAlloc < nIn ) nAlloc = nIn + 1;
   if( nAlloc > maxOut + 1 ) nAlloc = (size_t)maxOut + 1;
-  if( out_reserve(o, nAlloc, 0) ){ out_free(o); return ps_nomem(err); }
+  if( o->fd>=0 ) nAlloc = PS_INFLATE_STEP + 1;
+  o->z = malloc(nAlloc);
+  if( o->z==0 ){ out_free(o); return ps_nomem(err); }
+  o->nAlloc = nAlloc;
+  if( o->fd<0 ) ps_hugepages(o->z, nAlloc);
   memset(&zs, 0, sizeof(zs));
   if( inflateInit2(&zs, 15+16)!=Z_OK ){ out_free(o); return ps_nomem(err); }
   size_t iIn = 0;
@@ -174,7 +170,15 @@ static int gunzip_to(const unsigned char *in, size_t nIn, uint64_t maxOut, GzOut
     size_t chunkIn = nIn - iIn; if( chunkIn > (1u<<30) ) chunkIn = 1u<<30;
     zs.next_in = (Bytef*)(in + iIn);
     zs.avail_in = (uInt)chunkIn;
-    if( nOut + 1 >= o->nAlloc ){
+    size_t nIn_buf = nOut - o->nFlushed;          /* bytes in the buffer */
+    if( nIn_buf + 1 >= o->nAlloc && o->fd>=0 ){
+      if( out_flush(o, nIn_buf) ){
+        /* the file cannot take it: start again, in memory */
+        inflateEnd(&zs); out_free(o);
+        return gunzip_to(in, nIn, maxOut, o, pnOut, pPoll, err);
+      }
+      nIn_buf = 0;
+    }else if( nIn_buf + 1 >= o->nAlloc ){
       size_t nNew = o->nAlloc*2;
       if( nNew > maxOut + 1 ) nNew = (size_t)maxOut + 1;
       if( nOut + 1 >= nNew ){
@@ -182,11 +186,13 @@ static int gunzip_to(const unsigned char *in, size_t nIn, uint64_t maxOut, GzOut
         return ps_err(err, "inflated gzip stream exceeds the limit of %llu bytes",
                       (unsigned long long)maxOut);
       }
-      if( out_reserve(o, nNew, nOut) ){ inflateEnd(&zs); out_free(o); return ps_nomem(err); }
+      char *z = realloc(o->z, nNew);
+      if( z==0 ){ inflateEnd(&zs); out_free(o); return ps_nomem(err); }
+      o->z = z; o->nAlloc = nNew;
     }
     if( pPoll && ps_source_poll(pPoll) ){ inflateEnd(&zs); out_free(o); return ps_interrupted(err); }
-    size_t chunkOut = o->nAlloc - 1 - nOut; if( chunkOut > PS_INFLATE_STEP ) chunkOut = PS_INFLATE_STEP;
-    zs.next_out = (Bytef*)(o->z + nOut);
+    size_t chunkOut = o->nAlloc - 1 - nIn_buf; if( chunkOut > PS_INFLATE_STEP ) chunkOut = PS_INFLATE_STEP;
+    zs.next_out = (Bytef*)(o->z + nIn_buf);
     zs.avail_out = (uInt)chunkOut;
     rc = inflate(&zs, Z_NO_FLUSH);
     iIn += chunkIn - zs.avail_in;
@@ -226,14 +232,22 @@ static int gunzip_to(const unsigned char *in, size_t nIn, uint64_t maxOut, GzOut
     return ps_err(err, "zlib inflate failed with code %d", rc);
   }
   inflateEnd(&zs);
-  o->z[nOut] = 0;
+  if( o->fd>=0 ){
+    if( out_flush(o, nOut - o->nFlushed) ){
+      out_free(o);
+      return gunzip_to(in, nIn, maxOut, o, pnOut, pPoll, err);
+    }
+    free(o->z); o->z = 0; o->nAlloc = 0;
+  }else{
+    o->z[nOut] = 0;
+  }
   *pnOut = nOut;
   return PS_OK;
 }
 
 int ps_gunzip_poll(const unsigned char *in, size_t nIn, uint64_t maxOut,
                    char **pzOut, size_t *pnOut, PsSource *pPoll, PsErr *err){
-  GzOut o = { 0, 0, -1 };
+  GzOut o = { 0, 0, -1, 0 };
   *pzOut = 0; *pnOut = 0;
   int rc = gunzip_to(in, nIn, maxOut, &o, pnOut, pPoll, err);
   if( rc==PS_OK ) *pzOut = o.z;
@@ -242,32 +256,39 @@ int ps_gunzip_poll(const unsigned char *in, size_t nIn, uint64_t maxOut,
 
 /* gzip input into pSrc: into a temporary file (a mapped source, like a plain file) when nSpill
 ** is not 0 and the stream's trailer gives nSpill bytes or more, or the compressed input alone is
-** a quarter of that (the trailer holds the size mod 2^32); else, or when no file can be had, into
-** memory (a heap buffer). */
+** a quarter of that (the trailer holds the size mod 2^32); else, or when no file can be had or
+** written, into memory (a heap buffer). */
 static int gunzip_source(PsSource *pSrc, const unsigned char *in, size_t nIn, uint64_t maxOut,
                          uint64_t nSpill, PsErr *err){
-  GzOut o = { 0, 0, -1 };
+  GzOut o = { 0, 0, -1, 0 };
   if( nSpill && ((uint64_t)gz_size_hint(in, nIn) >= nSpill || (uint64_t)nIn >= nSpill/4) ) o.fd = spill_open();
   size_t n = 0;
   int rc = gunzip_to(in, nIn, maxOut, &o, &n, pSrc, err);
   if( rc ) return rc;
-  uint64_t *pLost = 0;
   if( o.fd>=0 && n>0 ){
+    void *p = mmap(0, n, PROT_READ, MAP_SHARED, o.fd, 0);
     /* a read error on the file's pages later is a SIGBUS: guarded like a plain file's mapping */
-    pLost = ps_mapguard_add(o.z, o.nAlloc);
-    if( pLost==0 && out_to_heap(&o, n) ){ out_free(&o); return ps_nomem(err); }
-  }else if( o.fd>=0 && out_to_heap(&o, n) ){
-    out_free(&o); return ps_nomem(err);
+    uint64_t *pLost = p==MAP_FAILED ? 0 : ps_mapguard_add(p, n);
+    if( pLost ){
+      close(o.fd);                                /* (the mapping keeps the file) */
+      free(o.z);
+      madvise(p, n, MADV_SEQUENTIAL);
+      pSrc->z = p; pSrc->n = n; pSrc->bGzip = 1;
+      pSrc->bMapped = 1; pSrc->pMap = p; pSrc->nMap = n; pSrc->pLost = pLost;
+      pSrc->lastByte = ((const char*)p)[n-1];
+      return PS_OK;
+    }
+    if( p!=MAP_FAILED ) munmap(p, n);
+    if( o.z==0 ){
+      /* zlib's stream is only in the file: read it back */
+      o.z = malloc(n + 1);
+      if( o.z==0 || pread(o.fd, o.z, n, 0)!=(ssize_t)n ){ out_free(&o); return ps_nomem(err); }
+      o.z[n] = 0;
+    }
   }
-  pSrc->z = o.z; pSrc->n = n; pSrc->bGzip = 1;
-  if( o.fd>=0 ){
-    close(o.fd);                                  /* (the mapping keeps the file) */
-    madvise(o.z, o.nAlloc, MADV_SEQUENTIAL);
-    pSrc->bMapped = 1; pSrc->pMap = o.z; pSrc->nMap = o.nAlloc; pSrc->pLost = pLost;
-    pSrc->lastByte = o.z[n-1];
-  }else{
-    pSrc->bHeap = 1;
-  }
+  if( o.fd>=0 ){ close(o.fd); o.fd = -1; }
+  if( o.z==0 ){ o.z = malloc(1); if( o.z==0 ) return ps_nomem(err); o.z[0] = 0; }   /* (an empty stream) */
+  pSrc->z = o.z; pSrc->n = n; pSrc->bGzip = 1; pSrc->bHeap = 1;
   return PS_OK;
 }
 

@@ -80,10 +80,10 @@ int ps_source_open_file(PsSource *pSrc, const char *zPath, uint64_t maxInflated,
 ** nSpill not 0: a gzip stream whose trailer gives nSpill inflated bytes or more (or whose
 ** compressed bytes alone are nSpill/4 or more: the trailer holds the size mod 2^32) is inflated
 ** into an unnamed temporary file (O_TMPFILE in $SQLITE_TMPDIR, $TMPDIR, /var/tmp, /usr/tmp or
-** /tmp, the first that takes one), mapped shared: the source is then a mapped one (bMapped, bGzip),
-** whose pages the parse releases (ps_source_release) and the kernel can write back and drop,
-** instead of a heap buffer held whole. The file's blocks are reserved before they are written,
-** so a full disk falls back to memory rather than faulting. Without a usable directory, memory.
+** /tmp, the first that takes one) with write(), then mapped: the source is then a mapped one
+** (bMapped, bGzip), whose pages the parse releases (ps_source_release) and the kernel can write
+** back and drop, instead of a heap buffer held whole. A failed write (a full disk) or no usable
+** directory: memory, as without nSpill.
 ** A spilled source's `nRaw` is the compressed size, as for a gzip file inflated into memory. */
 int ps_source_open_file_ex(PsSource *pSrc, const char *zPath, uint64_t maxInflated, uint64_t nSpill,
                            int bMmap, int (*xInterrupt)(void*), void *pInterruptArg, PsErr *err);

@@ -64,7 +64,7 @@ static void debugFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 **                       has read, as it does a plain file's, so the process does not hold the
 **                       inflated bytes beside the parsed columns (docs/loading.md). Default
 **                       64 MiB; 0: never. 0 in a noio connection, where it can only be lowered.
-**                       Without a usable directory the stream is inflated into memory.
+**                       A full disk or no usable directory: the stream is inflated into memory.
 **   noio                1 when loaded with sqlite3_profsql_noio_init (read-only)
 ** Every setting belongs to this connection (PsConn): another connection, trusted or not, never
 ** sees it. In a noio connection (untrusted SQL) a setting can only be lowered: a value above

@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -220,6 +221,40 @@ static void test_gzip_paths(void){
     if( rc==PS_OK ) ps_source_close(&src);
   }
   free(g2);
+  /* a file that cannot take the stream (RLIMIT_FSIZE below its size: write() fails with EFBIG,
+  ** as with a full disk): the stream goes to memory instead, whole, through both decoders; in a
+  ** child process, since the limit is the process's */
+  fflush(stdout);
+  pid_t pid = fork();
+  if( pid==0 ){
+    signal(SIGXFSZ, SIG_IGN);
+    struct rlimit rl = { 65536, 65536 };
+    setrlimit(RLIMIT_FSIZE, &rl);
+    int bad = 0;
+    for(int z=0; z<2; z++){
+      ps_gunzip_zlib_only = z;
+      PsSource src; PsErr e;
+      int rc = ps_source_open_blob_ex(&src, g, nGz, 0, 1, 0, 0, &e);
+      if( rc!=PS_OK || !src.bHeap || src.bMapped || src.n!=n || memcmp(src.z, text, n)!=0 ) bad |= 1 << z;
+      if( rc==PS_OK ) ps_source_close(&src);
+    }
+    /* 20 MB through zlib: the file fails at its first 16 MiB chunk, mid-stream */
+    size_t nBig = (size_t)20 << 20, nBigGz = nBig/100 + 4096;
+    char *big = malloc(nBig);
+    unsigned char *bigGz = malloc(nBigGz);
+    for(size_t i=0; i<nBig; i++) big[i] = text[i % 1000];
+    nBigGz = gz(big, nBig, bigGz, nBigGz);
+    ps_gunzip_zlib_only = 1;
+    PsSource src; PsErr e;
+    int rc = ps_source_open_blob_ex(&src, bigGz, nBigGz, 0, 1, 0, 0, &e);
+    if( rc!=PS_OK || !src.bHeap || src.n!=nBig || memcmp(src.z, big, nBig)!=0 ) bad |= 4;
+    if( rc==PS_OK ) ps_source_close(&src);
+    free(big); free(bigGz);
+    _exit(bad);
+  }
+  int status = -1;
+  if( pid>0 ) waitpid(pid, &status, 0);
+  CHECK_INT(pid>0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0);
   for(int k=0; k<2; k++){
     unsigned char *h = malloc(nGz);
     memcpy(h, g, nGz);
