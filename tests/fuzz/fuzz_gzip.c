@@ -4,7 +4,8 @@
 ** as ps_source_open_blob leaves them (heap buffer, bGzip, nRaw), detected (ps_format_detect, or
 ** the loose guess that says where damaged bytes break), parsed and read back like the format
 ** targets read theirs (fuzz_common.h). Output is capped at 16 MiB so that bombs end in the
-** limit error, not in the fuzzer's RSS limit.
+** limit error, not in the fuzzer's RSS limit. Every gzip input is also inflated spilled into a
+** temporary file (fuzz_spill): the same bytes or the same error.
 **
 ** A custom mutator keeps the parsers within reach: three mutations in four inflate the input,
 ** mutate the capture inside (with the dictionary) and gzip it again; the fourth, and any input
@@ -13,9 +14,25 @@
 #include "fuzz_common.h"
 #include <zlib.h>
 
+/* The same stream spilled into an unnamed temporary file (nSpill 1, ext/source.c): the same
+** bytes, mapped, or the same error as in memory. */
+static void fuzz_spill(const unsigned char *data, size_t size, int rc0, const char *out, size_t n, const PsErr *e0){
+  PsSource s; PsErr e;
+  int rc = ps_source_open_blob_ex(&s, data, size, (uint64_t)16 << 20, 1, 0, 0, &e);
+  if( rc!=rc0 ) __builtin_trap();
+  if( rc!=PS_OK ){
+    if( strcmp(e.msg, e0->msg)!=0 ) __builtin_trap();
+    return;
+  }
+  if( s.n!=n || !s.bGzip || (n && memcmp(s.z, out, n)!=0) ) __builtin_trap();
+  ps_source_close(&s);
+}
+
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size){
   char *out; size_t n; PsErr err; PsSource src;
-  if( ps_gunzip(data, size, (uint64_t)16 << 20, &out, &n, &err)!=PS_OK ) return 0;
+  int rc = ps_gunzip(data, size, (uint64_t)16 << 20, &out, &n, &err);
+  if( size>=2 && data[0]==0x1f && data[1]==0x8b ) fuzz_spill(data, size, rc, out, n, &err);
+  if( rc!=PS_OK ) return 0;
   memset(&src, 0, sizeof(src));      /* what source.c's unwrap() makes of a gzip BLOB */
   src.z = out; src.n = n; src.bHeap = 1; src.bGzip = 1; src.nRaw = size;
   fuzz_load_and_read(&src, 0, size);   /* src's buffer moves into the capture */
