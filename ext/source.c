@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -72,6 +73,11 @@ static int spill_open(void){
 /* Writes o->z[0..n) at the end of the file. 0, or -1 (a full disk: ENOSPC comes from write(),
 ** which reserves the blocks, never later as a fault on the mapping). */
 static int out_flush(GzOut *o, size_t n){
+  /* past the process's file size limit, write() would raise SIGXFSZ, whose default action ends
+  ** the host: such a stream goes to memory instead */
+  struct rlimit rl;
+  if( getrlimit(RLIMIT_FSIZE, &rl)==0 && rl.rlim_cur!=RLIM_INFINITY
+   && (uint64_t)o->nFlushed + n > (uint64_t)rl.rlim_cur ) return -1;
   size_t k = 0;
   while( k<n ){
     ssize_t r = write(o->fd, o->z + k, n - k);
@@ -171,6 +177,12 @@ static int gunzip_to(const unsigned char *in, size_t nIn, uint64_t maxOut, GzOut
     zs.next_in = (Bytef*)(in + iIn);
     zs.avail_in = (uInt)chunkIn;
     size_t nIn_buf = nOut - o->nFlushed;          /* bytes in the buffer */
+    if( o->fd>=0 && nOut >= maxOut ){
+      /* at the limit and not at the end: what the in-memory branch below says when its buffer,
+      ** of at most maxOut + 1 bytes, is full (the same input, the same message, either way) */
+      inflateEnd(&zs); out_free(o);
+      return ps_err(err, "inflated gzip stream exceeds the limit of %llu bytes", (unsigned long long)maxOut);
+    }
     if( nIn_buf + 1 >= o->nAlloc && o->fd>=0 ){
       if( out_flush(o, nIn_buf) ){
         /* the file cannot take it: start again, in memory */
@@ -192,6 +204,7 @@ static int gunzip_to(const unsigned char *in, size_t nIn, uint64_t maxOut, GzOut
     }
     if( pPoll && ps_source_poll(pPoll) ){ inflateEnd(&zs); out_free(o); return ps_interrupted(err); }
     size_t chunkOut = o->nAlloc - 1 - nIn_buf; if( chunkOut > PS_INFLATE_STEP ) chunkOut = PS_INFLATE_STEP;
+    if( chunkOut > maxOut - nOut ) chunkOut = (size_t)(maxOut - nOut);   /* (in memory: the buffer's cap) */
     zs.next_out = (Bytef*)(o->z + nIn_buf);
     zs.avail_out = (uInt)chunkOut;
     rc = inflate(&zs, Z_NO_FLUSH);
@@ -282,7 +295,18 @@ static int gunzip_source(PsSource *pSrc, const unsigned char *in, size_t nIn, ui
     if( o.z==0 ){
       /* zlib's stream is only in the file: read it back */
       o.z = malloc(n + 1);
-      if( o.z==0 || pread(o.fd, o.z, n, 0)!=(ssize_t)n ){ out_free(&o); return ps_nomem(err); }
+      if( o.z==0 ){ out_free(&o); return ps_nomem(err); }
+      size_t k = 0;
+      while( k<n ){                               /* (Linux reads at most ~2 GiB a call) */
+        ssize_t r = pread(o.fd, o.z + k, n - k, (off_t)k);
+        if( r<0 && errno==EINTR ) continue;
+        if( r<=0 ){
+          int e = r<0 ? errno : EIO;
+          out_free(&o);
+          return ps_err(err, "cannot read back the inflated gzip stream from its temporary file: %s", strerror(e));
+        }
+        k += (size_t)r;
+      }
       o.z[n] = 0;
     }
   }
