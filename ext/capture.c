@@ -190,17 +190,26 @@ static void col_free(void *p, size_t n, size_t size){
 }
 
 /* Every row column of e: where it is, its element size, whether it is optional (NULL until a
-** parser asks for it, ps_events_want_*) and whether its new rows start as zero (the others are
-** set by ps_events_add, or filled by ps_events_reserve). */
+** parser asks for it, ps_events_want_*), and an optional column's value in rows no parser set
+** (the value ps_events_add gives it too; the other columns' new rows are set by ps_events_add). */
 #define EV_NCOL 16
-typedef struct EvCol { void **pp; uint8_t size, bOpt, bZero; } EvCol;
+typedef struct EvCol { void **pp; uint8_t size, bOpt; int64_t def; } EvCol;
 static void ev_columns(PsEvents *e, EvCol a[EV_NCOL]){
   int k = 0;
-#define C(f, o, z) a[k].pp = (void**)&e->f; a[k].size = sizeof(*e->f); a[k].bOpt = o; a[k++].bZero = z
+#define C(f, o, d) a[k].pp = (void**)&e->f; a[k].size = sizeof(*e->f); a[k].bOpt = o; a[k++].def = d
   C(aTs,0,0); C(aDur,0,0); C(aOff,0,0); C(aName,0,0); C(aCat,0,0); C(aThread,0,0); C(aTrack,0,0);
   C(aParent,0,0); C(aDepth,0,0); C(aPh,0,0); C(aFlags,0,0);
-  C(aEndOff,1,1); C(aLen,1,1); C(aStack,1,0); C(aWeight,1,0); C(aCpu,1,0);
+  C(aEndOff,1,0); C(aLen,1,0); C(aStack,1,-1); C(aWeight,1,1); C(aCpu,1,-1);
 #undef C
+}
+
+/* Sets rows [from, to) of an optional column c (at p) to its default; a default of 0 is what
+** col_alloc / col_grow gave it already. */
+static void col_fill(const EvCol *c, void *p, size_t from, size_t to){
+  if( c->def==0 ) return;
+  for(size_t k=from; k<to; k++){
+    if( c->size==8 ) ((int64_t*)p)[k] = c->def; else ((int32_t*)p)[k] = (int32_t)c->def;
+  }
 }
 
 PsCapture *ps_capture_new(void){
@@ -252,7 +261,7 @@ int ps_events_reserve(PsCapture *cap, size_t need){
   ev_columns(e, aCol);
   for(int k=0; k<EV_NCOL; k++){
     if( aCol[k].bOpt && *aCol[k].pp==0 ) continue;
-    void *q = col_grow(*aCol[k].pp, e->nAlloc, n, aCol[k].size, aCol[k].bZero);
+    void *q = col_grow(*aCol[k].pp, e->nAlloc, n, aCol[k].size, aCol[k].bOpt && aCol[k].def==0);
     if( q==0 ){
       /* the columns before k hold n rows, k and the ones after it nAlloc: give them all back
       ** (col_free must know each one's size), leaving an empty capture */
@@ -261,10 +270,8 @@ int ps_events_reserve(PsCapture *cap, size_t need){
       return PS_NOMEM;
     }
     *aCol[k].pp = q;
+    if( aCol[k].bOpt ) col_fill(&aCol[k], q, e->nAlloc, n);
   }
-  for(size_t k=e->nAlloc; e->aStack && k<n; k++) e->aStack[k] = -1;
-  for(size_t k=e->nAlloc; e->aWeight && k<n; k++) e->aWeight[k] = 1;
-  for(size_t k=e->nAlloc; e->aCpu && k<n; k++) e->aCpu[k] = -1;
   e->nAlloc = n;
   return PS_OK;
 }
@@ -293,41 +300,25 @@ PsRecord *ps_record_add(PsCapture *cap){
   return r;
 }
 
-int ps_events_want_len(PsCapture *cap){
-  PsEvents *e = &cap->ev;
-  if( e->aLen ) return PS_OK;
-  e->aLen = col_alloc(e->nAlloc, sizeof(uint32_t), 1);
-  return e->aLen ? PS_OK : PS_NOMEM;
-}
-
-/* A row column that starts as v in every row (allocated rows included). */
-static int want_i32(PsCapture *cap, int32_t **pa, int32_t v){
-  if( *pa ) return PS_OK;
-  size_t n = cap->ev.nAlloc ? cap->ev.nAlloc : 1;
-  int32_t *a = col_alloc(cap->ev.nAlloc, sizeof(int32_t), 0);
+/* Allocates the optional column at pp (one of e's, NULL so far) for every allocated row, each set
+** to the column's default (ev_columns). */
+static int want_col(PsCapture *cap, void **pp){
+  if( *pp ) return PS_OK;
+  EvCol aCol[EV_NCOL];
+  ev_columns(&cap->ev, aCol);
+  int k = 0;
+  while( aCol[k].pp!=pp ) k++;
+  void *a = col_alloc(cap->ev.nAlloc, aCol[k].size, aCol[k].def==0);
   if( a==0 ) return PS_NOMEM;
-  for(size_t k=0; k<n; k++) a[k] = v;
-  *pa = a;
+  col_fill(&aCol[k], a, 0, cap->ev.nAlloc ? cap->ev.nAlloc : 1);
+  *pp = a;
   return PS_OK;
 }
-int ps_events_want_stack(PsCapture *cap){ return want_i32(cap, &cap->ev.aStack, -1); }
-int ps_events_want_cpu(PsCapture *cap){ return want_i32(cap, &cap->ev.aCpu, -1); }
-int ps_events_want_weight(PsCapture *cap){
-  PsEvents *e = &cap->ev;
-  if( e->aWeight ) return PS_OK;
-  size_t n = e->nAlloc ? e->nAlloc : 1;
-  e->aWeight = col_alloc(e->nAlloc, sizeof(int64_t), 0);
-  if( e->aWeight==0 ) return PS_NOMEM;
-  for(size_t k=0; k<n; k++) e->aWeight[k] = 1;
-  return PS_OK;
-}
-
-int ps_events_want_endoff(PsCapture *cap){
-  PsEvents *e = &cap->ev;
-  if( e->aEndOff ) return PS_OK;
-  e->aEndOff = col_alloc(e->nAlloc, sizeof(uint64_t), 1);
-  return e->aEndOff ? PS_OK : PS_NOMEM;
-}
+int ps_events_want_len(PsCapture *cap){ return want_col(cap, (void**)&cap->ev.aLen); }
+int ps_events_want_stack(PsCapture *cap){ return want_col(cap, (void**)&cap->ev.aStack); }
+int ps_events_want_cpu(PsCapture *cap){ return want_col(cap, (void**)&cap->ev.aCpu); }
+int ps_events_want_weight(PsCapture *cap){ return want_col(cap, (void**)&cap->ev.aWeight); }
+int ps_events_want_endoff(PsCapture *cap){ return want_col(cap, (void**)&cap->ev.aEndOff); }
 
 /* ---------------------------------------------------------------- threads, tracks */
 
