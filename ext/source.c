@@ -177,9 +177,9 @@ static int gunzip_to(const unsigned char *in, size_t nIn, uint64_t maxOut, GzOut
     zs.next_in = (Bytef*)(in + iIn);
     zs.avail_in = (uInt)chunkIn;
     size_t nIn_buf = nOut - o->nFlushed;          /* bytes in the buffer */
-    if( o->fd>=0 && nOut >= maxOut ){
-      /* at the limit and not at the end: what the in-memory branch below says when its buffer,
-      ** of at most maxOut + 1 bytes, is full (the same input, the same message, either way) */
+    if( nOut >= maxOut ){
+      /* at the limit and not at the end (each inflate call is given at most maxOut - nOut bytes
+      ** of room): the same message spilled or in memory */
       inflateEnd(&zs); out_free(o);
       return ps_err(err, "inflated gzip stream exceeds the limit of %llu bytes", (unsigned long long)maxOut);
     }
@@ -191,29 +191,20 @@ static int gunzip_to(const unsigned char *in, size_t nIn, uint64_t maxOut, GzOut
       }
       nIn_buf = 0;
     }else if( nIn_buf + 1 >= o->nAlloc ){
-      size_t nNew = o->nAlloc*2;
+      size_t nNew = o->nAlloc*2;                  /* (> nOut + 1: nOut < maxOut here) */
       if( nNew > maxOut + 1 ) nNew = (size_t)maxOut + 1;
-      if( nOut + 1 >= nNew ){
-        inflateEnd(&zs); out_free(o);
-        return ps_err(err, "inflated gzip stream exceeds the limit of %llu bytes",
-                      (unsigned long long)maxOut);
-      }
       char *z = realloc(o->z, nNew);
       if( z==0 ){ inflateEnd(&zs); out_free(o); return ps_nomem(err); }
       o->z = z; o->nAlloc = nNew;
     }
     if( pPoll && ps_source_poll(pPoll) ){ inflateEnd(&zs); out_free(o); return ps_interrupted(err); }
     size_t chunkOut = o->nAlloc - 1 - nIn_buf; if( chunkOut > PS_INFLATE_STEP ) chunkOut = PS_INFLATE_STEP;
-    if( chunkOut > maxOut - nOut ) chunkOut = (size_t)(maxOut - nOut);   /* (in memory: the buffer's cap) */
+    if( chunkOut > maxOut - nOut ) chunkOut = (size_t)(maxOut - nOut);   /* (so nOut never passes maxOut) */
     zs.next_out = (Bytef*)(o->z + nIn_buf);
     zs.avail_out = (uInt)chunkOut;
     rc = inflate(&zs, Z_NO_FLUSH);
     iIn += chunkIn - zs.avail_in;
     nOut += chunkOut - zs.avail_out;
-    if( nOut > maxOut ){
-      inflateEnd(&zs); out_free(o);
-      return ps_err(err, "inflated gzip stream exceeds the limit of %llu bytes", (unsigned long long)maxOut);
-    }
     if( rc==Z_STREAM_END ){
       /* another member may follow (concatenated gzip); anything else is an error */
       if( iIn==nIn ) break;
@@ -267,6 +258,18 @@ int ps_gunzip_poll(const unsigned char *in, size_t nIn, uint64_t maxOut,
   return rc;
 }
 
+/* pSrc reads the n bytes of the mapping p (a plain file's, or a spilled gzip stream's file),
+** guarded by pLost (mapguard.h), whose last byte was read as 'last' (ps_source_lost); the parse
+** releases its pages as it goes (ps_source_release). */
+static void source_set_mapped(PsSource *pSrc, void *p, size_t n, uint64_t *pLost, char last){
+  madvise(p, n, MADV_SEQUENTIAL);
+  pSrc->z = p; pSrc->n = n;
+  pSrc->bMapped = 1; pSrc->pMap = p; pSrc->nMap = n; pSrc->pLost = pLost;
+  pSrc->lastByte = last;
+}
+
+static int read_file(int fd, size_t n, const char *zPath, char **pz, size_t *pn, PsSource *pPoll, PsErr *err);
+
 /* gzip input into pSrc: into a temporary file (a mapped source, like a plain file) when nSpill
 ** is not 0 and the stream's trailer gives nSpill bytes or more, or the compressed input alone is
 ** a quarter of that (the trailer holds the size mod 2^32); else, or when no file can be had or
@@ -285,29 +288,21 @@ static int gunzip_source(PsSource *pSrc, const unsigned char *in, size_t nIn, ui
     if( pLost ){
       close(o.fd);                                /* (the mapping keeps the file) */
       free(o.z);
-      madvise(p, n, MADV_SEQUENTIAL);
-      pSrc->z = p; pSrc->n = n; pSrc->bGzip = 1;
-      pSrc->bMapped = 1; pSrc->pMap = p; pSrc->nMap = n; pSrc->pLost = pLost;
-      pSrc->lastByte = ((const char*)p)[n-1];
+      source_set_mapped(pSrc, p, n, pLost, ((const char*)p)[n-1]);
+      pSrc->bGzip = 1;
       return PS_OK;
     }
     if( p!=MAP_FAILED ) munmap(p, n);
     if( o.z==0 ){
       /* zlib's stream is only in the file: read it back */
-      o.z = malloc(n + 1);
-      if( o.z==0 ){ out_free(&o); return ps_nomem(err); }
-      size_t k = 0;
-      while( k<n ){                               /* (Linux reads at most ~2 GiB a call) */
-        ssize_t r = pread(o.fd, o.z + k, n - k, (off_t)k);
-        if( r<0 && errno==EINTR ) continue;
-        if( r<=0 ){
-          int e = r<0 ? errno : EIO;
-          out_free(&o);
-          return ps_err(err, "cannot read back the inflated gzip stream from its temporary file: %s", strerror(e));
-        }
-        k += (size_t)r;
+      size_t nGot = 0;
+      rc = lseek(o.fd, 0, SEEK_SET)==0 ? read_file(o.fd, n, "the temporary file of the inflated stream", &o.z, &nGot, pSrc, err)
+                                      : ps_err(err, "cannot read back the inflated gzip stream: %s", strerror(errno));
+      if( rc==PS_OK && nGot!=n ){
+        free(o.z); o.z = 0;
+        rc = ps_err(err, "cannot read back the inflated gzip stream: %zu of its %zu bytes read", nGot, n);
       }
-      o.z[n] = 0;
+      if( rc ){ out_free(&o); return rc; }
     }
   }
   if( o.fd>=0 ){ close(o.fd); o.fd = -1; }
@@ -464,10 +459,7 @@ int ps_source_open_file_ex(PsSource *pSrc, const char *zPath, uint64_t maxInflat
     }
     return rc;
   }
-  madvise(p, n, MADV_SEQUENTIAL);
-  pSrc->z = p; pSrc->n = n;
-  pSrc->bMapped = 1; pSrc->pMap = p; pSrc->nMap = n; pSrc->pLost = pLost;
-  pSrc->lastByte = last;
+  source_set_mapped(pSrc, p, n, pLost, last);
   return PS_OK;
 }
 
