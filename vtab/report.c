@@ -567,6 +567,45 @@ static void rep_table(Rep *r, const char *zName, const char *zSelect){
   sqlite3_free(z);
 }
 
+/* TEMP table zName filled by zSelect as rep_table fills it, except that zSelect's first column (an
+** integer that no two rows share: profile_jobs' rowid) is its INTEGER PRIMARY KEY: the rows are
+** stored in that order and found by it with no index to build. The other columns get the types
+** CREATE TABLE AS gives them, read from such a table made empty (temp.profsql_shape, dropped). */
+static void rep_table_keyed(Rep *r, const char *zName, const char *zSelect){
+  char *z = sqlite3_mprintf("SELECT * FROM (%s) LIMIT 0", zSelect);
+  if( z==0 ){ if( r->rc==SQLITE_OK ) r->rc = SQLITE_NOMEM; return; }
+  rep_table(r, "profsql_shape", z);
+  sqlite3_free(z);
+  if( r->rc ) return;
+  PsBuf cols; memset(&cols, 0, sizeof(cols));   /* "k" INTEGER PRIMARY KEY, "done_" , ... */
+  sqlite3_stmt *st = 0;
+  int bad = 0;
+  r->rc = sqlite3_prepare_v2(r->db, "SELECT name, type FROM pragma_table_info('profsql_shape','temp')", -1, &st, 0);
+  for(int n=0; r->rc==SQLITE_OK && sqlite3_step(st)==SQLITE_ROW; n++){
+    z = sqlite3_mprintf("%s\"%w\" %s", n ? ", " : "", (const char*)sqlite3_column_text(st, 0),
+                        n ? (const char*)sqlite3_column_text(st, 1) : "INTEGER PRIMARY KEY");
+    bad |= z==0 || ps_buf_puts(&cols, z);
+    sqlite3_free(z);
+  }
+  if( r->rc==SQLITE_OK ) r->rc = sqlite3_finalize(st); else sqlite3_finalize(st);
+  if( r->rc==SQLITE_OK && (bad || cols.n==0 || ps_buf_append(&cols, "", 1)) ) r->rc = SQLITE_NOMEM;
+  if( r->rc && r->rc!=SQLITE_NOMEM ) r->zErr = sqlite3_mprintf("%s", sqlite3_errmsg(r->db));
+  if( rep_exec(r, "DROP TABLE IF EXISTS temp.profsql_shape")==SQLITE_LOCKED ){
+    sqlite3_free(r->zErr); r->zErr = 0; r->rc = SQLITE_OK;   /* kept (empty) until the report's end */
+  }
+  int k = rep_table_reset(r, zName);
+  z = k<0 ? 0 : k ? sqlite3_mprintf("CREATE TEMP TABLE %s(%s)", zName, cols.z) : sqlite3_mprintf("");
+  ps_buf_free(&cols);
+  if( k<0 ) return;
+  if( z==0 ){ r->rc = SQLITE_NOMEM; return; }
+  if( k ) rep_exec(r, z);
+  sqlite3_free(z);
+  z = sqlite3_mprintf("INSERT INTO temp.%s %s", zName, zSelect);
+  if( z==0 ){ if( r->rc==SQLITE_OK ) r->rc = SQLITE_NOMEM; return; }
+  rep_exec(r, z);
+  sqlite3_free(z);
+}
+
 /* Empty TEMP table zName with the columns of the comma list zCols, untyped (a value keeps its
 ** type, as in the GROUP BY rows it stands for); created anew or emptied as rep_table does. */
 static void rep_table_cols(Rep *r, const char *zName, const char *zCols){
@@ -1421,6 +1460,7 @@ static void md_stacks(Rep *r, PsBuf *b, const char *zSource, const char *zFormat
           "the samples whose leaf it is); below, functions are ranked by self time (the samples they were running in), "
           "and a function's total counts each sample once however often it recurses on that sample's stack");
   rep_views(r, ps_sql_stacks);
+  rep_table(r, "profsql_rp_fns", "SELECT * FROM temp.profsql_rp_stack_functions");   /* read several times below */
   char *zT = rep_text(r, "SELECT count(self_ns) > 0 FROM temp.profsql_rp_records");
   int bTime = zT && atoi(zT);
   sqlite3_free(zT);
@@ -1428,9 +1468,9 @@ static void md_stacks(Rep *r, PsBuf *b, const char *zSource, const char *zFormat
 #define ST_FN(V) "SELECT fn || CASE WHEN category IS NULL THEN '' ELSE ' (' || category || ')' END AS key, fn AS name, " \
   "ifnull(category,'') AS module, sum(self_samples) AS ss, sum(total_samples) AS ts, sum(self_ns) / 1e6 AS sms, " \
   "sum(total_ns) / 1e6 AS tms, " V " AS v FROM (SELECT *, CASE WHEN ifnull(name,'')='' THEN '(anonymous)' ELSE name END AS fn " \
-  "FROM temp.profsql_rp_stack_functions) GROUP BY name, category"
-#define ST_ALL "(SELECT sum(self_samples) FROM temp.profsql_rp_stack_functions)"
-#define ST_ALLT "(SELECT sum(self_ns) / 1e6 FROM temp.profsql_rp_stack_functions)"
+  "FROM temp.profsql_rp_fns) GROUP BY name, category"
+#define ST_ALL "(SELECT sum(self_samples) FROM temp.profsql_rp_fns)"
+#define ST_ALLT "(SELECT sum(self_ns) / 1e6 FROM temp.profsql_rp_fns)"
   if( bTime ){
     md_line(r, b, "Quick answer — кто жрёт время",
       "WITH f AS (" ST_FN("sum(self_ns) / 1e6") "), t(tot) AS (SELECT sum(v) FROM f), top AS (SELECT * FROM f ORDER BY v DESC, key LIMIT 1) "
@@ -1471,20 +1511,22 @@ static void md_stacks(Rep *r, PsBuf *b, const char *zSource, const char *zFormat
 /* ---- XSpace: device and host apart, ops by self time (sql/xprof_stats.sql) */
 #define XS_OPS(DEV) "SELECT op_name || CASE WHEN op_type IS NULL OR op_type=op_name THEN '' ELSE ' (' || op_type || ')' END AS key, " \
   "op_name, ifnull(op_type,'') AS op_type, sum(occurrences) AS n, count(DISTINCT pid) AS planes, sum(self_ns) / 1e6 AS v, " \
-  "sum(total_ns) / 1e6 AS tot FROM temp.profsql_rp_xprof_op_stats WHERE " DEV " GROUP BY op_name, op_type"
-#define XS_PLANES(DEV) "SELECT plane AS key, sum(self_ns) / 1e6 AS v FROM temp.profsql_rp_xprof_op_stats WHERE " DEV " GROUP BY file, pid"
+  "sum(total_ns) / 1e6 AS tot FROM temp.profsql_rp_ops WHERE " DEV " GROUP BY op_name, op_type"
+#define XS_PLANES(DEV) "SELECT plane AS key, sum(self_ns) / 1e6 AS v FROM temp.profsql_rp_ops WHERE " DEV " GROUP BY file, pid"
 
 static void md_xspace(Rep *r, PsBuf *b, const char *zSource){
   rep_table(r, "profsql_rp_events", "SELECT * FROM profile_events(?1)");
   rep_views(r, ps_sql_xprof_stats);
+  /* each view is read several times below: computed once into a table */
   rep_table(r, "profsql_rp_ops", "SELECT * FROM temp.profsql_rp_xprof_op_stats");
+  rep_table(r, "profsql_rp_kernels", "SELECT * FROM temp.profsql_rp_xprof_kernel_stats");
   md_head(r, b, zSource, "xspace", "one XEvent (a complete slice of a line); ops are read as xprof reads them "
           "(`sql/xprof_stats.sql`), device planes (`/device:...`) and host planes apart, ranked by self time "
           "(an op's time minus the ops nested in it on its line)");
   md_line(r, b, "Quick answer — кто жрёт время",
     "WITH d AS (" XS_OPS("device") "), h AS (" XS_OPS("NOT device") "), "
-    "dt(tot, planes) AS (SELECT sum(self_ns) / 1e6, count(DISTINCT pid) FROM temp.profsql_rp_xprof_op_stats WHERE device), "
-    "ht(tot) AS (SELECT sum(self_ns) / 1e6 FROM temp.profsql_rp_xprof_op_stats WHERE NOT device), "
+    "dt(tot, planes) AS (SELECT sum(self_ns) / 1e6, count(DISTINCT pid) FROM temp.profsql_rp_ops WHERE device), "
+    "ht(tot) AS (SELECT sum(self_ns) / 1e6 FROM temp.profsql_rp_ops WHERE NOT device), "
     "d1 AS (SELECT * FROM d ORDER BY v DESC, key LIMIT 1), h1 AS (SELECT * FROM h ORDER BY v DESC, key LIMIT 1) "
     "SELECT CASE WHEN d1.key IS NULL THEN 'No device plane has ops (a host-only capture).' ELSE "
     "printf('**Device:** `%s` — %.3f ms of the %.3f ms of op self time on %d device plane%s (%.1f %%), %d launches.', "
@@ -1499,19 +1541,19 @@ static void md_xspace(Rep *r, PsBuf *b, const char *zSource){
     MD_TOP(XS_OPS("device"), "rn AS Rank, op_name AS Op, op_type AS Type, n AS Occurrences, planes AS Planes, "
            "profile_fixed(v,3) AS \"Self ms\", profile_fixed(share,3) AS \"Self %\", profile_fixed(tot,3) AS \"Total ms\"",
            "'', '(' || n || ' more)', '', '', '', profile_fixed(v,3), profile_fixed(share,3), ''"));
-  char *zK = rep_text(r, "SELECT count(*) FROM temp.profsql_rp_xprof_kernel_stats");
+  char *zK = rep_text(r, "SELECT count(*) FROM temp.profsql_rp_kernels");
   if( zK && atoi(zK) > 0 ){
     md_table(r, b, "Device: top kernels by total time",
       "SELECT rank AS Rank, kernel_name AS Kernel, ifnull(op_name,'') AS Op, occurrences AS Launches, "
       "profile_fixed(total_ns / 1e6, 3) AS \"Total ms\", profile_fixed(avg_ns / 1e3, 3) AS \"Avg us\", "
-      "ifnull(profile_fixed(occupancy_pct, 1),'') AS \"Occupancy %\" FROM temp.profsql_rp_xprof_kernel_stats "
+      "ifnull(profile_fixed(occupancy_pct, 1),'') AS \"Occupancy %\" FROM temp.profsql_rp_kernels "
       "ORDER BY file, rank LIMIT 16");
   }else if( zK ){
     ps_buf_puts(b, "## Device: top kernels by total time\n\nNo device event carries `kernel_details` (launch "
                    "parameters), so there are no kernels to list.\n\n");
   }
   sqlite3_free(zK);
-  char *zH = rep_text(r, "SELECT count(*) FROM temp.profsql_rp_xprof_op_stats WHERE NOT device");
+  char *zH = rep_text(r, "SELECT count(*) FROM temp.profsql_rp_ops WHERE NOT device");
   if( zH && atoi(zH) > 0 ){
     md_chart(r, b, "Host: self time by event", MD_TOP_CHART(XS_OPS("NOT device")), "ms");
     md_table(r, b, "Host: top events by self time",
@@ -1874,10 +1916,9 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     /* options that name no budget give none: the jobs table without their lookup */
     char *zB = rep_text(&r, "SELECT json_type(?2,'$.budgets_ms') IS NOT NULL OR json_type(?2,'$.budget_ms') IS NOT NULL");
     int bDerived = zFormat && strcmp(zFormat, "newengine")!=0 && strcmp(zFormat, "mixed")!=0;
-    rep_table(&r, "profsql_rj", azJobsTable[bDerived][!(zB && atoi(zB)==0)]);
+    rep_table_keyed(&r, "profsql_rj", azJobsTable[bDerived][!(zB && atoi(zB)==0)]);
     sqlite3_free(zB);
   }
-  rep_exec(&r, "CREATE INDEX IF NOT EXISTS temp.profsql_rj_k ON profsql_rj(k)");   /* each group's first job */
   rep_counts(&r);
   rep_groups(&r);
   zRunStart = rep_text(&r,
@@ -2037,6 +2078,8 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   int rcSave = r.rc; char *zErrSave = r.zErr;
   r.rc = SQLITE_OK; r.zErr = 0;
   rep_exec(&r, "DROP TABLE IF EXISTS temp.profsql_rj");
+  sqlite3_free(r.zErr); r.zErr = 0; r.rc = SQLITE_OK;
+  rep_exec(&r, "DROP TABLE IF EXISTS temp.profsql_shape");
   sqlite3_free(r.zErr); r.zErr = 0; r.rc = SQLITE_OK;
   rep_exec(&r, "DROP TABLE IF EXISTS temp.profsql_jj");
   sqlite3_free(r.zErr); r.zErr = 0; r.rc = SQLITE_OK;
