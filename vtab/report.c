@@ -835,31 +835,41 @@ static const char zReportJson[] =
 
 /* Runs each list of azJobList once (?3 slow ms, ?4 top limit, ?8 nRecent) into
 ** temp.profsql_jl(l, pos, k): the JSON reads the lists from there instead of sorting the jobs
-** again. Sets r->rc / r->zErr on failure. */
+** again. A list goes in with one INSERT (its k gathered as a JSON array, json_each giving pos):
+** each INSERT run inside the caller's statement commits the temporary database on its own, and
+** one a job made this the largest part of a small capture's report. Sets r->rc / r->zErr on
+** failure. */
 static void rep_job_lists(Rep *r, sqlite3_int64 nRecent){
   rep_table(r, "profsql_jl", "SELECT 0 AS l, 0 AS pos, k FROM profsql_rj WHERE 0");
   sqlite3_stmt *ins = 0;
-  if( r->rc==SQLITE_OK ) r->rc = sqlite3_prepare_v2(r->db, "INSERT INTO temp.profsql_jl(l, pos, k) VALUES(?1, ?2, ?3)", -1, &ins, 0);
+  if( r->rc==SQLITE_OK ){
+    r->rc = sqlite3_prepare_v2(r->db, "INSERT INTO temp.profsql_jl(l, pos, k) SELECT ?1, key, value FROM json_each(?2)", -1, &ins, 0);
+  }
+  PsBuf a; memset(&a, 0, sizeof(a));
   for(int l=0; r->rc==SQLITE_OK && l<(int)(sizeof(azJobList)/sizeof(azJobList[0])); l++){
     sqlite3_stmt *q = 0;
     r->rc = sqlite3_prepare_v2(r->db, azJobList[l], -1, &q, 0);
     if( r->rc ) break;
     for(int k=0; k<5; k++) if( r->apArg[k] && k+1<=sqlite3_bind_parameter_count(q) ) sqlite3_bind_value(q, k+1, r->apArg[k]);
     if( sqlite3_bind_parameter_count(q) >= 8 ) sqlite3_bind_int64(q, 8, nRecent);
-    sqlite3_int64 pos = 0;
-    int rc;
+    int rc, bad = 0;
+    a.n = 0;
+    bad |= ps_buf_puts(&a, "[");
     while( (rc = sqlite3_step(q))==SQLITE_ROW ){
-      sqlite3_bind_int(ins, 1, l);
-      sqlite3_bind_int64(ins, 2, pos++);
-      sqlite3_bind_value(ins, 3, sqlite3_column_value(q, 0));
-      if( sqlite3_step(ins)!=SQLITE_DONE ){ rc = sqlite3_errcode(r->db); break; }
-      sqlite3_reset(ins);
+      bad |= ps_buf_printf(&a, "%s%lld", a.n>1 ? "," : "", (long long)sqlite3_column_int64(q, 0));
     }
-    r->rc = rc==SQLITE_DONE ? SQLITE_OK : rc;
+    bad |= ps_buf_puts(&a, "]");
     sqlite3_finalize(q);
+    if( rc!=SQLITE_DONE ){ r->rc = rc; break; }
+    if( bad ){ r->rc = SQLITE_NOMEM; break; }
+    sqlite3_bind_int(ins, 1, l);
+    sqlite3_bind_text(ins, 2, a.z, (int)a.n, SQLITE_STATIC);
+    r->rc = sqlite3_step(ins)==SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(r->db);
+    sqlite3_reset(ins);
   }
-  if( r->rc && r->zErr==0 ) r->zErr = sqlite3_mprintf("%s", sqlite3_errmsg(r->db));
+  if( r->rc && r->rc!=SQLITE_NOMEM && r->zErr==0 ) r->zErr = sqlite3_mprintf("%s", sqlite3_errmsg(r->db));
   sqlite3_finalize(ins);
+  ps_buf_free(&a);
 }
 
 /* Puts into a[k] the value a sort of a[lo..hi] would put there, with the values before it no
