@@ -1612,14 +1612,19 @@ static void rep_markdown_cleanup(Rep *r){
   sqlite3_stmt *st = 0;
   if( sqlite3_prepare_v2(r->db, "SELECT type, name FROM temp.sqlite_schema WHERE name LIKE 'profsql\\_rp\\_%' ESCAPE '\\' "
                          "AND type IN ('view','table') ORDER BY type='table'", -1, &st, 0) ) return;
-  char *azDrop[64]; int n = 0;
+  char *azDrop[64], *azDel[64]; int n = 0;
   while( n<64 && sqlite3_step(st)==SQLITE_ROW ){
-    azDrop[n] = sqlite3_mprintf("DROP %s IF EXISTS temp.\"%w\"", (const char*)sqlite3_column_text(st, 0),
-                                (const char*)sqlite3_column_text(st, 1));
-    if( azDrop[n] ) n++;
+    const char *zType = (const char*)sqlite3_column_text(st, 0), *zName = (const char*)sqlite3_column_text(st, 1);
+    azDrop[n] = sqlite3_mprintf("DROP %s IF EXISTS temp.\"%w\"", zType, zName);
+    /* a table that cannot be dropped (the caller's statement reads the temp schema) is emptied */
+    azDel[n] = zType && strcmp(zType, "table")==0 ? sqlite3_mprintf("DELETE FROM temp.\"%w\"", zName) : 0;
+    if( azDrop[n] ) n++; else sqlite3_free(azDel[n]);
   }
   sqlite3_finalize(st);
-  for(int k=0; k<n; k++){ sqlite3_exec(r->db, azDrop[k], 0, 0, 0); sqlite3_free(azDrop[k]); }
+  for(int k=0; k<n; k++){
+    if( sqlite3_exec(r->db, azDrop[k], 0, 0, 0)==SQLITE_LOCKED && azDel[k] ) sqlite3_exec(r->db, azDel[k], 0, 0, 0);
+    sqlite3_free(azDrop[k]); sqlite3_free(azDel[k]);
+  }
 }
 
 /* Sanitises the archive prefix to [A-Za-z0-9._-] as the writer does. */
@@ -2087,21 +2092,18 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   ps_stage_close(stg);
   int rcSave = r.rc; char *zErrSave = r.zErr;
   r.rc = SQLITE_OK; r.zErr = 0;
-  rep_exec(&r, "DROP TABLE IF EXISTS temp.profsql_rj");
-  sqlite3_free(r.zErr); r.zErr = 0; r.rc = SQLITE_OK;
-  rep_exec(&r, "DROP TABLE IF EXISTS temp.profsql_shape");
-  sqlite3_free(r.zErr); r.zErr = 0; r.rc = SQLITE_OK;
-  rep_exec(&r, "DROP TABLE IF EXISTS temp.profsql_jj");
-  sqlite3_free(r.zErr); r.zErr = 0; r.rc = SQLITE_OK;
-  rep_exec(&r, "DROP TABLE IF EXISTS temp.profsql_jl");
-  sqlite3_free(r.zErr); r.zErr = 0; r.rc = SQLITE_OK;
-  rep_exec(&r, "DROP TABLE IF EXISTS temp.profsql_jm");
-  sqlite3_free(r.zErr); r.zErr = 0; r.rc = SQLITE_OK;
-  for(int g=0; g<N_GROUP; g++){
-    for(int bRanked=0; bRanked<2; bRanked++){
-      char *zDrop = sqlite3_mprintf("DROP TABLE IF EXISTS temp.profsql_%s_%s", bRanked ? "ag" : "gr", aGroup[g].zX);
-      if( zDrop ){ sqlite3_free(r.zErr); r.zErr = 0; r.rc = SQLITE_OK; rep_exec(&r, zDrop); sqlite3_free(zDrop); }
+  /* dropped, or emptied when a statement of the caller reads the temp schema (rep_table_reset):
+  ** a million rows are not left behind until the connection closes */
+  static const char *const azTmp[] = { "profsql_rj", "profsql_shape", "profsql_jj", "profsql_jl", "profsql_jm" };
+  for(int k=0; k<(int)(sizeof(azTmp)/sizeof(azTmp[0])) + 2*N_GROUP; k++){
+    char zName[32];
+    if( k<(int)(sizeof(azTmp)/sizeof(azTmp[0])) ) snprintf(zName, sizeof(zName), "%s", azTmp[k]);
+    else{
+      int i = k - (int)(sizeof(azTmp)/sizeof(azTmp[0])), g = i / 2, bRanked = i & 1;
+      snprintf(zName, sizeof(zName), "profsql_%s_%s", bRanked ? "ag" : "gr", aGroup[g].zX);
     }
+    sqlite3_free(r.zErr); r.zErr = 0; r.rc = SQLITE_OK;
+    rep_table_reset(&r, zName);
   }
   sqlite3_free(r.zErr);
   if( rcSave==SQLITE_NOMEM && zErrSave==0 ) sqlite3_result_error_nomem(ctx);

@@ -231,6 +231,24 @@ for e in evs:
 check(all(abs(cats.get(c, -1) - v) < 5e-7 for c, v in want.items()) and want.keys() == cats.keys(),
       f"chrome: category totals (X events) {sorted(want.items())[:3]} vs {sorted(cats.items())[:3]}")
 
+# The source read from a TEMP table by the caller's own statement: the report's temp tables
+# cannot be dropped then (SQLITE_LOCKED); they are emptied instead of keeping a row per job until
+# the connection closes, and a second report in the same state gives the same files.
+dbt = connect()
+dbt.execute("CREATE TEMP TABLE src(b BLOB)")
+dbt.execute("INSERT INTO src VALUES (?)", (open(trace, "rb").read(),))
+outs = []
+for _ in range(2):
+    o = tempfile.mkdtemp(prefix="profsql-report-")
+    dbt.execute("SELECT profile_report(b, ?, '{\"write_archive\": false}') FROM temp.src", (o,)).fetchone()
+    outs.append(o)
+left = [r[0] for r in dbt.execute("SELECT name FROM temp.sqlite_schema WHERE type='table' AND name LIKE 'profsql%'")]
+rows = {t: dbt.execute(f'SELECT count(*) FROM temp."{t}"').fetchone()[0] for t in left}
+check(left and all(n == 0 for n in rows.values()), f"report over a TEMP table: its tables left empty {rows}")
+check(all(read(os.path.join(outs[0], f)) == read(os.path.join(outs[1], f)) for f in os.listdir(outs[0]) if f.endswith("_latest.csv")),
+      "report over a TEMP table: the second run writes the same CSVs")
+dbt.close()
+
 # ---------------------------------------------------------------- safety
 tmp = tempfile.mkdtemp(prefix="profsql-safe-")
 target = os.path.join(tmp, "keep.csv")
