@@ -402,6 +402,9 @@ static const char zAggLanes[]     = AGG_CSV(RAW_LANES);
 ** with row_number() orders the joined rows again by the same keys, which end in k: no ties). */
 #define TOPJ(COND, ORDER, N) "(SELECT k AS top_k FROM profsql_rj WHERE " COND " ORDER BY " ORDER " LIMIT " N ") " \
   "JOIN profsql_rj ON k = top_k"
+/* the first N jobs of ranked list l of temp.profsql_jl (rep_job_lists: azJobList), joined to their
+** rows: what TOPJ with that list's condition and order gives, without sorting the jobs again */
+#define JLJ(l, N) "(SELECT k AS top_k FROM temp.profsql_jl WHERE l=" #l " AND pos < " N ") JOIN profsql_rj ON k = top_k"
 #define O_LOAD "l_ DESC, e_ DESC, ifnull(name,''), k"
 #define O_FRAME "max(e_ - ifnull(frame_budget_ms,0.0), 0.0) DESC, e_ DESC, ifnull(name,''), k"
 #define O_ELAPSED "e_ DESC, ifnull(name,''), k"
@@ -443,7 +446,7 @@ static const char zCsvBudget[] =
   S("async_mode") " AS async_mode, " X("started_unix_ms") " AS started_unix_ms, " X("ended_unix_ms") " AS ended_unix_ms, "
   X("service_id") " AS service_id, " X("method") " AS method, " X("plugin_id") " AS plugin_id, "
   X("gateway") " AS gateway, " S("error") " AS error, " S("detail") " AS detail "
-  "FROM " TOPJ("done_ AND (l_ >= 1.0 OR e_ >= ?3)", O_LOAD, "?4") " ORDER BY " O_LOAD;
+  "FROM " JLJ(1, "?4") " ORDER BY " O_LOAD;
 
 static const char zCsvFrame[] =
   "SELECT row_number() OVER (ORDER BY " O_FRAME ") AS rank, "
@@ -454,7 +457,7 @@ static const char zCsvFrame[] =
   "profile_fixed(max(e_ - ifnull(frame_budget_ms,0.0), 0.0),6) AS over_frame_budget_ms, "
   F("gpu_wait_ms") " AS gpu_wait_ms, " S("wait_reason") " AS wait_reason, " B("stayed_async") " AS stayed_async, "
   S("async_mode") " AS async_mode, " S("detail") " AS detail "
-  "FROM " TOPJ("done_ AND exceeded_frame_budget", O_FRAME, "?4") " ORDER BY " O_FRAME;
+  "FROM " JLJ(2, "?4") " ORDER BY " O_FRAME;
 
 static const char zCsvActive[] =
   "SELECT " JOB_HEAD_COLS  F("active_elapsed_ms") " AS active_elapsed_ms, " F("budget2_") " AS budget_ms, "
@@ -523,6 +526,7 @@ typedef struct Rep {
   sqlite3_int64 nCap;         /* ?20: the rows a per-row CSV keeps (max_csv_rows); 0 every row */
   char *zCapNotes;            /* ?21: the 'csv_rows_capped' diagnostics (JSON array, sqlite3_malloc'ed), or NULL */
   sqlite3_int64 nDone, nActive; /* completed / active jobs of profsql_rj (rep_counts) */
+  sqlite3_int64 nBudgetJobs;  /* completed jobs with a budget (rep_budget_jobs; -1 not counted yet) */
   int bPct;                   /* 1 when aPct holds the percentiles (rep_percentiles) */
   double aPct[8];             /* ?12..?19: p50 p90 p95 p99 of e_, then of l_ */
 } Rep;
@@ -702,20 +706,26 @@ static int rep_csv(Rep *r, const char *zSql, PsBuf *b){
   JOPT("gpu_wait_ms", "gpu_wait_ms") "," JOPT("output_bytes", JU64("output_bytes")) "," \
   JOPT("payload_bytes", JU64("payload_bytes")) "," JOPT("progress", "progress") "," \
   JOPT("task_domain", JVAL("task_domain")) "," JOPT("task_pass", JVAL("task_pass")) "," JOPT("wait_reason", "wait_reason") ")"
-/* The job lists of the JSON (the k of their jobs, in order); ?3 slow ms, ?4 top limit, ?8 the
-** completed jobs kept. */
+/* The job lists (the k of their jobs, in order); ?3 slow ms, ?4 top limit, ?8 the completed jobs
+** kept. The four ranked ones keep max(?4, 16) jobs: the JSON and the CSVs read the first ?4
+** (JL, JLJ), the Markdown tables the first 16, so no reader sorts the jobs again. */
+#define C_BUDGET "done_ AND (l_ >= 1.0 OR e_ >= ?3)"
+#define C_FRAME "done_ AND exceeded_frame_budget"
+#define O_TOP_LOAD "l_ DESC, ifnull(name,''), k"
 #define L_ACTIVE "SELECT k FROM profsql_rj WHERE NOT done_ ORDER BY k"
-#define L_BUDGET "SELECT k FROM profsql_rj WHERE done_ AND (l_ >= 1.0 OR e_ >= ?3) ORDER BY l_ DESC, e_ DESC, ifnull(name,''), k LIMIT ?4"
-#define L_FRAME "SELECT k FROM profsql_rj WHERE done_ AND exceeded_frame_budget ORDER BY max(e_ - ifnull(frame_budget_ms,0.0), 0.0) DESC, e_ DESC, ifnull(name,''), k LIMIT ?4"
-#define L_TOP_ELAPSED "SELECT k FROM profsql_rj WHERE done_ ORDER BY e_ DESC, ifnull(name,''), k LIMIT ?4"
-#define L_TOP_LOAD "SELECT k FROM profsql_rj WHERE done_ ORDER BY l_ DESC, ifnull(name,''), k LIMIT ?4"
+#define L_BUDGET "SELECT k FROM profsql_rj WHERE " C_BUDGET " ORDER BY " O_LOAD " LIMIT max(?4, 16)"
+#define L_FRAME "SELECT k FROM profsql_rj WHERE " C_FRAME " ORDER BY " O_FRAME " LIMIT max(?4, 16)"
+#define L_TOP_ELAPSED "SELECT k FROM profsql_rj WHERE done_ ORDER BY " O_ELAPSED " LIMIT max(?4, 16)"
+#define L_TOP_LOAD "SELECT k FROM profsql_rj WHERE done_ ORDER BY " O_TOP_LOAD " LIMIT max(?4, 16)"
 #define L_RECENT "SELECT k FROM (SELECT k FROM profsql_rj WHERE done_ ORDER BY k DESC LIMIT ?8) ORDER BY k"
 /* The six lists, each run once by rep_job_lists into temp.profsql_jl(l, pos, k) (list l of
-** azJobList, its jobs in order); JL(l) reads one back. */
+** azJobList, its jobs in order; 0 and 5, the JSON's alone, only for a report with a JSON). JL(l)
+** reads one back for the JSON (a ranked one's first ?4), JLJ(l, N) joins the first N jobs of
+** ranked list l to their rows (the first N of what TOPJ(condition, order, N) would sort). */
 static const char *const azJobList[] = { L_ACTIVE, L_BUDGET, L_FRAME, L_TOP_ELAPSED, L_TOP_LOAD, L_RECENT };
-#define JL(l) "SELECT k FROM temp.profsql_jl WHERE l=" #l " ORDER BY pos"
-/* the jobs any list holds, each once: the rows of temp.profsql_jj */
-static const char zJobsNeeded[] = "INSERT INTO temp.profsql_jj(k) SELECT DISTINCT k FROM temp.profsql_jl";
+#define JL(l) "SELECT k FROM temp.profsql_jl WHERE l=" #l " AND (l IN (0,5) OR pos < ?4) ORDER BY pos"
+/* the jobs the JSON's lists hold */
+static const char zJobsNeeded[] = "INSERT INTO temp.profsql_jj(k) SELECT DISTINCT k FROM temp.profsql_jl WHERE l IN (0,5) OR pos < ?4";
 /* the job objects of a list, from temp.profsql_jj (rep_report_json fills it) */
 #define JJ(rows) "(SELECT json_group_array(json((SELECT j FROM temp.profsql_jj jj WHERE jj.k=x.k))) FROM (" rows ") x)"
 
@@ -833,13 +843,13 @@ static const char zReportJson[] =
   "            (SELECT ?9 -> r.fullkey FROM json_each(?9, '$.report') r WHERE r.key=kk.value), 'null') AS v "
   "   FROM json_each(?9, '$.keys') kk ORDER BY kk.key)) END FROM rep";
 
-/* Runs each list of azJobList once (?3 slow ms, ?4 top limit, ?8 nRecent) into
-** temp.profsql_jl(l, pos, k): the JSON reads the lists from there instead of sorting the jobs
-** again. A list goes in with one INSERT (its k gathered as a JSON array, json_each giving pos):
+/* Runs each list of azJobList once (?3 slow ms, ?4 top limit, ?8 nRecent; 0 and 5 only when
+** bJson) into temp.profsql_jl(l, pos, k): the CSVs, the Markdown and the JSON read the lists from
+** there instead of sorting the jobs again. A list goes in with one INSERT (its k gathered as a JSON array, json_each giving pos):
 ** each INSERT run inside the caller's statement commits the temporary database on its own, and
 ** one a job made this the largest part of a small capture's report. Sets r->rc / r->zErr on
 ** failure. */
-static void rep_job_lists(Rep *r, sqlite3_int64 nRecent){
+static void rep_job_lists(Rep *r, int bJson, sqlite3_int64 nRecent){
   rep_table(r, "profsql_jl", "SELECT 0 AS l, 0 AS pos, k FROM profsql_rj WHERE 0");
   sqlite3_stmt *ins = 0;
   if( r->rc==SQLITE_OK ){
@@ -847,6 +857,7 @@ static void rep_job_lists(Rep *r, sqlite3_int64 nRecent){
   }
   PsBuf a; memset(&a, 0, sizeof(a));
   for(int l=0; r->rc==SQLITE_OK && l<(int)(sizeof(azJobList)/sizeof(azJobList[0])); l++){
+    if( !bJson && (l==0 || l==5) ) continue;
     sqlite3_stmt *q = 0;
     r->rc = sqlite3_prepare_v2(r->db, azJobList[l], -1, &q, 0);
     if( r->rc ) break;
@@ -927,14 +938,14 @@ static char *rep_report_json(Rep *r, PsConn *pConn, sqlite3_value *pSource, cons
   const PsCapture *cap = e ? e->cap : 0;
   int bReport = cap && ps_job_is_report(cap);
   if( bReport && ps_report_input(cap, &in) ) r->rc = SQLITE_NOMEM;
-  /* the jobs the lists hold (not every job: a trace can have millions) */
-  rep_job_lists(r, nRecent);
+  /* the jobs the lists hold (not every job: a trace can have millions; rep_job_lists ran) */
   rep_table(r, "profsql_jj", "SELECT k, NULL AS j FROM profsql_rj WHERE 0");
   rep_exec(r, "CREATE INDEX IF NOT EXISTS temp.profsql_jj_k ON profsql_jj(k)");
   if( r->rc==SQLITE_OK ){
     sqlite3_stmt *ins = 0;
     r->rc = sqlite3_prepare_v2(r->db, zJobsNeeded, -1, &ins, 0);
     if( r->rc==SQLITE_OK ){
+      sqlite3_bind_value(ins, 4, r->apArg[3]);
       r->rc = sqlite3_step(ins)==SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(r->db);
     }
     if( r->rc ) r->zErr = sqlite3_mprintf("%s", sqlite3_errmsg(r->db));
@@ -1154,6 +1165,16 @@ static void md_line(Rep *r, PsBuf *b, const char *zTitle, const char *zSql){
 /* chart rows of MD_TOP: rank, label, value, share */
 #define MD_TOP_CHART(G) MD_TOP(G, "rn, key, v, share", "16, '(' || n || ' more)', v, share")
 
+/* The completed jobs with a budget (budget2_ not NULL), counted once per report. */
+static sqlite3_int64 rep_budget_jobs(Rep *r){
+  if( r->nBudgetJobs<0 && r->rc==SQLITE_OK ){
+    char *z = rep_text(r, "SELECT count(budget2_) FROM profsql_rj WHERE done_");
+    if( z ) r->nBudgetJobs = atoll(z);
+    sqlite3_free(z);
+  }
+  return r->nBudgetJobs<0 ? 0 : r->nBudgetJobs;
+}
+
 /* The header shared by the reports of every format but the StarProfiler's. */
 static void md_head(Rep *r, PsBuf *b, const char *zSource, const char *zFormat, const char *zJob){
   ps_buf_puts(b, "# Profiler report\n\n- capture: `");
@@ -1162,21 +1183,20 @@ static void md_head(Rep *r, PsBuf *b, const char *zSource, const char *zFormat, 
   ps_buf_puts(b, "- written by libprofsql " PROFSQL_VERSION " (`profile_report`): the StarProfiler's file set, "
                  "with conclusions drawn for this format\n");
   ps_buf_printf(b, "- a job (a row of `profiler_jobs_latest.csv`) is %s\n", zJob);
-  char *z = rep_text(r,
-    "SELECT CASE WHEN n=0 THEN '- budget: none — this format has no budget, so nothing here is \"over budget\" "
-    "(pass one: `{\"budget_ms\": 16.67}`, or per category `{\"budgets_ms\": {\"<category>\": ms, \"*\": ms}}`)' "
-    "ELSE printf('- budget: %d of %d jobs have one (from `budget_ms` / `budgets_ms` or the capture); "
-    "`load = elapsed_ms / budget_ms`, over budget at `load >= 1`', n, m) END "
-    "FROM (SELECT count(budget2_) AS n, count(*) AS m FROM profsql_rj WHERE done_)");
-  if( z ) ps_buf_printf(b, "%s\n\n", z);
-  sqlite3_free(z);
+  sqlite3_int64 n = rep_budget_jobs(r);
+  if( r->rc ) return;
+  if( n==0 ){
+    ps_buf_puts(b, "- budget: none — this format has no budget, so nothing here is \"over budget\" "
+                   "(pass one: `{\"budget_ms\": 16.67}`, or per category `{\"budgets_ms\": {\"<category>\": ms, \"*\": ms}}`)\n\n");
+  }else{
+    ps_buf_printf(b, "- budget: %lld of %lld jobs have one (from `budget_ms` / `budgets_ms` or the capture); "
+                     "`load = elapsed_ms / budget_ms`, over budget at `load >= 1`\n\n", (long long)n, (long long)r->nDone);
+  }
 }
 
 /* "Budget violations": the jobs over a budget, or a line saying there is none to be over. */
 static void md_budget(Rep *r, PsBuf *b, const char *zFormat, const char *zWhat){
-  char *zN = rep_text(r, "SELECT count(budget2_) FROM profsql_rj WHERE done_");
-  int nBudget = zN ? atoi(zN) : 0;
-  sqlite3_free(zN);
+  sqlite3_int64 nBudget = rep_budget_jobs(r);
   if( r->rc ) return;
   ps_buf_puts(b, "## Budget violations\n\n");
   if( nBudget==0 ){
@@ -1200,7 +1220,7 @@ static void md_budget(Rep *r, PsBuf *b, const char *zFormat, const char *zWhat){
       "SELECT row_number() OVER (ORDER BY " O_LOAD ") AS Rank, ifnull(id,'') AS Id, "
       "ifnull(name,'') AS Name, ifnull(source,'') AS Source, ifnull(lane,'') AS Lane, profile_fixed(e_,3) AS \"Elapsed ms\", "
       "profile_fixed(budget2_,3) AS \"Budget ms\", profile_fixed(l_,2)||'x' AS Load FROM "
-      TOPJ("done_ AND l_ >= 1.0", O_LOAD, "16") " ORDER BY " O_LOAD,
+      JLJ(1, "16") " WHERE l_ >= 1.0 ORDER BY " O_LOAD,
       r->apArg, 5, 1, b, &nRow, &r->zErr, r);
     ps_buf_puts(b, "\n");
   }
@@ -1268,22 +1288,22 @@ static void rep_markdown(Rep *r, PsBuf *b, const char *zSource){
     "SELECT rank AS Rank, id AS Id, name AS Name, elapsed_ms AS \"Elapsed ms\", budget_ms AS \"Budget ms\", "
     "load AS Load, status AS Status FROM (" "SELECT row_number() OVER (ORDER BY " O_LOAD ") AS rank, "
     "ifnull(id,'') AS id, ifnull(name,'') AS name, profile_fixed(e_,3) AS elapsed_ms, profile_fixed(budget2_,3) AS budget_ms, "
-    "profile_fixed(l_,2)||'x' AS load, ifnull(status,'') AS status FROM " TOPJ("done_ AND (l_ >= 1.0 OR e_ >= ?3)", O_LOAD, "16")
+    "profile_fixed(l_,2)||'x' AS load, ifnull(status,'') AS status FROM " JLJ(1, "16")
     " ORDER BY " O_LOAD ")",
     "None: no completed job reached its budget (`load >= 1`) or the slow threshold (`slow_job_warn_ms`).");
   md_table_or(r, b, "Frame budget violations — explicit frame envelope misses",
     "SELECT ifnull(id,'') AS Id, ifnull(name,'') AS Name, profile_fixed(e_,3) AS \"Elapsed ms\", "
-    "profile_fixed(frame_budget_ms,3) AS \"Frame budget ms\" FROM " TOPJ("done_ AND exceeded_frame_budget", O_FRAME, "16")
+    "profile_fixed(frame_budget_ms,3) AS \"Frame budget ms\" FROM " JLJ(2, "16")
     " ORDER BY " O_FRAME,
     "None: no completed job exceeded an explicit frame budget (`exceeded_frame_budget`).");
   md_table(r, b, "Top single jobs by elapsed time",
     "SELECT ifnull(id,'') AS Id, ifnull(name,'') AS Name, ifnull(category,'') AS Category, "
     "profile_fixed(e_,3) AS \"Elapsed ms\", profile_fixed(l_,2)||'x' AS Load, ifnull(status,'') AS Status "
-    "FROM " TOPJ("done_", O_ELAPSED, "16") " ORDER BY " O_ELAPSED);
+    "FROM " JLJ(3, "16") " ORDER BY " O_ELAPSED);
   md_table(r, b, "Top single jobs by budget load",
     "SELECT ifnull(id,'') AS Id, ifnull(name,'') AS Name, ifnull(category,'') AS Category, "
     "profile_fixed(l_,2)||'x' AS Load, profile_fixed(e_,3) AS \"Elapsed ms\", ifnull(status,'') AS Status "
-    "FROM " TOPJ("done_", "l_ DESC, ifnull(name,''), k", "16") " ORDER BY l_ DESC, ifnull(name,''), k");
+    "FROM " JLJ(4, "16") " ORDER BY " O_TOP_LOAD);
   md_table_or(r, b, "Active jobs",
     "SELECT ifnull(id,'') AS Id, ifnull(name,'') AS Name, ifnull(status,'') AS Status, "
     "profile_fixed(active_elapsed_ms,3) AS \"Active ms\", profile_fixed(current_load,2)||'x' AS Load "
@@ -1344,7 +1364,7 @@ static void md_slices(Rep *r, PsBuf *b, const char *zSource, const char *zFormat
   md_table(r, b, "Slowest slices",
     "SELECT row_number() OVER (ORDER BY " O_ELAPSED ") AS Rank, ifnull(id,'') AS Id, ifnull(name,'') AS Name, "
     "ifnull(source,'') AS Process, ifnull(lane,'') AS Thread, profile_fixed(e_,3) AS \"Elapsed ms\", "
-    "profile_fixed(self_ms,3) AS \"Self ms\" FROM " TOPJ("done_", O_ELAPSED, "16") " ORDER BY " O_ELAPSED);
+    "profile_fixed(self_ms,3) AS \"Self ms\" FROM " JLJ(3, "16") " ORDER BY " O_ELAPSED);
   md_budget(r, b, zFormat, "slices");
 }
 
@@ -1854,6 +1874,7 @@ static int opt_bool(Rep *r, const char *zKey, int bDefault){
 
 static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   Rep r; memset(&r, 0, sizeof(r));
+  r.nBudgetJobs = -1;
   r.db = sqlite3_context_db_handle(ctx);
   const char *zDir = (const char*)sqlite3_value_text(argv[1]);
   int t0 = sqlite3_value_type(argv[0]);
@@ -1973,6 +1994,13 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   }
   if( zPrefix ) sanitize_prefix(zPrefix);
   rep_caps(&r, bCsv);
+  long long nRecent = 4096;
+  if( bJson ){
+    char *zRecent = rep_text(&r, "SELECT CAST(coalesce(json_extract(?2,'$.max_recent_jobs'),4096) AS INTEGER)");
+    nRecent = zRecent ? atoll(zRecent) : 4096;
+    sqlite3_free(zRecent);
+  }
+  rep_job_lists(&r, bJson, nRecent);
   for(int k=0; k<N_CSV && bCsv; k++) rep_csv(&r, aCsv[k].zSql, &aOut[k]);
   if( bMd && r.rc==SQLITE_OK ){
     char zSrc[512];
@@ -1993,9 +2021,6 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
            tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms);
   long long nowMs = (long long)tv.tv_sec*1000 + ms;
   if( bJson && r.rc==SQLITE_OK ){
-    char *zRecent = rep_text(&r, "SELECT CAST(coalesce(json_extract(?2,'$.max_recent_jobs'),4096) AS INTEGER)");
-    long long nRecent = zRecent ? atoll(zRecent) : 4096;
-    sqlite3_free(zRecent);
     zJson = rep_report_json(&r, (PsConn*)sqlite3_user_data(ctx), argv[0], 0, nowMs, nRecent, zDir, zFormat);
     if( zJson && ps_json_pretty(&js, zJson, strlen(zJson)) ) r.rc = SQLITE_NOMEM;
   }
