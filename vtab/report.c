@@ -845,10 +845,10 @@ static const char zReportJson[] =
 
 /* Runs each list of azJobList once (?3 slow ms, ?4 top limit, ?8 nRecent; 0 and 5 only when
 ** bJson) into temp.profsql_jl(l, pos, k): the CSVs, the Markdown and the JSON read the lists from
-** there instead of sorting the jobs again. A list goes in with one INSERT (its k gathered as a JSON array, json_each giving pos):
-** each INSERT run inside the caller's statement commits the temporary database on its own, and
-** one a job made this the largest part of a small capture's report. Sets r->rc / r->zErr on
-** failure. */
+** there instead of sorting the jobs again. A list goes in with one INSERT (its k gathered as a
+** JSON array, json_each giving pos): each INSERT run inside the caller's statement commits the
+** temporary database on its own, and one a job made this the largest part of a small capture's
+** report. Sets r->rc / r->zErr on failure. */
 static void rep_job_lists(Rep *r, int bJson, sqlite3_int64 nRecent){
   rep_table(r, "profsql_jl", "SELECT 0 AS l, 0 AS pos, k FROM profsql_rj WHERE 0");
   sqlite3_stmt *ins = 0;
