@@ -5,6 +5,8 @@
 - the jobs CSV read on its own reproduces itself;
 - a hand-made report exercising the writer's fall-back rules (values computed by hand below);
 - a Chrome trace: the report's category totals equal sums computed from the JSON with Python;
+- the ranked job lists (sorted once) hold in the JSON and the Markdown the jobs an independent
+  query of profile_jobs ranks first, for top_limit 0, 3 and the default;
 - archives pass zipfile's CRC test and keep the writer's member order; failed writes leave the
   previous files alone; the writers are refused inside a view (SQLITE_DIRECTONLY)."""
 import json
@@ -230,6 +232,27 @@ for e in evs:
         want[e.get("cat", "chrome")] = want.get(e.get("cat", "chrome"), 0.0) + e["dur"] / 1000.0
 check(all(abs(cats.get(c, -1) - v) < 5e-7 for c, v in want.items()) and want.keys() == cats.keys(),
       f"chrome: category totals (X events) {sorted(want.items())[:3]} vs {sorted(cats.items())[:3]}")
+
+# The ranked job lists are sorted once and read by the JSON and the CSVs (their first top_limit)
+# and by the Markdown's tables (their first 16): with top_limit 0, 3 and the default, each reader
+# holds the jobs an independent query of profile_jobs ranks first (elapsed_ms desc, name, row).
+want16 = [r[0] for r in db.execute(
+    "SELECT id FROM profile_jobs(?) WHERE job_list='completed_jobs' "
+    "ORDER BY ifnull(elapsed_ms,0.0) DESC, ifnull(name,''), rowid LIMIT 16", (trace,))]
+for top in [0, 3, None]:
+    opts = {"write_archive": False} if top is None else {"write_archive": False, "top_limit": top}
+    o, _ = report(trace, json.dumps(opts))
+    md = open(os.path.join(o, "profiler_report_latest.md")).read()
+    sec = md.split("## Slowest slices\n", 1)[1].split("\n## ", 1)[0]
+    ids = [l.split("|")[2].strip() for l in sec.splitlines() if l.startswith("| ") and not l.startswith("| Rank")]
+    check(ids == want16, f"top_limit {top}: the Markdown's slowest slices are the 16 slowest jobs {ids[:4]} vs {want16[:4]}")
+    js = json.load(open(os.path.join(o, "profiler_report_latest.json")))
+    n = 64 if top is None else top
+    got = [j["id"] for j in js["analysis"]["top_completed_jobs_by_elapsed"]]
+    want = [r[0] for r in db.execute(
+        "SELECT id FROM profile_jobs(?) WHERE job_list='completed_jobs' "
+        "ORDER BY ifnull(elapsed_ms,0.0) DESC, ifnull(name,''), rowid LIMIT ?", (trace, n))]
+    check(got == want, f"top_limit {top}: the JSON's top_completed_jobs_by_elapsed holds the first {n} ({len(got)} jobs)")
 
 # The source read from a TEMP table by the caller's own statement: the report's temp tables
 # cannot be dropped then (SQLITE_LOCKED); they are emptied instead of keeping a row per job until
