@@ -556,6 +556,7 @@ static int rep_exec(Rep *r, const char *zSql){
 }
 
 static int rep_table_reset(Rep *r, const char *zName);
+static void rep_drop(Rep *r, const char *zName);
 
 /* TEMP table zName filled by zSelect: created anew, or — when the previous call's could not be
 ** dropped because a statement of the caller reads the temp schema (SQLITE_LOCKED: e.g.
@@ -594,18 +595,18 @@ static void rep_table_keyed(Rep *r, const char *zName, const char *zSelect){
   if( r->rc==SQLITE_OK ) r->rc = sqlite3_finalize(st); else sqlite3_finalize(st);
   if( r->rc==SQLITE_OK && (bad || cols.n==0 || ps_buf_append(&cols, "", 1)) ) r->rc = SQLITE_NOMEM;
   if( r->rc && r->rc!=SQLITE_NOMEM ) r->zErr = sqlite3_mprintf("%s", sqlite3_errmsg(r->db));
-  if( rep_exec(r, "DROP TABLE IF EXISTS temp.profsql_shape")==SQLITE_LOCKED ){
-    sqlite3_free(r->zErr); r->zErr = 0; r->rc = SQLITE_OK;   /* kept (empty) until the report's end */
-  }
+  rep_drop(r, "profsql_shape");         /* (emptied instead when it cannot be dropped: see the end) */
   int k = rep_table_reset(r, zName);
-  z = k<0 ? 0 : k ? sqlite3_mprintf("CREATE TEMP TABLE %s(%s)", zName, cols.z) : sqlite3_mprintf("");
+  if( k==1 ){
+    z = sqlite3_mprintf("CREATE TEMP TABLE %s(%s)", zName, cols.z);
+    if( z==0 ) r->rc = SQLITE_NOMEM;
+    rep_exec(r, z);
+    sqlite3_free(z);
+  }
   ps_buf_free(&cols);
-  if( k<0 ) return;
-  if( z==0 ){ r->rc = SQLITE_NOMEM; return; }
-  if( k ) rep_exec(r, z);
-  sqlite3_free(z);
+  if( k<0 || r->rc ) return;
   z = sqlite3_mprintf("INSERT INTO temp.%s %s", zName, zSelect);
-  if( z==0 ){ if( r->rc==SQLITE_OK ) r->rc = SQLITE_NOMEM; return; }
+  if( z==0 ){ r->rc = SQLITE_NOMEM; return; }
   rep_exec(r, z);
   sqlite3_free(z);
 }
@@ -635,6 +636,17 @@ static int rep_table_reset(Rep *r, const char *zName){
   rep_exec(r, zDel);
   sqlite3_free(zDel);
   return r->rc ? -1 : 0;
+}
+
+/* Drops TEMP table zName, or empties it when a statement of the caller reads the temp schema
+** (rep_table_reset); for cleaning up, after an error too: a failure here is ignored and r's own
+** rc and message stay as they were. */
+static void rep_drop(Rep *r, const char *zName){
+  int rc = r->rc; char *zErr = r->zErr;
+  r->rc = SQLITE_OK; r->zErr = 0;
+  rep_table_reset(r, zName);
+  sqlite3_free(r->zErr);
+  r->rc = rc; r->zErr = zErr;
 }
 
 /* One value of a scalar query (text, sqlite3_malloc'ed), or NULL. */
@@ -723,9 +735,11 @@ static int rep_csv(Rep *r, const char *zSql, PsBuf *b){
 ** reads one back for the JSON (a ranked one's first ?4), JLJ(l, N) joins the first N jobs of
 ** ranked list l to their rows (the first N of what TOPJ(condition, order, N) would sort). */
 static const char *const azJobList[] = { L_ACTIVE, L_BUDGET, L_FRAME, L_TOP_ELAPSED, L_TOP_LOAD, L_RECENT };
-#define JL(l) "SELECT k FROM temp.profsql_jl WHERE l=" #l " AND (l IN (0,5) OR pos < ?4) ORDER BY pos"
+/* the entries of profsql_jl the JSON shows: the active and recent lists whole, a ranked one's first ?4 */
+#define JL_SHOWN "(l IN (0,5) OR pos < ?4)"
+#define JL(l) "SELECT k FROM temp.profsql_jl WHERE l=" #l " AND " JL_SHOWN " ORDER BY pos"
 /* the jobs the JSON's lists hold */
-static const char zJobsNeeded[] = "INSERT INTO temp.profsql_jj(k) SELECT DISTINCT k FROM temp.profsql_jl WHERE l IN (0,5) OR pos < ?4";
+static const char zJobsNeeded[] = "INSERT INTO temp.profsql_jj(k) SELECT DISTINCT k FROM temp.profsql_jl WHERE " JL_SHOWN;
 /* the job objects of a list, from temp.profsql_jj (rep_report_json fills it) */
 #define JJ(rows) "(SELECT json_group_array(json((SELECT j FROM temp.profsql_jj jj WHERE jj.k=x.k))) FROM (" rows ") x)"
 
@@ -1548,13 +1562,10 @@ static void md_xspace(Rep *r, PsBuf *b, const char *zSource){
   rep_table(r, "profsql_rp_events", "SELECT * FROM profile_events(?1)");
   rep_views(r, ps_sql_xprof_stats);
   /* the op events, which both statistics views read, computed once: the view becomes one over
-  ** their table (a 3M-event capture: 40 s each time); left as it is if it cannot be replaced */
+  ** their table (a 3M-event capture: 40 s each time) */
   rep_table(r, "profsql_rp_opev", "SELECT * FROM temp.profsql_rp_xprof_op_events");
-  if( r->rc==SQLITE_OK && sqlite3_exec(r->db, "DROP VIEW temp.profsql_rp_xprof_op_events; "
-        "CREATE TEMP VIEW profsql_rp_xprof_op_events AS SELECT * FROM temp.profsql_rp_opev", 0, 0, 0)!=SQLITE_OK ){
-    sqlite3_exec(r->db, "DROP TABLE IF EXISTS temp.profsql_rp_opev", 0, 0, 0);
-    rep_views(r, ps_sql_xprof_stats);     /* (the views as they were, whatever the failure left) */
-  }
+  rep_exec(r, "DROP VIEW temp.profsql_rp_xprof_op_events");
+  rep_exec(r, "CREATE TEMP VIEW profsql_rp_xprof_op_events AS SELECT * FROM temp.profsql_rp_opev");
   /* each statistics view is read several times below: computed once into a table */
   rep_table(r, "profsql_rp_ops", "SELECT * FROM temp.profsql_rp_xprof_op_stats");
   rep_table(r, "profsql_rp_kernels", "SELECT * FROM temp.profsql_rp_xprof_kernel_stats");
@@ -1635,23 +1646,27 @@ static void rep_markdown_for(Rep *r, PsBuf *b, const char *zSource, const char *
   else md_slices(r, b, zSource, zF);
 }
 
-/* Drops what rep_markdown_for made in temp (views and tables named profsql_rp_*). */
+/* Drops what rep_markdown_for made in temp (views and tables named profsql_rp_*; a table that
+** cannot be dropped is emptied: rep_drop). */
 static void rep_markdown_cleanup(Rep *r){
   sqlite3_stmt *st = 0;
-  if( sqlite3_prepare_v2(r->db, "SELECT type, name FROM temp.sqlite_schema WHERE name LIKE 'profsql\\_rp\\_%' ESCAPE '\\' "
+  if( sqlite3_prepare_v2(r->db, "SELECT type='table', name FROM temp.sqlite_schema WHERE name LIKE 'profsql\\_rp\\_%' ESCAPE '\\' "
                          "AND type IN ('view','table') ORDER BY type='table'", -1, &st, 0) ) return;
-  char *azDrop[64], *azDel[64]; int n = 0;
+  char *azName[64]; int abTable[64], n = 0;
   while( n<64 && sqlite3_step(st)==SQLITE_ROW ){
-    const char *zType = (const char*)sqlite3_column_text(st, 0), *zName = (const char*)sqlite3_column_text(st, 1);
-    azDrop[n] = sqlite3_mprintf("DROP %s IF EXISTS temp.\"%w\"", zType, zName);
-    /* a table that cannot be dropped (the caller's statement reads the temp schema) is emptied */
-    azDel[n] = zType && strcmp(zType, "table")==0 ? sqlite3_mprintf("DELETE FROM temp.\"%w\"", zName) : 0;
-    if( azDrop[n] ) n++; else sqlite3_free(azDel[n]);
+    abTable[n] = sqlite3_column_int(st, 0);
+    azName[n] = sqlite3_mprintf("%s", (const char*)sqlite3_column_text(st, 1));
+    if( azName[n] ) n++;
   }
   sqlite3_finalize(st);
   for(int k=0; k<n; k++){
-    if( sqlite3_exec(r->db, azDrop[k], 0, 0, 0)==SQLITE_LOCKED && azDel[k] ) sqlite3_exec(r->db, azDel[k], 0, 0, 0);
-    sqlite3_free(azDrop[k]); sqlite3_free(azDel[k]);
+    if( abTable[k] ) rep_drop(r, azName[k]);
+    else{
+      char *z = sqlite3_mprintf("DROP VIEW IF EXISTS temp.\"%w\"", azName[k]);
+      if( z ) sqlite3_exec(r->db, z, 0, 0, 0);
+      sqlite3_free(z);
+    }
+    sqlite3_free(azName[k]);
   }
 }
 
@@ -2125,18 +2140,16 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   ps_stage_close(stg);
   int rcSave = r.rc; char *zErrSave = r.zErr;
   r.rc = SQLITE_OK; r.zErr = 0;
-  /* dropped, or emptied when a statement of the caller reads the temp schema (rep_table_reset):
-  ** a million rows are not left behind until the connection closes */
+  /* dropped, or emptied when a statement of the caller reads the temp schema (rep_drop): a
+  ** million rows are not left behind until the connection closes */
   static const char *const azTmp[] = { "profsql_rj", "profsql_shape", "profsql_jj", "profsql_jl", "profsql_jm" };
-  for(int k=0; k<(int)(sizeof(azTmp)/sizeof(azTmp[0])) + 2*N_GROUP; k++){
-    char zName[32];
-    if( k<(int)(sizeof(azTmp)/sizeof(azTmp[0])) ) snprintf(zName, sizeof(zName), "%s", azTmp[k]);
-    else{
-      int i = k - (int)(sizeof(azTmp)/sizeof(azTmp[0])), g = i / 2, bRanked = i & 1;
+  for(int k=0; k<(int)(sizeof(azTmp)/sizeof(azTmp[0])); k++) rep_drop(&r, azTmp[k]);
+  for(int g=0; g<N_GROUP; g++){
+    for(int bRanked=0; bRanked<2; bRanked++){
+      char zName[32];
       snprintf(zName, sizeof(zName), "profsql_%s_%s", bRanked ? "ag" : "gr", aGroup[g].zX);
+      rep_drop(&r, zName);
     }
-    sqlite3_free(r.zErr); r.zErr = 0; r.rc = SQLITE_OK;
-    rep_table_reset(&r, zName);
   }
   sqlite3_free(r.zErr);
   if( rcSave==SQLITE_NOMEM && zErrSave==0 ) sqlite3_result_error_nomem(ctx);
