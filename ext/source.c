@@ -176,21 +176,21 @@ static int gunzip_to(const unsigned char *in, size_t nIn, uint64_t maxOut, GzOut
     size_t chunkIn = nIn - iIn; if( chunkIn > (1u<<30) ) chunkIn = 1u<<30;
     zs.next_in = (Bytef*)(in + iIn);
     zs.avail_in = (uInt)chunkIn;
-    size_t nIn_buf = nOut - o->nFlushed;          /* bytes in the buffer */
+    size_t nBuf = nOut - o->nFlushed;          /* bytes in the buffer */
     if( nOut >= maxOut ){
       /* at the limit and not at the end (each inflate call is given at most maxOut - nOut bytes
       ** of room): the same message spilled or in memory */
       inflateEnd(&zs); out_free(o);
       return ps_err(err, "inflated gzip stream exceeds the limit of %llu bytes", (unsigned long long)maxOut);
     }
-    if( nIn_buf + 1 >= o->nAlloc && o->fd>=0 ){
-      if( out_flush(o, nIn_buf) ){
+    if( nBuf + 1 >= o->nAlloc && o->fd>=0 ){
+      if( out_flush(o, nBuf) ){
         /* the file cannot take it: start again, in memory */
         inflateEnd(&zs); out_free(o);
         return gunzip_to(in, nIn, maxOut, o, pnOut, pPoll, err);
       }
-      nIn_buf = 0;
-    }else if( nIn_buf + 1 >= o->nAlloc ){
+      nBuf = 0;
+    }else if( nBuf + 1 >= o->nAlloc ){
       size_t nNew = o->nAlloc*2;                  /* (> nOut + 1: nOut < maxOut here) */
       if( nNew > maxOut + 1 ) nNew = (size_t)maxOut + 1;
       char *z = realloc(o->z, nNew);
@@ -198,9 +198,9 @@ static int gunzip_to(const unsigned char *in, size_t nIn, uint64_t maxOut, GzOut
       o->z = z; o->nAlloc = nNew;
     }
     if( pPoll && ps_source_poll(pPoll) ){ inflateEnd(&zs); out_free(o); return ps_interrupted(err); }
-    size_t chunkOut = o->nAlloc - 1 - nIn_buf; if( chunkOut > PS_INFLATE_STEP ) chunkOut = PS_INFLATE_STEP;
+    size_t chunkOut = o->nAlloc - 1 - nBuf; if( chunkOut > PS_INFLATE_STEP ) chunkOut = PS_INFLATE_STEP;
     if( chunkOut > maxOut - nOut ) chunkOut = (size_t)(maxOut - nOut);   /* (so nOut never passes maxOut) */
-    zs.next_out = (Bytef*)(o->z + nIn_buf);
+    zs.next_out = (Bytef*)(o->z + nBuf);
     zs.avail_out = (uInt)chunkOut;
     rc = inflate(&zs, Z_NO_FLUSH);
     iIn += chunkIn - zs.avail_in;
