@@ -98,10 +98,7 @@ typedef struct Chrome {
 /* Inputs at least this big are parsed in parallel (see ch_events). Tests lower it to force
 ** the split on small inputs and compare with the serial parse. */
 size_t ps_chrome_parallel_min = (size_t)32 << 20;
-/* Parts a big event array is parsed in, each by its own thread: 0 = one per online core (tests
-** and the bench set it to compare 1, 2, N threads with the serial parse). At most CH_MAX_PARTS. */
-size_t ps_chrome_threads = 0;
-#define CH_MAX_PARTS 16
+#define CH_MAX_PARTS PS_MAX_PARTS
 /* Number of parts merged, and of parts abandoned, over all parses (for tests). */
 size_t ps_chrome_splits_merged, ps_chrome_splits_abandoned;
 
@@ -796,15 +793,10 @@ static void ch_part_free(ChHalf *h){
   free(h->p.aKeyTrack); free(h->p.aProc);
 }
 
-/* The number of parts a big array is cut into: ps_chrome_threads, or (0) one per online core,
-** at most CH_MAX_PARTS, and no part smaller than ps_chrome_parallel_min / 2. */
+/* The number of parts a big array is cut into: ps_parse_threads, or (0) one per online core,
+** at most CH_MAX_PARTS, and no part smaller than ps_chrome_parallel_min / 2 (but two parts). */
 static int ch_parts(size_t nBytes){
-  long k = ps_chrome_threads ? (long)ps_chrome_threads : sysconf(_SC_NPROCESSORS_ONLN);
-  if( k<1 ) k = 1;
-  if( k>CH_MAX_PARTS ) k = CH_MAX_PARTS;
-  size_t half = ps_chrome_parallel_min/2 ? ps_chrome_parallel_min/2 : 1;
-  while( k>2 && nBytes/(size_t)k < half ) k--;
-  return (int)k;
+  return ps_parse_parts(nBytes, ps_chrome_parallel_min/2, 2);
 }
 
 /* Parses the array at p->z[*pi]=='['. bTop: the array is the whole file (may be unterminated). */

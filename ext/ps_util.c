@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 /* Messages quote input (names, keys, cells): they obey the text rule too (ps_text_repair),
 ** cut before a character when the repair makes them longer than the buffer. */
@@ -275,4 +276,15 @@ void ps_hugepages(void *p, size_t nByte){
 #else
   (void)p; (void)nByte;
 #endif
+}
+
+size_t ps_parse_threads = 0;
+
+int ps_parse_parts(size_t nWork, size_t nMinPart, int nMin){
+  long k = ps_parse_threads ? (long)ps_parse_threads : sysconf(_SC_NPROCESSORS_ONLN);
+  if( k<1 ) k = 1;
+  if( k>PS_MAX_PARTS ) k = PS_MAX_PARTS;
+  if( nMinPart==0 ) nMinPart = 1;
+  while( k>nMin && k>1 && nWork/(size_t)k < nMinPart ) k--;
+  return (int)k;
 }

@@ -114,4 +114,14 @@ int ps_grow(void **pa, size_t sz, size_t *pnAlloc, size_t need);
 ** kernel time than the decode that fills them (docs/performance.md). A no-op elsewhere. */
 void ps_hugepages(void *p, size_t nByte);
 
+/* Threads a parser may split one capture across (ext/chrome.c: an event array's byte ranges;
+** ext/xspace.c: a line's recorded events): 0 = one per online core. Tests and the bench set it
+** (1 = serial) to compare 1, 2 and N threads with the serial parse. Process-wide, like the
+** cores it counts; it changes no result, only how many threads compute it. */
+extern size_t ps_parse_threads;
+#define PS_MAX_PARTS 16
+/* The number of parts nWork units are cut into: ps_parse_threads (or one per online core), at
+** most PS_MAX_PARTS, fewer when a part would hold less than nMinPart units; at least nMin. */
+int ps_parse_parts(size_t nWork, size_t nMinPart, int nMin);
+
 #endif

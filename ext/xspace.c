@@ -31,6 +31,7 @@
 #include "pb.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,16 +64,16 @@ static int xs_string(Xs *p, const PbField *f, const char *zField, uint32_t *pId)
   return PS_OK;
 }
 
-/* Walks a XStat message, checking its structure (lazy columns decode it again). */
-static int xs_check_stat(Xs *p, const PbMsg *parent, const PbField *f){
+/* Walks a XStat message, checking its structure (lazy columns decode it again); counts it. */
+static int xs_check_stat(const PbMsg *parent, const PbField *f, PsErr *err, size_t *pnStats){
   PbMsg m = pb_sub(parent, f, "XStat");
   PbField g; int rc;
-  while( (rc = pb_next(&m, &g, p->err))==PS_OK ){
-    if( g.num==2 && pb_want(&g, WT_I64, "double_value", "XStat", p->err) ) return PS_ERROR;
-    if( (g.num==1 || g.num==3 || g.num==4 || g.num==7) && pb_want(&g, WT_VARINT, "value", "XStat", p->err) ) return PS_ERROR;
-    if( (g.num==5 || g.num==6) && pb_want(&g, WT_LEN, "str/bytes_value", "XStat", p->err) ) return PS_ERROR;
+  while( (rc = pb_next(&m, &g, err))==PS_OK ){
+    if( g.num==2 && pb_want(&g, WT_I64, "double_value", "XStat", err) ) return PS_ERROR;
+    if( (g.num==1 || g.num==3 || g.num==4 || g.num==7) && pb_want(&g, WT_VARINT, "value", "XStat", err) ) return PS_ERROR;
+    if( (g.num==5 || g.num==6) && pb_want(&g, WT_LEN, "str/bytes_value", "XStat", err) ) return PS_ERROR;
   }
-  p->nStats++;
+  (*pnStats)++;
   return rc==3 ? PS_OK : rc;
 }
 
@@ -150,6 +151,131 @@ static int64_t xs_line_thread(PsCapture *cap, size_t iPlane, int64_t lineId){
   return ps_thread_get(cap, &pid, &tid);
 }
 
+/* ------------------------------------------------------------------ events, decoded in parts */
+
+/* A line's events are decoded in batches. Reading the line records each XEvent's place in the
+** row columns (aOff, aLen): a tag and a length per event. A batch (the line's rows since the last
+** one, at most ps_xspace_batch) is then decoded in parts, each part's rows by a thread of its
+** own, with the line's timestamp, thread and track of the moment, while this thread waits. The
+** parts write disjoint rows and only read the rest (the bytes, the plane's metadata tables; the
+** string pool for an error's words). Each part stops at its first bad row; the error kept is the
+** one of the first part in row order that has one, which is the error a serial decode meets
+** first. On the 3M-event bench file, reading the lines is most of the load: it waits on the
+** mapped file's pages. (Decoding a batch in other threads while this one reads on was slower on
+** the 2-core bench machine: the two compete for the memory both wait on; docs/performance.md.) */
+size_t ps_xspace_parallel_min = 16384;         /* rows in a batch before it is split */
+size_t ps_xspace_batch = (size_t)1 << 18;      /* rows in a full batch (tests lower both) */
+
+typedef struct XsRows {
+  Xs *p;                                  /* read only while the parts run */
+  const XMeta *aEv; size_t nEv;           /* the plane's event metadata, by id */
+  const uint32_t *aNameOf; size_t nNameOf;/* or ids from aEv[0].id, direct (0 = not used) */
+  uint32_t planeName, lineName; int64_t lineId;     /* for an error's words */
+  int64_t ts;                             /* XLine.timestamp_ns the rows are placed at */
+  uint32_t thread, track;
+  size_t r0, r1;                          /* the rows [r0, r1) */
+  size_t nStats;                          /* XStats met */
+  int rc;                                 /* PS_OK, or the part's first error, in err */
+  PsErr err;
+} XsRows;
+
+/* Decodes row r's XEvent (at aOff[r], aLen[r]) into its columns. */
+static int xs_row(XsRows *b, size_t r){
+  PsCapture *cap = b->p->cap;
+  PsEvents *ev = &cap->ev;
+  const uint8_t *z = b->p->z;
+  size_t off = (size_t)ev->aOff[r], end = off + ev->aLen[r];
+  int64_t metaId = 0, offPs = 0, durPs = 0;
+  size_t nSt = 0;
+  if( xs_event_fast(z, off, end, &metaId, &offPs, &durPs, &nSt)==0 ){
+    b->nStats += nSt;
+  }else{
+    /* anything unusual (other fields, long tags, malformed bytes): the general reader, which
+    ** also words the error */
+    metaId = offPs = durPs = 0;
+    PbMsg em = { z, off, end, "XEvent" };
+    PbField h; int rc;
+    while( (rc = pb_next(&em, &h, &b->err))==PS_OK ){
+      switch( h.num ){
+        case 1: if( pb_want(&h, WT_VARINT, "metadata_id", "XEvent", &b->err) ) return PS_ERROR; metaId = (int64_t)h.v; break;
+        case 2: if( pb_want(&h, WT_VARINT, "offset_ps", "XEvent", &b->err) ) return PS_ERROR; offPs = (int64_t)h.v; break;
+        case 3: if( pb_want(&h, WT_VARINT, "duration_ps", "XEvent", &b->err) ) return PS_ERROR; durPs = (int64_t)h.v; break;
+        case 5: if( pb_want(&h, WT_VARINT, "num_occurrences", "XEvent", &b->err) ) return PS_ERROR; break;
+        case 4: if( pb_want(&h, WT_LEN, "stats", "XEvent", &b->err) || xs_check_stat(&em, &h, &b->err, &b->nStats) ) return PS_ERROR; break;
+      }
+    }
+    if( rc!=3 ) return PS_ERROR;
+  }
+  if( durPs<0 ){
+    /* int64 on the wire, but a duration cannot be negative (Chrome's 'dur' is refused alike) */
+    PsStr pn = ps_pool_get(&cap->pool, b->planeName), lnm = ps_pool_get(&cap->pool, b->lineName);
+    char zLine[160];
+    if( lnm.z ) snprintf(zLine, sizeof(zLine), "line '%.*s'", (int)(lnm.n > 100 ? 100 : lnm.n), lnm.z);
+    else snprintf(zLine, sizeof(zLine), "line id %lld", (long long)b->lineId);
+    return ps_err_at(&b->err, (int64_t)off, "XEvent duration_ps is negative (%lld ps) in plane '%.*s' %s",
+                     (long long)durPs, (int)(pn.n > 100 ? 100 : pn.n), pn.z ? pn.z : "", zLine);
+  }
+  uint32_t name = 0;
+  if( b->aNameOf ){
+    uint64_t k = (uint64_t)metaId - (uint64_t)b->aEv[0].id;
+    if( k < b->nNameOf ) name = b->aNameOf[k];
+  }else{
+    const XMeta *xm = xmeta_find(b->aEv, b->nEv, metaId);
+    if( xm ) name = xm->name;
+  }
+  if( __builtin_add_overflow(pb_ps_to_ns(offPs), b->ts, &ev->aTs[r]) ){
+    return ps_err_at(&b->err, (int64_t)off, "XEvent time out of range (timestamp_ns + offset_ps/1000 exceeds 2^63 ns)");
+  }
+  ev->aDur[r] = pb_ps_to_ns(durPs);
+  ev->aName[r] = name; ev->aCat[r] = 0;
+  ev->aThread[r] = b->thread; ev->aTrack[r] = b->track;
+  ev->aParent[r] = -1; ev->aDepth[r] = -1;
+  ev->aPh[r] = 'X'; ev->aFlags[r] = PS_EV_SLICE;
+  return PS_OK;
+}
+
+/* A part: its rows in order, up to the first bad one. */
+static void *xs_rows_main(void *pv){
+  XsRows *b = pv;
+  for(size_t r=b->r0; r<b->r1; r++){
+    if( xs_row(b, r) ){ b->rc = PS_ERROR; break; }
+  }
+  return 0;
+}
+
+/* Decodes the rows [b->r0, r1) with b's line values, in parts when there are enough of them;
+** then b->r0 = r1. Returns PS_OK, or the first row's error (in p->err). */
+static int xs_rows_decode(Xs *p, XsRows *b, size_t r1){
+  size_t r0 = b->r0, n = r1 - r0;
+  if( n==0 ) return PS_OK;
+  int k = n >= ps_xspace_parallel_min && n >= 2 ? ps_parse_parts(n, ps_xspace_parallel_min/2, 2) : 1;
+  if( (size_t)k > n ) k = (int)n;
+  XsRows aPart[PS_MAX_PARTS];
+  pthread_t aTh[PS_MAX_PARTS];
+  int aStarted[PS_MAX_PARTS];
+  for(int j=0; j<k; j++){
+    aPart[j] = *b;
+    aPart[j].r0 = r0 + (size_t)((double)n * j / k);
+    aPart[j].r1 = j+1<k ? r0 + (size_t)((double)n * (j+1) / k) : r1;
+    aPart[j].nStats = 0; aPart[j].rc = PS_OK;
+    aPart[j].err.msg[0] = 0; aPart[j].err.rc = PS_ERROR; aPart[j].err.off = -1;
+  }
+  for(int j=1; j<k; j++) aStarted[j] = pthread_create(&aTh[j], 0, xs_rows_main, &aPart[j])==0;
+  xs_rows_main(&aPart[0]);
+  for(int j=1; j<k; j++){
+    if( aStarted[j] ) pthread_join(aTh[j], 0);
+    else xs_rows_main(&aPart[j]);       /* its thread could not start: decoded here */
+  }
+  for(int j=0; j<k; j++){
+    if( aPart[j].rc ){ *p->err = aPart[j].err; return PS_ERROR; }
+    p->nStats += aPart[j].nStats;
+  }
+  b->r0 = r1;
+  PsEvents *ev = &p->cap->ev;
+  ps_source_done_before(&p->cap->src, (size_t)ev->aOff[r1-1]);   /* decoded pages can go */
+  return PS_OK;
+}
+
 /* One XPlane: metadata maps first (they follow the lines in the bytes), then lines and events. */
 static int xs_plane(Xs *p, const PbMsg *space, const PbField *pf, size_t iPlane){
   PsCapture *cap = p->cap;
@@ -179,7 +305,7 @@ static int xs_plane(Xs *p, const PbMsg *space, const PbField *pf, size_t iPlane)
              || xs_string(p, &g, f.num==4 ? "XEventMetadata.name" : "XStatMetadata.name", &x.name) ) goto fail;
           }
           else if( f.num==4 && g.num==4 ){ if( pb_want(&g, WT_LEN, "display_name", vm.zMsg, p->err) || xs_string(p, &g, "XEventMetadata.display_name", &x.displayName) ) goto fail; }
-          else if( f.num==4 && g.num==5 ){ if( pb_want(&g, WT_LEN, "stats", vm.zMsg, p->err) || xs_check_stat(p, &vm, &g) ) goto fail; }
+          else if( f.num==4 && g.num==5 ){ if( pb_want(&g, WT_LEN, "stats", vm.zMsg, p->err) || xs_check_stat(&vm, &g, p->err, &p->nStats) ) goto fail; }
         }
         if( rc!=3 ) goto fail;
         if( f.num==4 ){
@@ -191,7 +317,7 @@ static int xs_plane(Xs *p, const PbMsg *space, const PbField *pf, size_t iPlane)
         }
         break;
       }
-      case 6: if( pb_want(&f, WT_LEN, "stats", "XPlane", p->err) || xs_check_stat(p, &m, &f) ) goto fail; break;
+      case 6: if( pb_want(&f, WT_LEN, "stats", "XPlane", p->err) || xs_check_stat(&m, &f, p->err, &p->nStats) ) goto fail; break;
     }
   }
   if( rc!=3 ) goto fail;
@@ -206,63 +332,40 @@ static int xs_plane(Xs *p, const PbMsg *space, const PbField *pf, size_t iPlane)
     for(size_t k=0; k<nEv; k++) aNameOf[aEv[k].id - aEv[0].id] = aEv[k].name;
   }
   /* pass 2: lines */
+  XsRows rows; memset(&rows, 0, sizeof(rows));
+  rows.p = p; rows.aEv = aEv; rows.nEv = nEv; rows.aNameOf = aNameOf; rows.nNameOf = nNameOf;
+  rows.planeName = pl.name;
+  PsLine ln;
   m = pb_sub(space, pf, "XPlane");
   while( (rc = pb_next(&m, &f, p->err))==PS_OK ){
     if( f.num!=3 ) continue;
-    PsLine ln; memset(&ln, 0, sizeof(ln));
+    memset(&ln, 0, sizeof(ln));
     ln.plane = (uint32_t)iPlane; ln.firstRow = (uint32_t)cap->ev.n;
-    /* one pass over the line: its scalars and its events in whatever order they come. The
-    ** writer's order (id, name, timestamp_ns before events) lets each row be written whole;
-    ** a scalar that comes after events is applied to the line's rows when the line ends. */
+    /* one pass over the line: its scalars and its events in whatever order they come. Events
+    ** are recorded, and decoded at the line's end (or when a batch is full) with the line's
+    ** values of that moment. A full batch within the line uses the values at the first such
+    ** batch (tsApplied, thApplied) for every full batch of the line; when the line's final
+    ** values differ (scalars after the events), its end completes those rows. */
     PbMsg lm = pb_sub(&m, &f, "XLine");
     PbField g;
     int bHaveId = 0;
-    int64_t tsApplied = 0;            /* timestamp_ns added to the rows written so far */
-    int64_t thApplied = -1;           /* thread of the rows written so far, -1 before one is known */
-    uint32_t trackApplied = 0;
+    rows.r0 = cap->ev.n;
+    size_t rApplied = cap->ev.n;      /* rows [firstRow, rApplied) were decoded within the line */
+    int64_t tsApplied = 0;            /* with this timestamp_ns */
+    int64_t thApplied = -1;           /* and this thread (-1: none known then) */
     while( (rc = pb_next(&lm, &g, p->err))==PS_OK ){
       switch( g.num ){
-        case 1: if( pb_want(&g, WT_VARINT, "id", "XLine", p->err) ) goto fail; ln.id = (int64_t)g.v; bHaveId = 1; continue;
-        case 10: if( pb_want(&g, WT_VARINT, "display_id", "XLine", p->err) ) goto fail; ln.displayId = (int64_t)g.v; continue;
-        case 2: if( pb_want(&g, WT_LEN, "name", "XLine", p->err) || xs_string(p, &g, "XLine.name", &ln.name) ) goto fail; continue;
-        case 11: if( pb_want(&g, WT_LEN, "display_name", "XLine", p->err) || xs_string(p, &g, "XLine.display_name", &ln.displayName) ) goto fail; continue;
-        case 3: if( pb_want(&g, WT_VARINT, "timestamp_ns", "XLine", p->err) ) goto fail; ln.timestampNs = (int64_t)g.v; continue;
-        case 9: if( pb_want(&g, WT_VARINT, "duration_ps", "XLine", p->err) ) goto fail; ln.durationPs = (int64_t)g.v; continue;
-        case 4: if( pb_want(&g, WT_LEN, "events", "XLine", p->err) ) goto fail; break;
+        case 1: if( pb_want(&g, WT_VARINT, "id", "XLine", p->err) ) goto line_fail; ln.id = (int64_t)g.v; bHaveId = 1; continue;
+        case 10: if( pb_want(&g, WT_VARINT, "display_id", "XLine", p->err) ) goto line_fail; ln.displayId = (int64_t)g.v; continue;
+        case 2: if( pb_want(&g, WT_LEN, "name", "XLine", p->err) || xs_string(p, &g, "XLine.name", &ln.name) ) goto line_fail; continue;
+        case 11: if( pb_want(&g, WT_LEN, "display_name", "XLine", p->err) || xs_string(p, &g, "XLine.display_name", &ln.displayName) ) goto line_fail; continue;
+        case 3: if( pb_want(&g, WT_VARINT, "timestamp_ns", "XLine", p->err) ) goto line_fail; ln.timestampNs = (int64_t)g.v; continue;
+        case 9: if( pb_want(&g, WT_VARINT, "duration_ps", "XLine", p->err) ) goto line_fail; ln.durationPs = (int64_t)g.v; continue;
+        case 4: if( pb_want(&g, WT_LEN, "events", "XLine", p->err) ) goto line_fail; break;
         default: continue;
       }
-      int64_t metaId = 0, offPs = 0, durPs = 0;
-      size_t nSt = 0;
-      int rcE;
-      if( xs_event_fast(p->z, g.off, g.off + g.len, &metaId, &offPs, &durPs, &nSt)==0 ){
-        p->nStats += nSt;
-        rcE = 3;
-      }else{
-        /* anything unusual (other fields, long tags, malformed bytes): the general reader,
-        ** which also words the error */
-        metaId = offPs = durPs = 0;
-        rcE = PS_OK;
-      }
-      PbMsg em = pb_sub(&lm, &g, "XEvent");
-      PbField h;
-      while( rcE==PS_OK && (rcE = pb_next(&em, &h, p->err))==PS_OK ){
-        switch( h.num ){
-          case 1: if( pb_want(&h, WT_VARINT, "metadata_id", "XEvent", p->err) ) goto fail; metaId = (int64_t)h.v; break;
-          case 2: if( pb_want(&h, WT_VARINT, "offset_ps", "XEvent", p->err) ) goto fail; offPs = (int64_t)h.v; break;
-          case 3: if( pb_want(&h, WT_VARINT, "duration_ps", "XEvent", p->err) ) goto fail; durPs = (int64_t)h.v; break;
-          case 5: if( pb_want(&h, WT_VARINT, "num_occurrences", "XEvent", p->err) ) goto fail; break;
-          case 4: if( pb_want(&h, WT_LEN, "stats", "XEvent", p->err) || xs_check_stat(p, &em, &h) ) goto fail; break;
-        }
-      }
-      if( rcE!=3 ) goto fail;
-      if( durPs<0 ){
-        /* int64 on the wire, but a duration cannot be negative (Chrome's 'dur' is refused alike) */
-        PsStr pn = ps_pool_get(&cap->pool, pl.name), lnm = ps_pool_get(&cap->pool, ln.name);
-        char zLine[160];
-        if( lnm.z ) snprintf(zLine, sizeof(zLine), "line '%.*s'", (int)(lnm.n > 100 ? 100 : lnm.n), lnm.z);
-        else snprintf(zLine, sizeof(zLine), "line id %lld", (long long)ln.id);
-        ps_err_at(p->err, (int64_t)g.off, "XEvent duration_ps is negative (%lld ps) in plane '%.*s' %s",
-                  (long long)durPs, (int)(pn.n > 100 ? 100 : pn.n), pn.z ? pn.z : "", zLine);
+      if( g.len > UINT32_MAX ){
+        if( xs_rows_decode(p, &rows, cap->ev.n)==PS_OK ) ps_err_at(p->err, (int64_t)g.off, "XEvent longer than 4 GiB");
         goto fail;
       }
       if( cap->ev.n==cap->ev.nAlloc ){
@@ -272,55 +375,44 @@ static int xs_plane(Xs *p, const PbMsg *space, const PbField *pf, size_t iPlane)
         if( est > (double)INT32_MAX ) est = (double)INT32_MAX;
         if( ps_events_reserve(cap, (size_t)est) ){ ps_nomem(p->err); goto fail; }
       }
-      if( g.len > UINT32_MAX ){ ps_err_at(p->err, (int64_t)g.off, "XEvent longer than 4 GiB"); goto fail; }
-      if( thApplied<0 && bHaveId ){
-        thApplied = xs_line_thread(cap, iPlane, ln.id);
-        if( thApplied<0 ){ ps_nomem(p->err); goto fail; }
-        trackApplied = cap->aThread[thApplied].track;
-      }
-      if( ln.nEvents==0 ) tsApplied = ln.timestampNs;
-      PsEvents *ev = &cap->ev;
-      size_t r = ev->n++;
-      uint32_t name = 0;
-      if( aNameOf ){
-        uint64_t k = (uint64_t)metaId - (uint64_t)aEv[0].id;
-        if( k < nNameOf ) name = aNameOf[k];
-      }else{
-        const XMeta *xm = xmeta_find(aEv, nEv, metaId);
-        if( xm ) name = xm->name;
-      }
-      if( __builtin_add_overflow(pb_ps_to_ns(offPs), tsApplied, &ev->aTs[r]) ){
-        ev->n--;
-        ps_err_at(p->err, (int64_t)g.off, "XEvent time out of range (timestamp_ns + offset_ps/1000 exceeds 2^63 ns)");
-        goto fail;
-      }
-      ev->aDur[r] = pb_ps_to_ns(durPs);
-      ev->aOff[r] = g.off;
-      ev->aLen[r] = (uint32_t)g.len;
-      ev->aName[r] = name; ev->aCat[r] = 0;
-      ev->aThread[r] = thApplied<0 ? 0 : (uint32_t)thApplied; ev->aTrack[r] = trackApplied;
-      ev->aParent[r] = -1; ev->aDepth[r] = -1;
-      ev->aPh[r] = 'X'; ev->aFlags[r] = PS_EV_SLICE;
-      if( (r & 0xFFF)==0 ){
-        ps_source_done_before(&cap->src, g.off);   /* parsed pages can go */
-        if( ps_source_poll(&cap->src) ){ ps_interrupted(p->err); goto fail; }
-      }
+      __builtin_prefetch(p->z + g.off + 4096);   /* (never faults) the walk's next pages: it waits on memory */
+      size_t r = cap->ev.n++;
+      cap->ev.aOff[r] = g.off;
+      cap->ev.aLen[r] = (uint32_t)g.len;
       ln.nEvents++;
+      if( (r & 0xFFF)==0 && ps_source_poll(&cap->src) ){ ps_interrupted(p->err); goto fail; }
+      if( cap->ev.n - rows.r0 >= ps_xspace_batch ){
+        if( rows.r0==ln.firstRow ){
+          tsApplied = ln.timestampNs;
+          if( bHaveId ){
+            thApplied = xs_line_thread(cap, iPlane, ln.id);
+            if( thApplied<0 ){ ps_nomem(p->err); goto fail; }
+          }
+        }
+        rows.lineName = ln.name; rows.lineId = ln.id; rows.ts = tsApplied;
+        rows.thread = thApplied<0 ? 0 : (uint32_t)thApplied;
+        rows.track = thApplied<0 ? 0 : cap->aThread[thApplied].track;
+        if( xs_rows_decode(p, &rows, cap->ev.n) ) goto fail;
+        rApplied = cap->ev.n;
+      }
     }
-    if( rc!=3 ) goto fail;
+    if( rc!=3 ) goto line_fail;
     int64_t th = xs_line_thread(cap, iPlane, ln.id);
     if( th<0 ){ ps_nomem(p->err); goto fail; }
     cap->aThread[th].processName = pl.name;
     cap->aThread[th].threadName = ln.name;
-    if( th!=thApplied || ln.timestampNs!=tsApplied ){
-      /* scalars after the events (or no id before them): complete the line's rows */
-      uint32_t track = cap->aThread[th].track;
+    uint32_t track = cap->aThread[th].track;
+    rows.lineName = ln.name; rows.lineId = ln.id; rows.ts = ln.timestampNs;
+    rows.thread = (uint32_t)th; rows.track = track;
+    if( xs_rows_decode(p, &rows, cap->ev.n) ) goto fail;
+    if( rApplied > ln.firstRow && (th!=thApplied || ln.timestampNs!=tsApplied) ){
+      /* scalars after the events: complete the rows decoded within the line */
       int64_t dTs;
       if( __builtin_sub_overflow(ln.timestampNs, tsApplied, &dTs) ){
         ps_err_at(p->err, (int64_t)f.off, "XLine timestamp_ns out of range");
         goto fail;
       }
-      for(size_t r=ln.firstRow; r<cap->ev.n; r++){
+      for(size_t r=ln.firstRow; r<rApplied; r++){
         if( __builtin_add_overflow(cap->ev.aTs[r], dTs, &cap->ev.aTs[r]) ){
           ps_err_at(p->err, (int64_t)cap->ev.aOff[r], "XEvent time out of range (timestamp_ns + offset_ps/1000 exceeds 2^63 ns)");
           goto fail;
@@ -344,6 +436,14 @@ static int xs_plane(Xs *p, const PbMsg *space, const PbField *pf, size_t iPlane)
   if( ps_grow((void**)&cap->aPlane, sizeof(PsPlane), &cap->nPlaneAlloc, cap->nPlane+1) ) return ps_nomem(p->err);
   cap->aPlane[cap->nPlane++] = pl;
   return PS_OK;
+line_fail:
+  /* an error in the line's own fields: an event recorded before it and not yet decoded may hold
+  ** an earlier one, which a serial decode would have met first */
+  if( p->err->rc!=PS_NOMEM && rows.r0 < cap->ev.n ){
+    PsErr save = *p->err;
+    rows.lineName = ln.name; rows.lineId = ln.id; rows.ts = ln.timestampNs; rows.thread = 0; rows.track = 0;
+    if( xs_rows_decode(p, &rows, cap->ev.n)==PS_OK ) *p->err = save;
+  }
 fail:
   free(aEv); free(aSt); free(aNameOf);
   return p->err->rc==PS_NOMEM ? PS_NOMEM : PS_ERROR;

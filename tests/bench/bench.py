@@ -152,8 +152,9 @@ def main():
 
 
 def bench_cores(path, size):
-    """The Chrome parser's per-core scaling: the trace decoded (build/load_time, no SQL) in 1, 2
-    and nproc parts, each part on its own thread (ext/chrome.c, ps_chrome_threads)."""
+    """A parser's per-core scaling: the capture decoded into the capture model (build/load_time,
+    no SQL) in 1, 2 and nproc parts, each part on its own thread (a Chrome trace's byte ranges,
+    ext/chrome.c; an XSpace line's events, ext/xspace.c; ps_parse_threads)."""
     counts = sorted({1, 2, os.cpu_count() or 1})
     one = None
     for k in counts:
@@ -302,10 +303,7 @@ def bench_text():
     label = "xspace 3M events (%.0f MB)" % (size / 1e6)
     if dt and rc == 0:
         print("%-40s %9.3f %9.0f %10s %9.2f" % (label, dt, size / 1e6 / dt, "%.0f MB" % (rss / 1e6), rss / size))
-    lt = subprocess.run([os.path.join(ROOT, "build", "load_time"), path], capture_output=True, text=True)
-    if lt.returncode == 0:
-        t, mbs = lt.stdout.split()[:2]
-        print("%-40s %9.3f %9.0f   (decode into the capture model, no SQL; build/load_time)" % ("  load only", float(t), float(mbs)))
+    bench_cores(path, size)
     if shutil.which("protoc"):
         dt2, rss2, out2, rc2 = best(["sh", "-c", "protoc --decode_raw < '%s' > /dev/null" % path])
         if dt2 and rc2 == 0:

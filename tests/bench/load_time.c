@@ -2,8 +2,8 @@
 ** load_time.c — times loading one capture into the capture model, without SQLite:
 **   load_time FILE [FORMAT]   prints "<seconds> <MB/s> <rows> <records>"
 ** (mmap or inflate, detect, parse, nest; the best of 3 runs). Used by make bench to report the
-** parsers' own rate next to the SQL query's. PROFSQL_BENCH_THREADS=N parses a Chrome trace in N
-** parts (ps_chrome_threads; 1 = serial), for the per-core scaling table. PROFSQL_BENCH_ZLIB=1
+** parsers' own rate next to the SQL query's. PROFSQL_BENCH_THREADS=N parses a Chrome trace or an
+** XSpace in up to N parts (ps_parse_threads; 1 = serial), for the per-core scaling table. PROFSQL_BENCH_ZLIB=1
 ** inflates gzip with zlib alone (ps_gunzip_zlib_only), to compare with the libdeflate path.
 */
 #include "../../ext/formats.h"
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-extern size_t ps_chrome_threads;
+extern size_t ps_parse_threads;
 
 static double now(void){ struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec/1e9; }
 
@@ -20,7 +20,7 @@ int main(int argc, char **argv){
   if( argc<2 ){ fprintf(stderr, "usage: load_time FILE [FORMAT]\n"); return 2; }
   const PsFormat *pFmt = argc>2 ? ps_format_find(argv[2]) : 0;
   const char *zThreads = getenv("PROFSQL_BENCH_THREADS");
-  if( zThreads && atoi(zThreads)>0 ) ps_chrome_threads = (size_t)atoi(zThreads);
+  if( zThreads && atoi(zThreads)>0 ) ps_parse_threads = (size_t)atoi(zThreads);
   const char *zZlib = getenv("PROFSQL_BENCH_ZLIB");
   if( zZlib && atoi(zZlib)>0 ) ps_gunzip_zlib_only = 1;
   double best = 1e9; size_t nRows = 0, nRec = 0, nBytes = 0;

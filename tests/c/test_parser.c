@@ -1112,7 +1112,7 @@ static void test_jobs_numbers(void){
 
 /* ---------------------------------------------------------------- two-thread parse */
 
-extern size_t ps_chrome_parallel_min, ps_chrome_splits_merged, ps_chrome_splits_abandoned, ps_chrome_threads;
+extern size_t ps_chrome_parallel_min, ps_chrome_splits_merged, ps_chrome_splits_abandoned, ps_parse_threads;
 
 /* 1 when the two captures hold the same rows, threads, tracks and metadata (strings compared by
 ** content, since pool ids may differ). */
@@ -1189,18 +1189,18 @@ static void test_split(void){
     if( i==2500 ) k += (size_t)snprintf(z+k, cap-k, ",{\"name\":\"noph\",\"ts\":1}");
   }
   k += (size_t)snprintf(z+k, cap-k, "],\"displayTimeUnit\":\"ns\"}");
-  size_t saveThreads = ps_chrome_threads;
+  size_t saveThreads = ps_parse_threads;
   /* 3..7 parts (more than this machine's cores is fine: threads, not cores): every part proven
   ** and merged, the capture exactly the serial one */
   for(size_t parts=3; parts<=7; parts++){
     char what[64];
     snprintf(what, sizeof(what), "generated object, %zu parts", parts);
-    ps_chrome_threads = parts;
+    ps_parse_threads = parts;
     size_t m1 = ps_chrome_splits_merged;
     check_split_equal(z, k, what);
     CHECK_INT(ps_chrome_splits_merged, m1 + parts - 1);
   }
-  ps_chrome_threads = 2;                          /* the two-part cases below count one split */
+  ps_parse_threads = 2;                          /* the two-part cases below count one split */
   size_t m0 = ps_chrome_splits_merged, a0 = ps_chrome_splits_abandoned;
   check_split_equal(z, k, "generated object");
   CHECK_INT(ps_chrome_splits_merged, m0 + 1);     /* the split was proven and merged */
@@ -1227,15 +1227,185 @@ static void test_split(void){
   check_split_equal(z, k, "error in the second half");
   /* with 5 parts: the candidate inside the string abandons the parts after it, the error is the
   ** serial parse's */
-  ps_chrome_threads = 5;
+  ps_parse_threads = 5;
   check_split_equal(z, k, "error and a string candidate, 5 parts");
-  ps_chrome_threads = saveThreads;
+  ps_parse_threads = saveThreads;
   free(z);
   /* and the hand-made file */
   FILE *f = fopen("tests/data/basic.json", "rb");
   if( f ){
     char buf[4096]; size_t n = fread(buf, 1, sizeof(buf), f); fclose(f);
     check_split_equal(buf, n, "basic.json");
+  }
+}
+
+/* ---------------------------------------------------------------- XSpace events in parts */
+
+extern size_t ps_xspace_parallel_min, ps_xspace_batch;
+
+/* Appends field f (length-delimited, payload p[0..n)) to the heap buffer out. */
+static void big_field(unsigned char *out, size_t *pn, unsigned f, const void *p, size_t n){
+  Pb h; h.n = 0; pb_var(&h, (uint64_t)f<<3|2); pb_var(&h, n);
+  memcpy(out + *pn, h.z, h.n); *pn += h.n;
+  memcpy(out + *pn, p, n); *pn += n;
+}
+
+/* Loads z serially, then with batches of 1, 2, 7 and 1000 rows (a big file: 7 and 1000), each
+** split into 2, 3 and 5 parts: the same capture, or the same error. */
+static void check_xspace_parts(const char *z, size_t n, const char *zWhat){
+  size_t saveMin = ps_xspace_parallel_min, saveBatch = ps_xspace_batch, saveThreads = ps_parse_threads;
+  PsErr e1, e2;
+  ps_xspace_parallel_min = (size_t)-1; ps_xspace_batch = (size_t)-1;
+  PsCapture *a = load_n(z, n, &e1);
+  static const size_t aBatch[] = { 1, 2, 7, 1000 };
+  size_t iBatch0 = n > 100000 ? 2 : 0;      /* (a big file's batches of 1 and 2: a thread per row) */
+  static const size_t aThreads[] = { 2, 3, 5 };
+  for(size_t i=iBatch0; i<sizeof(aBatch)/sizeof(aBatch[0]); i++){
+    for(size_t t=0; t<sizeof(aThreads)/sizeof(aThreads[0]); t++){
+      ps_xspace_parallel_min = 0; ps_xspace_batch = aBatch[i]; ps_parse_threads = aThreads[t];
+      PsCapture *b = load_n(z, n, &e2);
+      char why[200] = "";
+      if( a==0 || b==0 ){
+        CHECK(a==0 && b==0);
+        if( a==0 && b==0 ){ CHECK_STR(e2.msg, e1.msg); }
+        else printf("  (%s, batch %zu, %zu parts: serial %s, parts %s)\n", zWhat, aBatch[i], aThreads[t], a ? "ok" : e1.msg, b ? "ok" : e2.msg);
+      }else{
+        int same = same_capture(a, b, why, sizeof(why));
+        if( !same ) printf("  (%s, batch %zu, %zu parts: %s)\n", zWhat, aBatch[i], aThreads[t], why);
+        CHECK(same);
+      }
+      ps_capture_free(b);
+    }
+  }
+  ps_capture_free(a);
+  ps_xspace_parallel_min = saveMin; ps_xspace_batch = saveBatch; ps_parse_threads = saveThreads;
+}
+
+/* A two-plane XSpace for test_xspace_parts, into zSpace (returns its size): lines with their
+** scalars first and last, a timestamp between events, events of every shape (stats,
+** num_occurrences, an unknown field that only the general reader takes), sparse metadata ids.
+** bad 1: line 0's event 150 has a negative duration_ps and its event 390 a bad XStat (in
+** another part when the line is cut in two);
+** bad 2: line 2's event 300 has a bad XStat and the line then a timestamp_ns of the wrong wire
+** type. */
+static size_t build_parts_space(unsigned char *zSpace, int bad){
+  size_t cap = 1<<20;
+  unsigned char *zPlane = malloc(cap), *zLine = malloc(cap);
+  size_t nSpace = 0;
+  Pb ev, st, meta, hdr;
+  for(int iPlane=0; iPlane<2; iPlane++){
+    hdr.n = 0; pb_v(&hdr, 1, 9); pb_s(&hdr, 2, iPlane ? "/host:CPU" : "/device:GPU:0");
+    memcpy(zPlane, hdr.z, hdr.n);
+    size_t nPlane = hdr.n;
+    for(int iLine=0; iLine<4; iLine++){
+      hdr.n = 0;
+      if( iLine!=1 ){ pb_v(&hdr, 1, (uint64_t)(10 + iLine)); pb_s(&hdr, 2, "Stream"); pb_v(&hdr, 3, 1000000 + (uint64_t)iLine); }
+      memcpy(zLine, hdr.z, hdr.n);
+      size_t nLine = hdr.n;
+      int nEv = iLine==3 ? 3 : 400 + 37*iLine;
+      for(int e=0; e<nEv; e++){
+        ev.n = 0;
+        pb_v(&ev, 1, (uint64_t)(iPlane ? 1 + (e%5)*100000 : 1 + e%5));
+        if( e%9==4 ) pb_v(&ev, 5, 3); else pb_v(&ev, 2, (uint64_t)e * 1500 + 499);
+        if( bad==1 && iPlane==0 && iLine==0 && e==150 ) pb_v(&ev, 3, (uint64_t)-2000);
+        else pb_v(&ev, 3, (uint64_t)(e%13) * 1000 + 500);
+        if( e%3==0 ){ st.n = 0; pb_v(&st, 1, 1); pb_v(&st, 3, (uint64_t)e); pb_m(&ev, 4, &st); }
+        int bBadStat = iPlane==0 && ((bad==1 && iLine==0 && e==390) || (bad==2 && iLine==2 && e==300));
+        if( e%7==0 || bBadStat ){
+          st.n = 0; pb_v(&st, 1, 2);
+          if( bBadStat ) pb_v(&st, 5, 1);                                /* str_value as a varint */
+          else pb_s(&st, 5, "s");
+          pb_m(&ev, 4, &st);
+        }
+        if( e%11==0 ) pb_v(&ev, 15, 1);                                  /* unknown: the general reader */
+        big_field(zLine, &nLine, 4, ev.z, ev.n);
+        if( iLine==2 && e==200 ){ hdr.n = 0; pb_v(&hdr, 3, 5000); memcpy(zLine + nLine, hdr.z, hdr.n); nLine += hdr.n; }
+      }
+      if( iLine==1 ){ hdr.n = 0; pb_v(&hdr, 3, 777); pb_v(&hdr, 1, 11); pb_s(&hdr, 2, "Late"); memcpy(zLine + nLine, hdr.z, hdr.n); nLine += hdr.n; }
+      if( bad==2 && iPlane==0 && iLine==2 ){ hdr.n = 0; pb_s(&hdr, 3, "x"); memcpy(zLine + nLine, hdr.z, hdr.n); nLine += hdr.n; }
+      big_field(zPlane, &nPlane, 3, zLine, nLine);
+    }
+    for(int k=0; k<5; k++){
+      char nm[16]; snprintf(nm, sizeof(nm), "op%d", k);
+      uint64_t id = iPlane ? 1 + (uint64_t)k*100000 : 1 + (uint64_t)k;
+      meta.n = 0; pb_v(&meta, 1, id); pb_s(&meta, 2, nm);
+      hdr.n = 0; pb_entry(&hdr, 4, id, &meta); memcpy(zPlane + nPlane, hdr.z, hdr.n); nPlane += hdr.n;
+    }
+    hdr.n = 0; pb_statmeta(&hdr, 1, "flops"); pb_statmeta(&hdr, 2, "label");
+    memcpy(zPlane + nPlane, hdr.z, hdr.n); nPlane += hdr.n;
+    big_field(zSpace, &nSpace, 1, zPlane, nPlane);
+  }
+  free(zPlane); free(zLine);
+  return nSpace;
+}
+
+/* XSpace events decoded in parts: the same capture, and the same first error, as serially. */
+static void test_xspace_parts(void){
+  unsigned char *z = malloc(1<<20);
+  size_t n = build_parts_space(z, 0);
+  PsErr err;
+  PsCapture *c = load_n((const char*)z, n, &err);
+  CHECK(c!=0);
+  if( c ){
+    /* 2 planes x (400 + 437 + 474 + 3) events; line 2's timestamp is the last one given (5000);
+    ** line 1's scalars come after its events */
+    CHECK_INT(c->ev.n, 2*(400 + 437 + 474 + 3));
+    CHECK_INT(c->ev.aTs[400 + 437], 5000);                     /* line 2, event 0: 499 ps -> 0 ns */
+    CHECK_INT(c->ev.aTs[400 + 1], 777 + 2);                    /* line 1, event 1: 1999 ps -> 2 ns */
+    CHECK_INT(c->ev.aDur[400 + 1], 2);                         /* 1500 ps -> 2 ns */
+    CHECK_STR(name_of(c, 400 + 1), "op1");
+    CHECK_STR(name_of(c, 1314 + 3), "op3");                    /* the host plane's sparse ids */
+    CHECK_INT(c->aThread[c->ev.aThread[400]].tid.i, 11);
+    ps_capture_free(c);
+  }else printf("  (%s)\n", err.msg);
+  check_xspace_parts((const char*)z, n, "generated XSpace");
+  /* the negative duration comes first in the bytes: it is the error, in every split */
+  n = build_parts_space(z, 1);
+  Pb ev; ev.n = 0; pb_v(&ev, 1, 1 + 150%5); pb_v(&ev, 2, 150*1500 + 499); pb_v(&ev, 3, (uint64_t)-2000);
+  const unsigned char *hit = memmem(z, n, ev.z, ev.n);       /* (the payload starts with field 1) */
+  CHECK(hit!=0);
+  size_t offBad = hit ? (size_t)(hit - z) : 0;
+  c = load_n((const char*)z, n, &err);
+  CHECK(c==0);
+  char zWant[200];
+  snprintf(zWant, sizeof(zWant), "byte %zu: XEvent duration_ps is negative (-2000 ps) in plane '/device:GPU:0' line 'Stream'", offBad);
+  CHECK_CONTAINS(err.msg, zWant);           /* (so early in the file that detection hedges) */
+  ps_capture_free(c);
+  check_xspace_parts((const char*)z, n, "a negative duration, then a bad XStat");
+  /* a bad XStat, then a bad line field: the XStat's error, though the line is read first */
+  n = build_parts_space(z, 2);
+  static const unsigned char aStat[] = { 0x08, 0x02, 0x28, 0x01 }, aLineField[] = { 0x1a, 0x01, 'x' };
+  hit = memmem(z, n, aStat, sizeof(aStat));
+  const unsigned char *hitLine = hit ? memmem(hit, n - (size_t)(hit - z), aLineField, sizeof(aLineField)) : 0;
+  CHECK(hit!=0 && hitLine!=0);
+  c = load_n((const char*)z, n, &err);
+  CHECK(c==0);
+  CHECK_CONTAINS(err.msg, "XStat");
+  CHECK(hit && err.off==(int64_t)(hit - z) + 2);             /* str_value's tag */
+  ps_capture_free(c);
+  check_xspace_parts((const char*)z, n, "a bad XStat, then a bad line field");
+  free(z);
+  /* real files: the repository's example and the corpus' XSpaces (when ../shared is there) */
+  static const char *const azFile[] = {
+    "examples/gpu_host.xplane.pb",
+    "../shared/corpus/xplane/tpu_inference_2.xplane.pb",
+    "../shared/corpus/xplane/tracelens-jax_te_fused_attn-934987a2fc2f.xplane.pb",
+    "../shared/corpus/xplane/tracelens-mi300-jax08_gemm-tw003.xplane.pb",
+  };
+  for(size_t k=0; k<sizeof(azFile)/sizeof(azFile[0]); k++){
+    FILE *f = fopen(azFile[k], "rb");
+    if( f==0 ){
+      char why[300];
+      snprintf(why, sizeof(why), "XSpace in parts: %s absent (../shared/corpus absent)", azFile[k]);
+      if( k==0 ) CHECK(f!=0); else SKIP(why);
+      continue;
+    }
+    fseek(f, 0, SEEK_END); long nf = ftell(f); fseek(f, 0, SEEK_SET);
+    char *zf = malloc((size_t)nf + 1);
+    size_t got = fread(zf, 1, (size_t)nf, f); fclose(f);
+    CHECK_INT(got, nf);
+    check_xspace_parts(zf, got, azFile[k]);
+    free(zf);
   }
 }
 
@@ -1578,6 +1748,7 @@ int main(void){
   test_jobs_numbers();
   test_interrupt();
   test_split();
+  test_xspace_parts();
   test_shrink();
   test_pb();
   return tl_done();

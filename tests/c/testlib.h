@@ -1,6 +1,8 @@
 /*
 ** testlib.h — a minimal test harness for the C tests: CHECK* macros count passes and failures,
-** and tl_done() prints "RESULT <passed> <failed>" (read by tests/run.sh) and returns the exit code.
+** SKIP(why) counts a check that cannot run here (e.g. without ../shared) and says why, and
+** tl_done() prints "RESULT <passed> <failed> <skipped>" (read by tests/run.sh) and returns the
+** exit code.
 */
 #ifndef TESTLIB_H
 #define TESTLIB_H
@@ -8,7 +10,7 @@
 #include <string.h>
 #include <stdint.h>
 
-static int tl_pass, tl_fail;
+static int tl_pass, tl_fail, tl_skip;
 
 #define CHECK(cond) do{ if(cond){ tl_pass++; } else { tl_fail++; \
   printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); } }while(0)
@@ -22,8 +24,10 @@ static int tl_pass, tl_fail;
   if(a_ && strstr(a_, b_)){ tl_pass++; } else { tl_fail++; \
   printf("FAIL %s:%d: %s == \"%s\", expected to contain \"%s\"\n", __FILE__, __LINE__, #a, a_ ? a_ : "(null)", b_); } }while(0)
 
+#define SKIP(why) do{ tl_skip++; printf("SKIP %s\n", why); }while(0)
+
 static int tl_done(void){
-  printf("RESULT %d %d\n", tl_pass, tl_fail);
+  printf("RESULT %d %d %d\n", tl_pass, tl_fail, tl_skip);
   return tl_fail ? 1 : 0;
 }
 #endif
