@@ -306,21 +306,25 @@ static const char *const azJobsTable[2][2] = {
 /* One grouping of the completed jobs by key expression K (the writer's AggregateStats, numbers
 ** raw, and the counts the summary and profiler_first take): temp.profsql_gr_<x>(GR_COLS), k0 the
 ** group's first job. Filled by ps_report_groups (vtab/report_groups.h: the same rows from one
-** scan for every grouping: the values of GR_VALS, aggregated as aGrAgg says), else by this query.
-** GROUP_ALL is the grouping of every job in one row (none without jobs): the totals. */
-#define GR_COLS "key, k0, n, failed, slow, tot, mx, ml, pb, ob, over, sch, blk, pol, gpu, asy, fb, emax, smin"
+** scan for every grouping: the values of GR_VALS and SL_VALS, aggregated as aGrAgg says), else by
+** this query. GROUP_ALL is the grouping of every job in one row (none without jobs): the totals.
+** The slices' groupings (SL_COLS) are tables of the same columns, filled by the same scan. */
+#define GR_COLS "key, k0, n, failed, slow, tot, mx, ml, pb, ob, over, sch, blk, pol, gpu, asy, fb, emax, smin, v, cats, kl"
 #define NUM_OR_NULL(c) "CASE WHEN typeof(" c ") IN ('integer','real') THEN " c " END"
 #define GR_VALS "failed_, slow_, e_, e_, l_, pb_, ob_, l_ >= 1.0, scheduled, blocked, polling, waited_on_gpu, " \
   "stayed_async, exceeded_frame_budget, " NUM_OR_NULL("ended_unix_ms") ", " NUM_OR_NULL("started_unix_ms")
+/* the last three values, v, cats and kl, are the slices' (SL_VALS: the Markdown of a trace reads
+** them), NULL in a report without that Markdown */
+#define SL_VALS "self_ms, category, k"
 static const int aGrAgg[] = { PS_AGG_SUM, PS_AGG_SUM, PS_AGG_SUM, PS_AGG_MAX, PS_AGG_MAX, PS_AGG_SUM, PS_AGG_SUM,
                               PS_AGG_SUM, PS_AGG_SUM, PS_AGG_SUM, PS_AGG_SUM, PS_AGG_SUM, PS_AGG_SUM, PS_AGG_SUM,
-                              PS_AGG_MAX, PS_AGG_MIN };
+                              PS_AGG_MAX, PS_AGG_MIN, PS_AGG_SUM, PS_AGG_DISTINCT, PS_AGG_MAX };
 #define GROUP_SELECT(K, WHERE) \
   "SELECT " K " AS key, min(k) AS k0, count(*) AS n, sum(failed_) AS failed, sum(slow_) AS slow, " \
   "  sum(e_) AS tot, max(e_) AS mx, max(l_) AS ml, sum(pb_) AS pb, sum(ob_) AS ob, sum(l_ >= 1.0) AS over, " \
   "  sum(scheduled) AS sch, sum(blocked) AS blk, sum(polling) AS pol, sum(waited_on_gpu) AS gpu, " \
   "  sum(stayed_async) AS asy, sum(exceeded_frame_budget) AS fb, max(" NUM_OR_NULL("ended_unix_ms") ") AS emax, " \
-  "  min(" NUM_OR_NULL("started_unix_ms") ") AS smin FROM profsql_rj" WHERE
+  "  min(" NUM_OR_NULL("started_unix_ms") ") AS smin, NULL AS v, NULL AS cats, NULL AS kl FROM profsql_rj" WHERE
 #define GROUP_RAW(K) GROUP_SELECT(K, " WHERE done_") " GROUP BY " K
 #define GROUP_ALL GROUP_SELECT("NULL", " WHERE done_") " HAVING count(*) > 0"
 /* every job, active ones included (r): their count, last end and first start */
@@ -1326,23 +1330,26 @@ static void rep_markdown(Rep *r, PsBuf *b, const char *zSource){
 
 /* ---- slices (Chrome, lms, ftrace, xprof trace, ...): self time per thread and per name */
 /* The slices grouped by thread (source, lane), by name and all together, with their self time
-** (v), slowest elapsed time (mx) and categories: temp.profsql_rp_gth / _gnm / _gma(SL_COLS), from
-** one scan (rep_group_scan) or these GROUP BYs; kl is the group's last job (where SQL's GROUP BY
-** takes a bare column's value from). */
-#define SL_COLS "key, k0, n, v, mx, cats, kl"
-#define SL_SCAN "SELECT k, self_ms, e_, category, k, source, lane, name FROM profsql_rj WHERE done_"
-static const int aSlAgg[] = { PS_AGG_SUM, PS_AGG_MAX, PS_AGG_DISTINCT, PS_AGG_MAX };
-#define SL_RAW(K, CATS) "SELECT " K ", min(k), count(*), sum(self_ms), max(e_), " CATS ", max(k) FROM profsql_rj WHERE done_"
+** (v), slowest elapsed time (mx) and categories (cats): temp.profsql_rp_gth / _gnm / _gma, tables
+** of GR_COLS, computed by rep_groups' scan (ps_report_groups) for a report whose Markdown is the
+** slices' (rep_md_kind), or by these GROUP BYs (of SL_COLS); kl is the group's last job (where
+** SQL's GROUP BY takes a bare column's value from). */
+#define SL_COLS "(key, k0, n, v, mx, cats, kl) "
+#define SL_RAW(K, CATS) SL_COLS "SELECT " K ", min(k), count(*), sum(self_ms), max(e_), " CATS ", max(k) FROM profsql_rj WHERE done_"
 static const char *const azSlRaw[] = {
   SL_RAW("NULL", "NULL") " GROUP BY source, lane",
   SL_RAW("name", "group_concat(DISTINCT category)") " GROUP BY name",
   SL_RAW("NULL", "NULL") " HAVING count(*) > 0",
 };
+/* (their keys are scan columns iSlKey.. of rep_groups: source, lane, name; their values bits of
+** GR_VALS + SL_VALS: mx 0x8, v 0x10000, cats 0x20000, kl 0x40000) */
 static const PsGrouping aSlGroup[] = {
-  { "profsql_rp_gth", 5, 2, 0x1|0x2|0x8, 0 },  /* source, lane: v, mx, kl */
-  { "profsql_rp_gnm", 7, 1, 0x1|0x2|0x4, 0 },  /* name: v, mx, cats */
-  { "profsql_rp_gma", 0, 0, 0x1, 0 },            /* every slice: v */
+  { "profsql_rp_gth", 0, 2, 0x8|0x10000|0x40000, 0 },  /* source, lane: v, mx, kl */
+  { "profsql_rp_gnm", 2, 1, 0x8|0x10000|0x20000, 0 },  /* name: v, mx, cats */
+  { "profsql_rp_gma", 0, 0, 0x10000, 0 },              /* every slice: v */
 };
+#define N_SL_GROUP ((int)(sizeof(aSlGroup)/sizeof(aSlGroup[0])))
+#define SL_KEYS "source, lane, name"
 #define SL_THREADS "SELECT ifnull(r.source,'') || ' / ' || ifnull(r.lane,'') AS key, ifnull(r.source,'') AS proc, " \
   "ifnull(r.lane,'') AS thr, g.n AS n, g.v AS v, g.mx AS mx FROM temp.profsql_rp_gth g JOIN profsql_rj r ON r.k = g.kl"
 #define SL_NAMES "SELECT ifnull(key,'') AS key, cats, n, v, mx FROM temp.profsql_rp_gnm"
@@ -1350,8 +1357,7 @@ static const PsGrouping aSlGroup[] = {
 static void md_slices(Rep *r, PsBuf *b, const char *zSource, const char *zFormat){
   md_head(r, b, zSource, zFormat, "one complete slice; its self time is its duration minus the durations of the "
           "slices nested in it, so self times add up without counting any time twice and the shares below add up to 100 %");
-  /* the two groupings, each computed once (five sections read them; rep_markdown_cleanup drops them) */
-  rep_group_scan(r, SL_SCAN, (int)(sizeof(aSlAgg)/sizeof(aSlAgg[0])), aSlAgg, 3, aSlGroup, azSlRaw, SL_COLS, 0, 0);
+  /* the groupings, computed by rep_groups (five sections read them; rep_markdown_cleanup drops them) */
   rep_table(r, "profsql_rp_threads", SL_THREADS);
   rep_table(r, "profsql_rp_names", SL_NAMES);
   md_line(r, b, "Quick answer — кто жрёт время",
@@ -1628,8 +1634,9 @@ static void md_records(Rep *r, PsBuf *b, const char *zSource, const char *zForma
   md_budget(r, b, zFormat, "records");
 }
 
-/* The Markdown of a capture of format zFormat (NULL or "mixed": read as slices). */
-static void rep_markdown_for(Rep *r, PsBuf *b, const char *zSource, const char *zFormat){
+/* Which Markdown a capture of format zFormat (NULL or "mixed": read as slices) gets. */
+enum { MD_JOBS, MD_TIMINGS, MD_STACKS, MD_XSPACE, MD_RECORDS, MD_SLICES };
+static int rep_md_kind(Rep *r, const char *zFormat){
   static const char *const azStacks[] = { "cpuprofile", "pprof", "perf_script", "folded", "speedscope", 0 };
   const char *zF = zFormat && zFormat[0] ? zFormat : "mixed";
   int bStacks = 0;
@@ -1637,13 +1644,26 @@ static void rep_markdown_for(Rep *r, PsBuf *b, const char *zSource, const char *
   char *zRec = rep_text(r, "SELECT count(*) > 0 FROM profile_records(?1) LIMIT 1");
   int bRec = zRec && atoi(zRec);
   sqlite3_free(zRec);
+  if( strcmp(zF, "newengine")==0 ) return MD_JOBS;
+  if( strcmp(zF, "timings")==0 ) return MD_TIMINGS;
+  if( bStacks && bRec ) return MD_STACKS;
+  if( strcmp(zF, "xspace")==0 ) return MD_XSPACE;
+  if( bRec ) return MD_RECORDS;
+  return MD_SLICES;
+}
+
+/* The Markdown of kind (rep_md_kind) of a capture of format zFormat. */
+static void rep_markdown_for(Rep *r, PsBuf *b, const char *zSource, const char *zFormat, int kind){
+  const char *zF = zFormat && zFormat[0] ? zFormat : "mixed";
   if( r->rc ) return;
-  if( strcmp(zF, "newengine")==0 ) rep_markdown(r, b, zSource);
-  else if( strcmp(zF, "timings")==0 ) md_timings(r, b, zSource);
-  else if( bStacks && bRec ) md_stacks(r, b, zSource, zF);
-  else if( strcmp(zF, "xspace")==0 ) md_xspace(r, b, zSource);
-  else if( bRec ) md_records(r, b, zSource, zF);
-  else md_slices(r, b, zSource, zF);
+  switch( kind ){
+    case MD_JOBS: rep_markdown(r, b, zSource); break;
+    case MD_TIMINGS: md_timings(r, b, zSource); break;
+    case MD_STACKS: md_stacks(r, b, zSource, zF); break;
+    case MD_XSPACE: md_xspace(r, b, zSource); break;
+    case MD_RECORDS: md_records(r, b, zSource, zF); break;
+    default: md_slices(r, b, zSource, zF); break;
+  }
 }
 
 /* Drops what rep_markdown_for made in temp (views and tables named profsql_rp_*; a table that
@@ -1802,15 +1822,17 @@ static void rep_group_scan(Rep *r, const char *zScan, int nVal, const int *aAgg,
 }
 
 /* The groupings of aGroup into temp.profsql_gr_<x> (rep_group_scan) and the percentiles (from the
-** same scan), then the five ranked tables temp.profsql_ag_<x> (AGG_RAW). Needs r->nDone
-** (rep_counts). Sets r->rc / r->zErr on failure. */
-static void rep_groups(Rep *r){
+** same scan), then the five ranked tables temp.profsql_ag_<x> (AGG_RAW); bSlices: the slices'
+** groupings too (aSlGroup, for the Markdown of kind MD_SLICES), whose own scan of every job cost
+** 0.36 s of the 1M-event trace's report. Needs r->nDone (rep_counts). Sets r->rc / r->zErr on
+** failure. */
+static void rep_groups(Rep *r, int bSlices){
   char azName[N_GROUP][32];
-  PsGrouping aG[N_GROUP];
-  const char *azRaw[N_GROUP];
+  PsGrouping aG[N_GROUP + N_SL_GROUP];
+  const char *azRaw[N_GROUP + N_SL_GROUP];
   const int nVal = (int)(sizeof(aGrAgg)/sizeof(aGrAgg[0]));
   PsBuf q; memset(&q, 0, sizeof(q));
-  int bad = ps_buf_puts(&q, "SELECT k, " GR_VALS);
+  int bad = ps_buf_puts(&q, bSlices ? "SELECT k, " GR_VALS ", " SL_VALS : "SELECT k, " GR_VALS ", NULL, NULL, NULL");
   int iKey = 1 + nVal;
   for(int g=0; g<N_GROUP; g++){
     snprintf(azName[g], sizeof(azName[g]), "profsql_gr_%s", aGroup[g].zX);
@@ -1818,15 +1840,23 @@ static void rep_groups(Rep *r){
     azRaw[g] = aGroup[g].zRaw;
     if( aGroup[g].zKey ){ bad |= ps_buf_puts(&q, ", ") | ps_buf_puts(&q, aGroup[g].zKey); iKey++; }
   }
+  int nG = N_GROUP;
+  if( bSlices ){
+    for(int g=0; g<N_SL_GROUP; g++){
+      aG[nG] = aSlGroup[g]; aG[nG].iKey += iKey; azRaw[nG] = azSlRaw[g]; nG++;
+    }
+    bad |= ps_buf_puts(&q, ", " SL_KEYS);
+    iKey += 3;
+  }
   const int iDone = iKey;         /* the last column: done_, the filter of all but the r grouping */
-  for(int g=0; g<N_GROUP; g++) aG[g].iWhere = aGroup[g].bActiveToo ? 0 : iDone;
+  for(int g=0; g<nG; g++) aG[g].iWhere = g<N_GROUP && aGroup[g].bActiveToo ? 0 : iDone;
   bad |= ps_buf_puts(&q, ", done_ FROM profsql_rj") | ps_buf_append(&q, "", 1);
   /* the completed jobs' e_ and l_ (values 2 and 4), for the percentiles */
   PsCollect aColl[2];
   memset(aColl, 0, sizeof(aColl));
   aColl[0].iVal = 2; aColl[1].iVal = 4; aColl[0].iWhere = aColl[1].iWhere = iDone;
   if( bad ) r->rc = SQLITE_NOMEM;
-  else rep_group_scan(r, q.z, nVal, aGrAgg, N_GROUP, aG, azRaw, GR_COLS, 2, aColl);
+  else rep_group_scan(r, q.z, nVal, aGrAgg, nG, aG, azRaw, GR_COLS, 2, aColl);
   ps_buf_free(&q);
   if( r->rc==SQLITE_OK && aColl[0].bComplete && aColl[1].bComplete && aColl[0].n==aColl[1].n ){
     rep_percentiles(r, aColl[0].a, aColl[1].a, aColl[0].n);
@@ -1979,7 +2009,9 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     sqlite3_free(zB);
   }
   rep_counts(&r);
-  rep_groups(&r);
+  int bMd = opt_bool(&r, "write_markdown", 1);
+  int mdKind = bMd ? rep_md_kind(&r, zFormat) : -1;
+  rep_groups(&r, mdKind==MD_SLICES);
   zRunStart = rep_text(&r,
     "SELECT coalesce((SELECT value FROM profile_metadata(?1) WHERE scope='run' AND key='started_unix_ms' AND typeof(value)='integer'), "
     "(SELECT CAST(smin AS INTEGER) FROM temp.profsql_gr_r), 0)");
@@ -1995,7 +2027,7 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   zPrefix = rep_text(&r, "SELECT coalesce(json_extract(?2,'$.archive_prefix'),'profiler_report')");
   zReason = rep_text(&r, "SELECT coalesce(json_extract(?2,'$.reason'),'profsql.report')");
   zReasonJson = rep_text(&r, "SELECT json_quote(coalesce(json_extract(?2,'$.reason'),'profsql.report'))");
-  int bJson = opt_bool(&r, "write_json", 1), bMd = opt_bool(&r, "write_markdown", 1);
+  int bJson = opt_bool(&r, "write_json", 1);
   int bCsv = opt_bool(&r, "write_csv", 1), bZip = opt_bool(&r, "write_archive", 1);
   int bLatestInZip = opt_bool(&r, "include_latest_in_archive", 1);
   /* the flame graph (a libprofsql addition to the set), for captures with a parent tree */
@@ -2029,7 +2061,7 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     char zSrc[512];
     if( t0==SQLITE_TEXT ) snprintf(zSrc, sizeof(zSrc), "%s", (const char*)sqlite3_value_text(argv[0]));
     else snprintf(zSrc, sizeof(zSrc), "BLOB (%d bytes)", sqlite3_value_bytes(argv[0]));
-    rep_markdown_for(&r, &md, zSrc, zFormat);
+    rep_markdown_for(&r, &md, zSrc, zFormat, mdKind);
     rep_markdown_cleanup(&r);
     if( r.rc==SQLITE_OK && rep_caps_markdown(&r, &md) ) r.rc = SQLITE_NOMEM;
   }
@@ -2144,6 +2176,7 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   ** million rows are not left behind until the connection closes */
   static const char *const azTmp[] = { "profsql_rj", "profsql_shape", "profsql_jj", "profsql_jl", "profsql_jm" };
   for(int k=0; k<(int)(sizeof(azTmp)/sizeof(azTmp[0])); k++) rep_drop(&r, azTmp[k]);
+  rep_markdown_cleanup(&r);           /* (the slices' groupings of a report stopped before its Markdown) */
   for(int g=0; g<N_GROUP; g++){
     for(int bRanked=0; bRanked<2; bRanked++){
       char zName[32];
