@@ -83,9 +83,6 @@ static void floatFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 
 struct Rep;
 static void rep_bind_caps(struct Rep *r, sqlite3_stmt *st);
-static void rep_group_scan(struct Rep *r, const char *zScan, int nVal, const int *aAgg, int nGroup,
-                           const PsGrouping *aG, const char *const *azRaw, const char *zCols,
-                           int nColl, PsCollect *aColl);
 
 /* Runs zSql (parameters bound from apArg, and ?20 ?21 from pRep when given: rep_bind_caps) and
 ** renders the rows as CSV (bMd 0) or a Markdown table (bMd 1) into b. Returns SQLITE_OK and
@@ -533,6 +530,7 @@ typedef struct Rep {
   sqlite3_int64 nBudgetJobs;  /* completed jobs with a budget (rep_budget_jobs; -1 not counted yet) */
   int bPct;                   /* 1 when aPct holds the percentiles (rep_percentiles) */
   double aPct[8];             /* ?12..?19: p50 p90 p95 p99 of e_, then of l_ */
+  PsTopList aTop[4];          /* ranked lists 1..4 of azJobList, picked by rep_groups' scan (bComplete 0: by SQL) */
 } Rep;
 
 /* Binds ?20 (the max_csv_rows cap, NULL for none) and ?21 (the cap's diagnostics, NULL for none)
@@ -543,14 +541,19 @@ static void rep_bind_caps(struct Rep *r, sqlite3_stmt *st){
   if( r->zCapNotes ) sqlite3_bind_text(st, 21, r->zCapNotes, -1, SQLITE_STATIC);
 }
 
+/* Binds ?1..?5 (r->apArg) and the caps (rep_bind_caps) as far as st has them. */
+static void rep_bind_args(Rep *r, sqlite3_stmt *st){
+  int n = sqlite3_bind_parameter_count(st);
+  for(int k=0; k<n && k<5; k++) if( r->apArg[k] ) sqlite3_bind_value(st, k+1, r->apArg[k]);
+  rep_bind_caps(r, st);
+}
+
 static int rep_exec(Rep *r, const char *zSql){
   if( r->rc ) return r->rc;
   sqlite3_stmt *st = 0;
   r->rc = sqlite3_prepare_v2(r->db, zSql, -1, &st, 0);
   if( r->rc==SQLITE_OK ){
-    int n = sqlite3_bind_parameter_count(st);
-    for(int k=0; k<n && k<5; k++) if( r->apArg[k] ) sqlite3_bind_value(st, k+1, r->apArg[k]);
-    rep_bind_caps(r, st);
+    rep_bind_args(r, st);
     while( (r->rc = sqlite3_step(st))==SQLITE_ROW ){}
     if( r->rc==SQLITE_DONE ) r->rc = SQLITE_OK;
   }
@@ -660,9 +663,7 @@ static char *rep_text(Rep *r, const char *zSql){
   char *z = 0;
   r->rc = sqlite3_prepare_v2(r->db, zSql, -1, &st, 0);
   if( r->rc==SQLITE_OK ){
-    int n = sqlite3_bind_parameter_count(st);
-    for(int k=0; k<n && k<5; k++) if( r->apArg[k] ) sqlite3_bind_value(st, k+1, r->apArg[k]);
-    rep_bind_caps(r, st);
+    rep_bind_args(r, st);
     r->rc = sqlite3_step(st);
     if( r->rc==SQLITE_ROW ){
       const char *t = (const char*)sqlite3_column_text(st, 0);
@@ -861,8 +862,31 @@ static const char zReportJson[] =
   "            (SELECT ?9 -> r.fullkey FROM json_each(?9, '$.report') r WHERE r.key=kk.value), 'null') AS v "
   "   FROM json_each(?9, '$.keys') kk ORDER BY kk.key)) END FROM rep";
 
+/* Appends to a the k of list l's jobs in order, comma-separated: a ranked one as rep_groups'
+** scan picked it (r->aTop), else by its SQL (azJobList[l]). SQLite's error code (NOMEM for a). */
+static int rep_job_list_ks(Rep *r, int l, sqlite3_int64 nRecent, PsBuf *a){
+  const PsTopList *t = l>=1 && l<=4 ? &r->aTop[l-1] : 0;
+  int bad = 0;
+  if( t && t->bComplete ){
+    for(sqlite3_int64 i=0; i<t->n; i++) bad |= ps_buf_printf(a, "%s%lld", i ? "," : "", (long long)t->aK[i]);
+    return bad ? SQLITE_NOMEM : SQLITE_OK;
+  }
+  sqlite3_stmt *q = 0;
+  int rc = sqlite3_prepare_v2(r->db, azJobList[l], -1, &q, 0);
+  if( rc ) return rc;
+  rep_bind_args(r, q);
+  if( sqlite3_bind_parameter_count(q) >= 8 ) sqlite3_bind_int64(q, 8, nRecent);
+  int n = 0;
+  while( (rc = sqlite3_step(q))==SQLITE_ROW ){
+    bad |= ps_buf_printf(a, "%s%lld", n++ ? "," : "", (long long)sqlite3_column_int64(q, 0));
+  }
+  sqlite3_finalize(q);
+  return rc!=SQLITE_DONE ? rc : bad ? SQLITE_NOMEM : SQLITE_OK;
+}
+
 /* Runs each list of azJobList once (?3 slow ms, ?4 top limit, ?8 nRecent; 0 and 5 only when
-** bJson) into temp.profsql_jl(l, pos, k): the CSVs, the Markdown and the JSON read the lists from
+** bJson; the ranked ones 1..4 as rep_groups' scan picked them, when it could) into
+** temp.profsql_jl(l, pos, k): the CSVs, the Markdown and the JSON read the lists from
 ** there instead of sorting the jobs again. A list goes in with one INSERT (its k gathered as a
 ** JSON array, json_each giving pos): each INSERT run inside the caller's statement commits the
 ** temporary database on its own, and one a job made this the largest part of a small capture's
@@ -876,21 +900,11 @@ static void rep_job_lists(Rep *r, int bJson, sqlite3_int64 nRecent){
   PsBuf a; memset(&a, 0, sizeof(a));
   for(int l=0; r->rc==SQLITE_OK && l<(int)(sizeof(azJobList)/sizeof(azJobList[0])); l++){
     if( !bJson && (l==0 || l==5) ) continue;
-    sqlite3_stmt *q = 0;
-    r->rc = sqlite3_prepare_v2(r->db, azJobList[l], -1, &q, 0);
-    if( r->rc ) break;
-    for(int k=0; k<5; k++) if( r->apArg[k] && k+1<=sqlite3_bind_parameter_count(q) ) sqlite3_bind_value(q, k+1, r->apArg[k]);
-    if( sqlite3_bind_parameter_count(q) >= 8 ) sqlite3_bind_int64(q, 8, nRecent);
-    int rc, bad = 0;
     a.n = 0;
-    bad |= ps_buf_puts(&a, "[");
-    while( (rc = sqlite3_step(q))==SQLITE_ROW ){
-      bad |= ps_buf_printf(&a, "%s%lld", a.n>1 ? "," : "", (long long)sqlite3_column_int64(q, 0));
-    }
-    bad |= ps_buf_puts(&a, "]");
-    sqlite3_finalize(q);
-    if( rc!=SQLITE_DONE ){ r->rc = rc; break; }
-    if( bad ){ r->rc = SQLITE_NOMEM; break; }
+    if( ps_buf_puts(&a, "[") ){ r->rc = SQLITE_NOMEM; break; }
+    r->rc = rep_job_list_ks(r, l, nRecent, &a);
+    if( r->rc==SQLITE_OK && ps_buf_puts(&a, "]") ) r->rc = SQLITE_NOMEM;
+    if( r->rc ) break;
     sqlite3_bind_int(ins, 1, l);
     sqlite3_bind_text(ins, 2, a.z, (int)a.n, SQLITE_STATIC);
     r->rc = sqlite3_step(ins)==SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(r->db);
@@ -1001,7 +1015,7 @@ static char *rep_report_json(Rep *r, PsConn *pConn, sqlite3_value *pSource, cons
   if( r->rc==SQLITE_OK ){
     r->rc = sqlite3_prepare_v2(r->db, zReportJson, -1, &st, 0);
     if( r->rc==SQLITE_OK ){
-      for(int k=0; k<5; k++) if( r->apArg[k] ) sqlite3_bind_value(st, k+1, r->apArg[k]);
+      rep_bind_args(r, st);
       sqlite3_bind_int64(st, 6, nowMs);
       if( zReason ) sqlite3_bind_text(st, 7, zReason, -1, SQLITE_TRANSIENT);
       sqlite3_bind_int64(st, 8, nRecent);
@@ -1009,7 +1023,6 @@ static char *rep_report_json(Rep *r, PsConn *pConn, sqlite3_value *pSource, cons
       sqlite3_bind_text(st, 10, zDir, -1, SQLITE_TRANSIENT);
       if( zFormat ) sqlite3_bind_text(st, 11, zFormat, -1, SQLITE_TRANSIENT);
       if( r->bPct ) for(int k=0; k<8; k++) sqlite3_bind_double(st, 12+k, r->aPct[k]);
-      rep_bind_caps(r, st);
       r->rc = sqlite3_step(st);
       if( r->rc==SQLITE_ROW ){
         z = sqlite3_mprintf("%s", (const char*)sqlite3_column_text(st, 0));
@@ -1110,7 +1123,7 @@ static void md_chart(Rep *r, PsBuf *b, const char *zTitle, const char *zSql, con
   sqlite3_stmt *st = 0;
   r->rc = sqlite3_prepare_v2(r->db, zSql, -1, &st, 0);
   if( r->rc==SQLITE_OK ){
-    for(int k=0; k<5; k++) if( r->apArg[k] ) sqlite3_bind_value(st, k+1, r->apArg[k]);
+    rep_bind_args(r, st);
     while( n<NMAX && (r->rc = sqlite3_step(st))==SQLITE_ROW ){
       const char *z = (const char*)sqlite3_column_text(st, 1);
       azKey[n] = sqlite3_mprintf("%s", z ? z : "");
@@ -1795,12 +1808,12 @@ static void rep_counts(Rep *r){
 
 /* Groupings of the completed jobs from one scan: the temp tables aG[g].zTable (created empty
 ** with columns zCols, a comma list), filled by ps_report_groups from zScan (k, the nVal values
-** aAgg aggregates, the key columns; vtab/report_groups.h), and by azRaw[g] (an INSERT's SELECT of
-** the same columns: the GROUP BY the scan replaces) for a grouping the scan leaves to SQL. Sets
-** r->rc / r->zErr on failure. */
+** aAgg aggregates, the key columns; vtab/report_groups.h; ?1..?5 bound), and by azRaw[g] (an
+** INSERT's SELECT of the same columns: the GROUP BY the scan replaces) for a grouping the scan
+** leaves to SQL; aColl and aTop gathered from the same scan. Sets r->rc / r->zErr on failure. */
 static void rep_group_scan(Rep *r, const char *zScan, int nVal, const int *aAgg, int nGroup,
                            const PsGrouping *aG, const char *const *azRaw, const char *zCols,
-                           int nColl, PsCollect *aColl){
+                           int nColl, PsCollect *aColl, int nTop, PsTopList *aTop){
   int aDone[16];
   if( r->rc ) return;
   if( nGroup > 16 ){ r->rc = SQLITE_MISUSE; return; }
@@ -1809,8 +1822,9 @@ static void rep_group_scan(Rep *r, const char *zScan, int nVal, const int *aAgg,
   if( r->rc==SQLITE_OK ){
     r->rc = sqlite3_prepare_v2(r->db, zScan, -1, &st, 0);
     if( r->rc ) r->zErr = sqlite3_mprintf("%s", sqlite3_errmsg(r->db));
+    else rep_bind_args(r, st);
   }
-  if( r->rc==SQLITE_OK ) r->rc = ps_report_groups(r->db, st, nVal, aAgg, nGroup, aG, nColl, aColl, r->nDone, aDone, &r->zErr);
+  if( r->rc==SQLITE_OK ) r->rc = ps_report_groups(r->db, st, nVal, aAgg, nGroup, aG, nColl, aColl, nTop, aTop, r->nDone, aDone, &r->zErr);
   sqlite3_finalize(st);
   for(int g=0; g<nGroup && r->rc==SQLITE_OK; g++){
     if( aDone[g] ) continue;
@@ -1848,15 +1862,39 @@ static void rep_groups(Rep *r, int bSlices){
     bad |= ps_buf_puts(&q, ", " SL_KEYS);
     iKey += 3;
   }
-  const int iDone = iKey;         /* the last column: done_, the filter of all but the r grouping */
+  const int iDone = iKey;         /* done_, the filter of all but the r grouping */
   for(int g=0; g<nG; g++) aG[g].iWhere = g<N_GROUP && aGroup[g].bActiveToo ? 0 : iDone;
-  bad |= ps_buf_puts(&q, ", done_ FROM profsql_rj") | ps_buf_append(&q, "", 1);
+  /* then the ranked lists' keys and filters (azJobList 1..4: L_BUDGET, L_FRAME, L_TOP_ELAPSED,
+  ** L_TOP_LOAD; e_ and l_ are scan columns 3 and 5), each list its first max(?4, 16) */
+  bad |= ps_buf_puts(&q, ", done_, ifnull(name,''), max(e_ - ifnull(frame_budget_ms,0.0), 0.0), "
+                         C_BUDGET ", " C_FRAME " FROM profsql_rj") | ps_buf_append(&q, "", 1);
+  const int iName = iDone + 1, iFrame = iDone + 2, iBudgetOk = iDone + 3, iFrameOk = iDone + 4;
+  char *zMax = rep_text(r, "SELECT max(?4, 16)");
+  sqlite3_int64 nMax = zMax ? atoll(zMax) : 16;
+  sqlite3_free(zMax);
+  static const struct { int iWhere, nKey, aiKey[3], abDesc[3]; } aL[4] = {
+    { 1, 3, { 5, 3, -1 }, { 1, 1, 0 } },      /* O_LOAD: l_ DESC, e_ DESC, ifnull(name,'') */
+    { 2, 3, { -2, 3, -1 }, { 1, 1, 0 } },     /* O_FRAME: the frame overrun DESC, e_ DESC, name */
+    { 0, 2, { 3, -1 }, { 1, 0 } },            /* O_ELAPSED: e_ DESC, name */
+    { 0, 2, { 5, -1 }, { 1, 0 } },            /* O_TOP_LOAD: l_ DESC, name */
+  };
+  for(int l=0; l<4; l++){
+    PsTopList *t = &r->aTop[l];
+    memset(t, 0, sizeof(*t));
+    t->iWhere = aL[l].iWhere==1 ? iBudgetOk : aL[l].iWhere==2 ? iFrameOk : iDone;
+    t->nKey = aL[l].nKey; t->nMax = nMax;
+    for(int c=0; c<t->nKey; c++){
+      int i = aL[l].aiKey[c];
+      t->aiKey[c] = i==-1 ? iName : i==-2 ? iFrame : i;
+      t->abDesc[c] = aL[l].abDesc[c];
+    }
+  }
   /* the completed jobs' e_ and l_ (values 2 and 4), for the percentiles */
   PsCollect aColl[2];
   memset(aColl, 0, sizeof(aColl));
   aColl[0].iVal = 2; aColl[1].iVal = 4; aColl[0].iWhere = aColl[1].iWhere = iDone;
   if( bad ) r->rc = SQLITE_NOMEM;
-  else rep_group_scan(r, q.z, nVal, aGrAgg, nG, aG, azRaw, GR_COLS, 2, aColl);
+  else rep_group_scan(r, q.z, nVal, aGrAgg, nG, aG, azRaw, GR_COLS, 2, aColl, 4, r->aTop);
   ps_buf_free(&q);
   if( r->rc==SQLITE_OK && aColl[0].bComplete && aColl[1].bComplete && aColl[0].n==aColl[1].n ){
     rep_percentiles(r, aColl[0].a, aColl[1].a, aColl[0].n);
@@ -2195,6 +2233,7 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   }
   sqlite3_free(zErrSave);
   sqlite3_free(r.zCapNotes);
+  for(int l=0; l<4; l++) free(r.aTop[l].aK);
   for(int k=0; k<N_CSV; k++) ps_buf_free(&aOut[k]);
   ps_buf_free(&md); ps_buf_free(&js); ps_buf_free(&man); ps_buf_free(&fg);
   sqlite3_free(zFormat);

@@ -1,7 +1,9 @@
 /*
 ** report_groups.c — profile_report's groupings of the completed jobs in one scan (the
 ** rules, and why: report_groups.h). One hash table per grouping, open addressing over an array
-** of groups; text keys live in one arena per grouping.
+** of groups; text keys live in one arena per grouping. The ranked lists picked from the same scan
+** (PsTopList) keep their first nMax entries so far in a binary heap, the last in order at the
+** root, which a better row replaces; a heap sort puts them in order at the end.
 */
 #include "report_groups.h"
 SQLITE_EXTENSION_INIT3
@@ -291,6 +293,162 @@ static int g_write(sqlite3 *db, const GTab *t, const PsGrouping *pG, int nVal, c
   return rc;
 }
 
+/* ------------------------------------------------------------------ ranked lists (PsTopList) */
+
+/* a sort-key value of a list entry: its SQLite type, number, or text / blob (malloc'ed in the
+** heap, borrowed from the scan's row in a candidate) */
+typedef struct TVal { int t; sqlite3_int64 i; double r; const unsigned char *z; int n; } TVal;
+typedef struct TEnt { sqlite3_int64 k; TVal a[PS_TOP_KEYS]; } TEnt;
+/* a list's heap: the entries kept so far, the last in the list's order at the root */
+typedef struct THeap { TEnt *a; sqlite3_int64 n, nAlloc; } THeap;
+
+/* integer i against real r as SQLite compares them (sqlite3IntFloatCompare): <0, 0, >0 */
+static int t_int_real(sqlite3_int64 i, double r){
+  if( r < -9223372036854775808.0 ) return 1;
+  if( r >= 9223372036854775808.0 ) return -1;
+  sqlite3_int64 y = (sqlite3_int64)r;
+  if( i < y ) return -1;
+  if( i > y ) return 1;
+  double s = (double)i;
+  return s < r ? -1 : s > r;
+}
+
+/* two values as ORDER BY compares them (BINARY collation) */
+static int t_cmp_val(const TVal *x, const TVal *y){
+  static const int aClass[] = { 0, 1, 1, 2, 3, 0 };   /* by SQLite type 1..5: numbers, text, blob, NULL */
+  int cx = aClass[x->t], cy = aClass[y->t];
+  if( cx!=cy ) return cx < cy ? -1 : 1;
+  if( cx==0 ) return 0;
+  if( cx==1 ){
+    if( x->t==SQLITE_INTEGER && y->t==SQLITE_INTEGER ) return x->i < y->i ? -1 : x->i > y->i;
+    if( x->t==SQLITE_FLOAT && y->t==SQLITE_FLOAT ) return x->r < y->r ? -1 : x->r > y->r;
+    if( x->t==SQLITE_INTEGER ) return t_int_real(x->i, y->r);
+    return -t_int_real(y->i, x->r);
+  }
+  int n = x->n < y->n ? x->n : y->n;
+  int c = n ? memcmp(x->z, y->z, (size_t)n) : 0;
+  return c ? c : (x->n < y->n ? -1 : x->n > y->n);
+}
+
+/* <0 when entry x comes before y in list l's order */
+static int t_cmp(const PsTopList *l, const TEnt *x, const TEnt *y){
+  for(int c=0; c<l->nKey; c++){
+    int r = t_cmp_val(&x->a[c], &y->a[c]);
+    if( r ) return l->abDesc[c] ? -r : r;
+  }
+  return x->k < y->k ? -1 : x->k > y->k;
+}
+
+/* the entry's text and blob keys copied out of the scan's row; -1 when out of memory */
+static int t_own(TEnt *e, int nKey){
+  for(int c=0; c<nKey; c++){
+    TVal *v = &e->a[c];
+    if( v->t!=SQLITE_TEXT && v->t!=SQLITE_BLOB ){ v->z = 0; continue; }
+    unsigned char *z = malloc((size_t)v->n + 1);
+    if( z==0 ){ for(int j=0; j<c; j++) free((void*)e->a[j].z); return -1; }
+    if( v->n ) memcpy(z, v->z, (size_t)v->n);
+    v->z = z;
+  }
+  return 0;
+}
+
+static void t_free_ent(TEnt *e, int nKey){ for(int c=0; c<nKey; c++) free((void*)e->a[c].z); }
+
+static void t_sift_down(const PsTopList *l, THeap *h, sqlite3_int64 i){
+  for(;;){
+    sqlite3_int64 a = 2*i+1, b = a+1, m = i;
+    if( a<h->n && t_cmp(l, &h->a[a], &h->a[m]) > 0 ) m = a;
+    if( b<h->n && t_cmp(l, &h->a[b], &h->a[m]) > 0 ) m = b;
+    if( m==i ) return;
+    TEnt t = h->a[i]; h->a[i] = h->a[m]; h->a[m] = t;
+    i = m;
+  }
+}
+
+/* key value x of the scan's current row: scan column iCol, taken from the row's values already
+** read (aV, columns 1..nVal) when it is one of them */
+static void t_get(TVal *x, sqlite3_stmt *pScan, int iCol, const GVal *aV, int nVal){
+  sqlite3_value *v;
+  if( iCol>=1 && iCol<=nVal ){
+    const GVal *g = &aV[iCol-1];
+    x->t = g->t; x->z = 0; x->n = 0;
+    if( g->t==SQLITE_INTEGER ){ x->i = g->i; x->r = 0.0; return; }
+    if( g->t==SQLITE_FLOAT ){ x->r = g->r; x->i = 0; return; }
+    v = g->v;
+  }else{
+    v = sqlite3_column_value(pScan, iCol);
+  }
+  x->t = sqlite3_value_type(v); x->i = 0; x->r = 0.0; x->z = 0; x->n = 0;
+  if( x->t==SQLITE_INTEGER ) x->i = sqlite3_value_int64(v);
+  else if( x->t==SQLITE_FLOAT ) x->r = sqlite3_value_double(v);
+  else if( x->t==SQLITE_TEXT ){ x->z = sqlite3_value_text(v); x->n = sqlite3_value_bytes(v); }
+  else if( x->t==SQLITE_BLOB ){ x->z = sqlite3_value_blob(v); x->n = sqlite3_value_bytes(v); }
+}
+
+/* offers the scan's current row (job k; aV its values) to list l (its heap h): kept when among
+** the first nMax so far. Once the heap is full, the row's keys are read one at a time, only as far
+** as the comparison with the last entry kept needs them (most rows lose on the first). -1 when
+** out of memory. */
+static int t_offer(const PsTopList *l, THeap *h, sqlite3_stmt *pScan, sqlite3_int64 k, const GVal *aV, int nVal){
+  TEnt e;
+  e.k = k;
+  if( h->n < l->nMax ){
+    for(int c=0; c<l->nKey; c++) t_get(&e.a[c], pScan, l->aiKey[c], aV, nVal);
+    if( h->n>=h->nAlloc ){
+      sqlite3_int64 nNew = h->nAlloc ? h->nAlloc*2 : 64;
+      TEnt *a = realloc(h->a, (size_t)nNew * sizeof(TEnt));
+      if( a==0 ) return -1;
+      h->a = a; h->nAlloc = nNew;
+    }
+    if( t_own(&e, l->nKey) ) return -1;
+    sqlite3_int64 i = h->n++;
+    h->a[i] = e;
+    while( i>0 ){                       /* sift up: the last in order rises to the root */
+      sqlite3_int64 p = (i-1)/2;
+      if( t_cmp(l, &h->a[i], &h->a[p]) <= 0 ) break;
+      TEnt t = h->a[i]; h->a[i] = h->a[p]; h->a[p] = t;
+      i = p;
+    }
+    return 0;
+  }
+  if( h->n==0 ) return 0;
+  const TEnt *root = &h->a[0];
+  int c = 0, r = 0;
+  for(; c<l->nKey && r==0; c++){
+    t_get(&e.a[c], pScan, l->aiKey[c], aV, nVal);
+    r = t_cmp_val(&e.a[c], &root->a[c]);
+    if( l->abDesc[c] ) r = -r;
+  }
+  if( r==0 ) r = k < root->k ? -1 : k > root->k;
+  if( r >= 0 ) return 0;
+  for(; c<l->nKey; c++) t_get(&e.a[c], pScan, l->aiKey[c], aV, nVal);
+  if( t_own(&e, l->nKey) ) return -1;
+  t_free_ent(&h->a[0], l->nKey);
+  h->a[0] = e;
+  t_sift_down(l, h, 0);
+  return 0;
+}
+
+/* list l's entries in order into l->aK; the heap freed. -1 when out of memory. */
+static int t_finish(PsTopList *l, THeap *h){
+  int rc = 0;
+  /* heap sort in place: the root (the last in order) goes to the end, repeatedly */
+  for(sqlite3_int64 n=h->n; n>1; n--){
+    TEnt t = h->a[0]; h->a[0] = h->a[n-1]; h->a[n-1] = t;
+    THeap hh = { h->a, n-1, h->nAlloc };
+    t_sift_down(l, &hh, 0);
+  }
+  l->aK = malloc((size_t)(h->n>0 ? h->n : 1) * sizeof(sqlite3_int64));
+  if( l->aK==0 ) rc = -1;
+  for(sqlite3_int64 i=0; i<h->n; i++){
+    if( l->aK ) l->aK[i] = h->a[i].k;
+    t_free_ent(&h->a[i], l->nKey);
+  }
+  l->n = l->aK ? h->n : 0;
+  free(h->a); h->a = 0; h->n = h->nAlloc = 0;
+  return rc;
+}
+
 /* 1 when scan column iWhere (0: none) of the current row is a true number; *pLast / *pbLast
 ** remember the last column read for this row (-1: none yet): the groupings share one filter */
 static int g_where(sqlite3_stmt *pScan, int iWhere, int *pLast, int *pbLast){
@@ -306,11 +464,13 @@ static int g_where(sqlite3_stmt *pScan, int iWhere, int *pLast, int *pbLast){
 
 int ps_report_groups(sqlite3 *db, sqlite3_stmt *pScan, int nVal, const int *aAgg,
                      int nGroup, const PsGrouping *aGroup, int nColl, PsCollect *aColl,
-                     sqlite3_int64 nJobs, int *aDone, char **pzErr){
+                     int nTop, PsTopList *aTop, sqlite3_int64 nJobs, int *aDone, char **pzErr){
   GTab *aT = calloc((size_t)(nGroup>0 ? nGroup : 1), sizeof(GTab));
+  THeap *aH = calloc((size_t)(nTop>0 ? nTop : 1), sizeof(THeap));
   GVal *aV = calloc((size_t)(nVal>0 ? nVal : 1), sizeof(GVal));
   PsKeyBuf kb; memset(&kb, 0, sizeof(kb));
-  int rc = aT && aV ? SQLITE_OK : SQLITE_NOMEM;
+  int rc = aT && aV && aH ? SQLITE_OK : SQLITE_NOMEM;
+  for(int l=0; l<nTop; l++){ aTop[l].aK = 0; aTop[l].n = 0; aTop[l].bComplete = 0; }
   int bTypes = 1;                    /* every value of the type its aggregate takes */
   sqlite3_int64 nCap = nJobs / 32;
   if( nCap < PS_GROUPS_MIN ) nCap = PS_GROUPS_MIN;
@@ -345,6 +505,9 @@ int ps_report_groups(sqlite3 *db, sqlite3_stmt *pScan, int nVal, const int *aAgg
         pc->a = a; pc->nAlloc = nNew;
       }
       pc->a[pc->n++] = aV[pc->iVal].r;
+    }
+    for(int l=0; l<nTop && rc==SQLITE_OK; l++){
+      if( g_where(pScan, aTop[l].iWhere, &iWhereLast, &bWhereLast) && t_offer(&aTop[l], &aH[l], pScan, k, aV, nVal) ) rc = SQLITE_NOMEM;
     }
     for(int g=0; g<nGroup && rc==SQLITE_OK; g++){
       GTab *t = &aT[g];
@@ -383,6 +546,11 @@ int ps_report_groups(sqlite3 *db, sqlite3_stmt *pScan, int nVal, const int *aAgg
   if( rc==SQLITE_DONE ) rc = SQLITE_OK;
   if( rc && rc!=SQLITE_NOMEM ) *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
   for(int c=0; c<nColl; c++) aColl[c].bComplete = rc==SQLITE_OK && bTypes;
+  for(int l=0; l<nTop; l++){
+    int bOk = rc==SQLITE_OK && bTypes;
+    if( aH && t_finish(&aTop[l], &aH[l]) && rc==SQLITE_OK ) rc = SQLITE_NOMEM;
+    aTop[l].bComplete = bOk && rc==SQLITE_OK;
+  }
   for(int g=0; rc==SQLITE_OK && bTypes && g<nGroup; g++){
     const GTab *t = &aT[g];
     int bOvfl = 0;
@@ -394,6 +562,6 @@ int ps_report_groups(sqlite3 *db, sqlite3_stmt *pScan, int nVal, const int *aAgg
     if( rc==SQLITE_OK ) aDone[g] = 1;
   }
   for(int g=0; aT && g<nGroup; g++) g_free(&aT[g], aAgg);
-  free(aT); free(aV); free(kb.a);
+  free(aT); free(aV); free(kb.a); free(aH);
   return rc;
 }

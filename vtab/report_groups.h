@@ -16,7 +16,8 @@
 ** the group's last row (3 or 3.0: SQLite's GROUP BY gives the last), sum() and max() with
 ** SQLite's result types (an integer sum while every value is an integer, else the real sum in
 ** job order, the order SQLite's stable sorter feeds a group in; NULL for a group of NULLs), and
-** group_concat(DISTINCT x) of text in the order first seen.
+** group_concat(DISTINCT x) of text in the order first seen. The same scan picks the report's
+** ranked lists of jobs (PsTopList: an ORDER BY ... LIMIT each, a sort of every job in SQL).
 */
 #ifndef PS_REPORT_GROUPS_H
 #define PS_REPORT_GROUPS_H
@@ -48,11 +49,26 @@ typedef struct PsGrouping { const char *zTable; int iKey, nKey; unsigned mVal; i
 ** every row and every value was a number. */
 typedef struct PsCollect { int iVal, iWhere; double *a; sqlite3_int64 n, nAlloc; int bComplete; } PsCollect;
 
+/* A ranked list picked from the same scan: the k (scan column 0) of the rows where scan column
+** iWhere is true (0: every row), ordered by scan columns aiKey[0..nKey) (abDesc[c] 1:
+** descending), then by k, as SQLite's ORDER BY orders values (NULL first, then numbers by value
+** whatever their type, then text byte by byte, then blobs); its first nMax, as ORDER BY ... LIMIT
+** nMax gives them. Out: aK[0..n) (malloc'ed; the caller frees it), bComplete 1 when the scan read
+** every row. */
+#define PS_TOP_KEYS 3
+typedef struct PsTopList {
+  int iWhere, nKey, aiKey[PS_TOP_KEYS], abDesc[PS_TOP_KEYS];
+  sqlite3_int64 nMax;
+  sqlite3_int64 *aK, n;
+  int bComplete;
+} PsTopList;
+
 /* Steps pScan, whose columns are k (the jobs in k order), nVal value columns aggregated as aAgg
 ** says, then the key (and filter) columns, and inserts each grouping g's rows into temp table
 ** aGroup[g].zTable:
 ** key (a one-column key's value; NULL for others), k0 = min(k), n = count(*), then the nVal
-** aggregates. nJobs sizes the cap above. aColl[0..nColl) (may be NULL) gathers values as well.
+** aggregates. nJobs sizes the cap above. aColl[0..nColl) (may be NULL) gathers values as well,
+** and aTop[0..nTop) (may be NULL) picks ranked lists.
 **
 ** aDone[g] is set to 1 for each grouping written; a grouping left at 0 (more groups than the cap,
 ** more distinct texts than 64, an integer sum that overflows) is for the caller to compute by
@@ -63,6 +79,6 @@ typedef struct PsCollect { int iVal, iWhere; double *a; sqlite3_int64 n, nAlloc;
 ** statement is interrupted, SQLITE_NOMEM) with *pzErr (sqlite3_malloc'ed) saying why. */
 int ps_report_groups(sqlite3 *db, sqlite3_stmt *pScan, int nVal, const int *aAgg,
                      int nGroup, const PsGrouping *aGroup, int nColl, PsCollect *aColl,
-                     sqlite3_int64 nJobs, int *aDone, char **pzErr);
+                     int nTop, PsTopList *aTop, sqlite3_int64 nJobs, int *aDone, char **pzErr);
 
 #endif

@@ -254,6 +254,65 @@ for top in [0, 3, None]:
         "ORDER BY ifnull(elapsed_ms,0.0) DESC, ifnull(name,''), rowid LIMIT ?", (trace, n))]
     check(got == want, f"top_limit {top}: the JSON's top_completed_jobs_by_elapsed holds the first {n} ({len(got)} jobs)")
 
+# The four ranked lists are picked in C from the groupings' scan: their order must be SQLite's
+# ORDER BY's, checked here against Python's sort: times an ulp apart, equal times broken by name
+# (NULL as '', then byte order: 'A' < 'a' < 'a\u00e9' < 'b') and then by row, loads and frame
+# overruns with ties. (A report's elapsed_ms are reals, integers in the JSON too.) A report JSON
+# of its own, in a temporary file.
+jobs = []
+vals = [5, 5.0, 5.000000000000001, 4.999999999999999, 9007199254740993, 9007199254740992.0,
+        9007199254740992, 0, 0.0, 7.25, 7.25, 7.25, 1, 1.0, 16.67, 3]
+for i in range(48):
+    e = vals[i % len(vals)]
+    job = {"id": "j%02d" % i, "elapsed_ms": e, "category": "c%d" % (i % 3),
+           "load": [0.5, 1, 1.0, 2.5, 0.25][i % 5], "budget_ms": 4.0,
+           "exceeded_frame_budget": i % 4 == 0, "frame_budget_ms": [2, 2.0, 7.25, None][i % 4]}
+    if i % 7:
+        job["name"] = ["b", "a", "a\u00e9", "A", ""][i % 5]
+    if job["frame_budget_ms"] is None:
+        del job["frame_budget_ms"]
+    jobs.append(job)
+tmpd = tempfile.mkdtemp(prefix="profsql-lists-")
+rp = os.path.join(tmpd, "lists_report.json")
+with open(rp, "w") as f:
+    json.dump({"schema": "newengine.profiler.report.v3", "analysis": {}, "active_jobs": [], "completed_jobs": jobs}, f)
+rows = db.execute("SELECT rowid, id, name, elapsed_ms, load, frame_budget_ms, exceeded_frame_budget FROM profile_jobs(?) "
+                  "WHERE job_list='completed_jobs'", (rp,)).fetchall()
+check(len(rows) == 48 and len({r[3] for r in rows}) == 9, "lists: the report's 48 jobs and their 9 distinct times")
+
+
+def ekey(r):
+    return r[3] if r[3] is not None else 0.0
+
+
+def lkey(r):
+    return r[4] if r[4] is not None else 0.0
+
+
+def over(r):
+    d = ekey(r) - (r[5] if r[5] is not None else 0.0)
+    return d if d > 0.0 else 0.0
+
+
+def nm(r):
+    return (r[2] or "").encode()
+
+
+for top in [3, 64]:
+    o, _ = report(rp, json.dumps({"write_archive": False, "top_limit": top, "slow_job_warn_ms": 5}))
+    js = json.load(open(os.path.join(o, "profiler_report_latest.json")))["analysis"]
+    want = {
+        "budget_violations": sorted([r for r in rows if lkey(r) >= 1.0 or ekey(r) >= 5],
+                                    key=lambda r: (-lkey(r), -ekey(r), nm(r), r[0])),
+        "frame_budget_violations": sorted([r for r in rows if r[6]], key=lambda r: (-over(r), -ekey(r), nm(r), r[0])),
+        "top_completed_jobs_by_elapsed": sorted(rows, key=lambda r: (-ekey(r), nm(r), r[0])),
+        "top_completed_jobs_by_load": sorted(rows, key=lambda r: (-lkey(r), nm(r), r[0])),
+    }
+    for key, w in want.items():
+        got = [j["id"] for j in js[key]]
+        check(got == [r[1] for r in w[:top]], f"lists, top_limit {top}: {key} in SQLite's order {got[:6]} vs {[r[1] for r in w[:6]]}")
+shutil.rmtree(tmpd, ignore_errors=True)
+
 # The source read from a TEMP table by the caller's own statement: the report's temp tables
 # cannot be dropped then (SQLITE_LOCKED); they are emptied instead of keeping a row per job until
 # the connection closes, and a second report in the same state gives the same files.
