@@ -1376,7 +1376,7 @@ static void md_slices(Rep *r, PsBuf *b, const char *zSource, const char *zFormat
   md_line(r, b, "Quick answer — кто жрёт время",
     "WITH th AS (SELECT * FROM temp.profsql_rp_threads), nm AS (SELECT * FROM temp.profsql_rp_names), t(tot, n) AS (SELECT a.v, ifnull(a.n,0) FROM (SELECT 1) LEFT JOIN temp.profsql_rp_gma a), "
     "top1 AS (SELECT * FROM th ORDER BY v DESC, key LIMIT 1), top2 AS (SELECT * FROM nm ORDER BY v DESC, key LIMIT 1), "
-    "slow AS (SELECT name, lane, e_ FROM profsql_rj WHERE done_ ORDER BY " O_ELAPSED " LIMIT 1) "
+    "slow AS (SELECT name, lane, e_ FROM " JLJ(3, "1") ") "
     "SELECT CASE WHEN t.n = 0 THEN 'No complete slices were captured.' ELSE "
     "printf('**Most self time:** thread `%s` of `%s` — %.3f ms of the %.3f ms of slice self time (%.1f %%) in %d slices. "
     "The name with the most self time is `%s` (%.3f ms, %.1f %%); the slowest single slice is `%s` on `%s` (%.3f ms elapsed).', "
@@ -1872,6 +1872,9 @@ static void rep_groups(Rep *r, int bSlices){
   char *zMax = rep_text(r, "SELECT max(?4, 16)");
   sqlite3_int64 nMax = zMax ? atoll(zMax) : 16;
   sqlite3_free(zMax);
+  /* lists longer than a grouping may grow (a top_limit of millions) are left to SQL's sorter,
+  ** which spills to disk: the heaps hold their jobs' keys in memory */
+  int nTop = nMax <= (r->nDone/32 > PS_GROUPS_MIN ? r->nDone/32 : PS_GROUPS_MIN) ? 4 : 0;
   static const struct { int iWhere, nKey, aiKey[3], abDesc[3]; } aL[4] = {
     { 1, 3, { 5, 3, -1 }, { 1, 1, 0 } },      /* O_LOAD: l_ DESC, e_ DESC, ifnull(name,'') */
     { 2, 3, { -2, 3, -1 }, { 1, 1, 0 } },     /* O_FRAME: the frame overrun DESC, e_ DESC, name */
@@ -1894,7 +1897,7 @@ static void rep_groups(Rep *r, int bSlices){
   memset(aColl, 0, sizeof(aColl));
   aColl[0].iVal = 2; aColl[1].iVal = 4; aColl[0].iWhere = aColl[1].iWhere = iDone;
   if( bad ) r->rc = SQLITE_NOMEM;
-  else rep_group_scan(r, q.z, nVal, aGrAgg, nG, aG, azRaw, GR_COLS, 2, aColl, 4, r->aTop);
+  else rep_group_scan(r, q.z, nVal, aGrAgg, nG, aG, azRaw, GR_COLS, 2, aColl, nTop, r->aTop);
   ps_buf_free(&q);
   if( r->rc==SQLITE_OK && aColl[0].bComplete && aColl[1].bComplete && aColl[0].n==aColl[1].n ){
     rep_percentiles(r, aColl[0].a, aColl[1].a, aColl[0].n);
