@@ -51,11 +51,15 @@ static const XMeta *xmeta_find(const XMeta *a, size_t n, int64_t id){
   return (lo<n && a[lo].id==id) ? &a[lo] : 0;
 }
 
+typedef struct XsRows XsRows;
+
 typedef struct Xs {
   const uint8_t *z; size_t n;
   PsCapture *cap;
   PsErr *err;
   size_t nStats;
+  XsRows *aPart;                      /* [PS_MAX_PARTS]: a batch's parts (xs_rows_decode), on the
+                                      ** heap: a host's thread may have a small stack */
 } Xs;
 
 /* Interns the string field f (zField names it in an 'invalid_text' diagnostic). */
@@ -166,7 +170,7 @@ static int64_t xs_line_thread(PsCapture *cap, size_t iPlane, int64_t lineId){
 size_t ps_xspace_parallel_min = 16384;         /* rows in a batch before it is split */
 size_t ps_xspace_batch = (size_t)1 << 18;      /* rows in a full batch (tests lower both) */
 
-typedef struct XsRows {
+struct XsRows {
   Xs *p;                                  /* read only while the parts run */
   const XMeta *aEv; size_t nEv;           /* the plane's event metadata, by id */
   const uint32_t *aNameOf; size_t nNameOf;/* or ids from aEv[0].id, direct (0 = not used) */
@@ -177,7 +181,7 @@ typedef struct XsRows {
   size_t nStats;                          /* XStats met */
   int rc;                                 /* PS_OK, or the part's first error, in err */
   PsErr err;
-} XsRows;
+};
 
 /* Decodes row r's XEvent (at aOff[r], aLen[r]) into its columns. */
 static int xs_row(XsRows *b, size_t r){
@@ -250,7 +254,7 @@ static int xs_rows_decode(Xs *p, XsRows *b, size_t r1){
   if( n==0 ) return PS_OK;
   int k = n >= ps_xspace_parallel_min && n >= 2 ? ps_parse_parts(n, ps_xspace_parallel_min/2, 2) : 1;
   if( (size_t)k > n ) k = (int)n;
-  XsRows aPart[PS_MAX_PARTS];
+  XsRows *aPart = p->aPart;
   pthread_t aTh[PS_MAX_PARTS];
   int aStarted[PS_MAX_PARTS];
   for(int j=0; j<k; j++){
@@ -546,11 +550,26 @@ int ps_xspace_stats_json(const PsCapture *cap, uint32_t iPlane, size_t off, size
 
 /* ------------------------------------------------------------------ entry points */
 
+static int xs_parse_space(Xs *p);
+
 static int xs_parse(PsCapture *cap, PsErr *err){
   Xs p; memset(&p, 0, sizeof(p));
   p.z = (const uint8_t*)cap->src.z; p.n = cap->src.n; p.cap = cap; p.err = err;
   err->msg[0] = 0; err->rc = PS_ERROR;
   if( ps_events_want_len(cap) ) return ps_nomem(err);
+  p.aPart = malloc(PS_MAX_PARTS * sizeof(XsRows));
+  if( p.aPart==0 ) return ps_nomem(err);
+  int rc = xs_parse_space(&p);
+  free(p.aPart);
+  return rc;
+}
+
+/* The XSpace's fields: its planes (xs_plane), errors, warnings and hostnames; then the plane
+** stats and the counts into profile_metadata, and the nesting. */
+static int xs_parse_space(Xs *pp){
+  Xs p = *pp;                         /* (xs_parse's state, its parts array included) */
+  PsCapture *cap = p.cap;
+  PsErr *err = p.err;
   PbMsg m = { p.z, 0, p.n, "XSpace" };
   PbField f; int rc;
   size_t iPlane = 0;
