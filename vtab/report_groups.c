@@ -49,6 +49,8 @@ typedef struct GTab {
   Grp *a; sqlite3_int64 n, nAlloc;
   uint32_t *aSlot; uint64_t nSlot;   /* group index + 1; 0 empty */
   char *zArena; size_t nArena, nArenaAlloc;
+  sqlite3_int64 iLast;               /* the group of the previous row + 1 (0: none): rows in time
+                                     ** order often repeat their thread's or category's key */
   int bOff;                          /* given up: left to SQL */
 } GTab;
 
@@ -108,7 +110,7 @@ static void g_free(GTab *t, const int *aAgg){
   }
   free(t->a); free(t->aSlot); free(t->zArena);
   t->a = 0; t->n = t->nAlloc = 0; t->aSlot = 0; t->nSlot = 0;
-  t->zArena = 0; t->nArena = t->nArenaAlloc = 0;
+  t->zArena = 0; t->nArena = t->nArenaAlloc = 0; t->iLast = 0;
 }
 
 /* Appends the key encoding of value v to b: a class byte, then an integer's 8 bytes (a real of
@@ -150,8 +152,9 @@ static int g_key(PsKeyBuf *b, sqlite3_value *v){
   return 0;
 }
 
-/* the group of the key encoded in b (nVal accumulators), added when new; NULL when out of memory */
-static Grp *g_find(GTab *t, const PsKeyBuf *b){
+/* the group of the key encoded in b (nVal accumulators), found by its hash, added when new; NULL
+** when out of memory */
+static Grp *g_find_hashed(GTab *t, const PsKeyBuf *b){
   uint64_t h = g_hash_bytes(b->a ? b->a : (const unsigned char*)"", b->n, 0x51);
   if( t->nSlot==0 || (uint64_t)(t->n+1)*2 > t->nSlot ){
     uint64_t nNew = t->nSlot ? t->nSlot*2 : 64;
@@ -193,6 +196,18 @@ static Grp *g_find(GTab *t, const PsKeyBuf *b){
   t->nArena += b->n;
   t->aSlot[s] = (uint32_t)(t->n+1);
   t->n++;
+  return p;
+}
+
+/* the group of the key encoded in b: the previous row's when the key is the same, else
+** g_find_hashed's */
+static Grp *g_find(GTab *t, const PsKeyBuf *b){
+  if( t->iLast ){
+    Grp *p = &t->a[t->iLast-1];
+    if( p->nKey==b->n && (b->n==0 || memcmp(t->zArena+p->zOff, b->a, b->n)==0) ) return p;
+  }
+  Grp *p = g_find_hashed(t, b);
+  if( p ) t->iLast = (p - t->a) + 1;
   return p;
 }
 
