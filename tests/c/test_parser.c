@@ -776,6 +776,27 @@ static void test_xspace_field_order(void){
   PsStr tn = ps_pool_get(&c->pool, th->threadName);
   CHECK(tn.n==7 && memcmp(tn.z, "XLA Ops", 7)==0);
   ps_capture_free(c);
+  /* the id between the events: both rows on the line's thread (the first one stayed on thread 0
+  ** when the id came after it and before the next) */
+  space.n = plane.n = line.n = 0;
+  pb_v(&plane, 1, 1); pb_s(&plane, 2, "/device:TPU:0");
+  Pb other; other.n = 0; pb_v(&other, 1, 7); pb_s(&other, 2, "Other");          /* thread 0: another line */
+  ev.n = 0; pb_v(&ev, 1, 5); pb_v(&ev, 2, 1000); pb_v(&ev, 3, 500); pb_m(&other, 4, &ev);
+  pb_m(&plane, 3, &other);
+  ev.n = 0; pb_v(&ev, 1, 5); pb_v(&ev, 2, 1000); pb_v(&ev, 3, 500); pb_m(&line, 4, &ev);
+  pb_v(&line, 1, 42);
+  ev.n = 0; pb_v(&ev, 1, 5); pb_v(&ev, 2, 3000); pb_v(&ev, 3, 500); pb_m(&line, 4, &ev);
+  pb_m(&plane, 3, &line);
+  meta.n = 0; pb_v(&meta, 1, 5); pb_s(&meta, 2, "fusion"); pb_entry(&plane, 4, 5, &meta);
+  pb_m(&space, 1, &plane);
+  c = load_n((const char*)space.z, space.n, &err);
+  CHECK(c!=0);
+  if( c==0 ){ printf("  (%s)\n", err.msg); return; }
+  CHECK_INT(c->ev.n, 3);
+  CHECK_INT(c->aThread[c->ev.aThread[1]].tid.i, 42);
+  CHECK_INT(c->aThread[c->ev.aThread[2]].tid.i, 42);
+  CHECK(c->ev.aTrack[1]==c->aThread[c->ev.aThread[1]].track);
+  ps_capture_free(c);
 }
 
 static void test_xspace(void){
