@@ -313,6 +313,8 @@ static const char *const azJobsTable[2][2] = {
 /* the last three values, v, cats and kl, are the slices' (SL_VALS: the Markdown of a trace reads
 ** them), NULL in a report without that Markdown */
 #define SL_VALS "self_ms, category, k"
+#define GR_V_E 2                /* (the values of GR_VALS that are e_ and l_) */
+#define GR_V_L 4
 static const int aGrAgg[] = { PS_AGG_SUM, PS_AGG_SUM, PS_AGG_SUM, PS_AGG_MAX, PS_AGG_MAX, PS_AGG_SUM, PS_AGG_SUM,
                               PS_AGG_SUM, PS_AGG_SUM, PS_AGG_SUM, PS_AGG_SUM, PS_AGG_SUM, PS_AGG_SUM, PS_AGG_SUM,
                               PS_AGG_MAX, PS_AGG_MIN, PS_AGG_SUM, PS_AGG_DISTINCT, PS_AGG_MAX };
@@ -519,6 +521,7 @@ static const CsvKind aCsv[] = {
 #define N_CSV ((int)(sizeof(aCsv)/sizeof(aCsv[0])))
 
 /* The state of one profile_report call. */
+#define REP_N_TOP 4             /* the ranked lists of azJobList: 1..REP_N_TOP */
 typedef struct Rep {
   sqlite3 *db;
   sqlite3_value *apArg[5];    /* ?1 source, ?2 options, ?3 slow_job_warn_ms, ?4 top limit, ?5 run start */
@@ -530,7 +533,7 @@ typedef struct Rep {
   sqlite3_int64 nBudgetJobs;  /* completed jobs with a budget (rep_budget_jobs; -1 not counted yet) */
   int bPct;                   /* 1 when aPct holds the percentiles (rep_percentiles) */
   double aPct[8];             /* ?12..?19: p50 p90 p95 p99 of e_, then of l_ */
-  PsTopList aTop[4];          /* ranked lists 1..4 of azJobList, picked by rep_groups' scan (bComplete 0: by SQL) */
+  PsTopList aTop[REP_N_TOP];  /* ranked lists 1..4 of azJobList, picked by rep_groups' scan (bComplete 0: by SQL) */
 } Rep;
 
 /* Binds ?20 (the max_csv_rows cap, NULL for none) and ?21 (the cap's diagnostics, NULL for none)
@@ -865,7 +868,7 @@ static const char zReportJson[] =
 /* Appends to a the k of list l's jobs in order, comma-separated: a ranked one as rep_groups'
 ** scan picked it (r->aTop), else by its SQL (azJobList[l]). SQLite's error code (NOMEM for a). */
 static int rep_job_list_ks(Rep *r, int l, sqlite3_int64 nRecent, PsBuf *a){
-  const PsTopList *t = l>=1 && l<=4 ? &r->aTop[l-1] : 0;
+  const PsTopList *t = l>=1 && l<=REP_N_TOP ? &r->aTop[l-1] : 0;
   int bad = 0;
   if( t && t->bComplete ){
     for(sqlite3_int64 i=0; i<t->n; i++) bad |= ps_buf_printf(a, "%s%lld", i ? "," : "", (long long)t->aK[i]);
@@ -1354,8 +1357,8 @@ static const char *const azSlRaw[] = {
   SL_RAW("name", "group_concat(DISTINCT category)") " GROUP BY name",
   SL_RAW("NULL", "NULL") " HAVING count(*) > 0",
 };
-/* (their keys are scan columns iSlKey.. of rep_groups: source, lane, name; their values bits of
-** GR_VALS + SL_VALS: mx 0x8, v 0x10000, cats 0x20000, kl 0x40000) */
+/* (iKey counts from the first of SL_KEYS in rep_groups' scan: source, lane, name; the values are
+** bits of GR_VALS + SL_VALS: mx 0x8, v 0x10000, cats 0x20000, kl 0x40000) */
 static const PsGrouping aSlGroup[] = {
   { "profsql_rp_gth", 0, 2, 0x8|0x10000|0x40000, 0 },  /* source, lane: v, mx, kl */
   { "profsql_rp_gnm", 2, 1, 0x8|0x10000|0x20000, 0 },  /* name: v, mx, cats */
@@ -1865,37 +1868,28 @@ static void rep_groups(Rep *r, int bSlices){
   const int iDone = iKey;         /* done_, the filter of all but the r grouping */
   for(int g=0; g<nG; g++) aG[g].iWhere = g<N_GROUP && aGroup[g].bActiveToo ? 0 : iDone;
   /* then the ranked lists' keys and filters (azJobList 1..4: L_BUDGET, L_FRAME, L_TOP_ELAPSED,
-  ** L_TOP_LOAD; e_ and l_ are scan columns 3 and 5), each list its first max(?4, 16) */
+  ** L_TOP_LOAD), each list its first max(?4, 16) */
   bad |= ps_buf_puts(&q, ", done_, ifnull(name,''), max(e_ - ifnull(frame_budget_ms,0.0), 0.0), "
                          C_BUDGET ", " C_FRAME " FROM profsql_rj") | ps_buf_append(&q, "", 1);
   const int iName = iDone + 1, iFrame = iDone + 2, iBudgetOk = iDone + 3, iFrameOk = iDone + 4;
+  const int iE = 1 + GR_V_E, iL = 1 + GR_V_L;      /* e_ and l_ (after k) */
   char *zMax = rep_text(r, "SELECT max(?4, 16)");
   sqlite3_int64 nMax = zMax ? atoll(zMax) : 16;
   sqlite3_free(zMax);
   /* lists longer than a grouping may grow (a top_limit of millions) are left to SQL's sorter,
   ** which spills to disk: the heaps hold their jobs' keys in memory */
-  int nTop = nMax <= (r->nDone/32 > PS_GROUPS_MIN ? r->nDone/32 : PS_GROUPS_MIN) ? 4 : 0;
-  static const struct { int iWhere, nKey, aiKey[3], abDesc[3]; } aL[4] = {
-    { 1, 3, { 5, 3, -1 }, { 1, 1, 0 } },      /* O_LOAD: l_ DESC, e_ DESC, ifnull(name,'') */
-    { 2, 3, { -2, 3, -1 }, { 1, 1, 0 } },     /* O_FRAME: the frame overrun DESC, e_ DESC, name */
-    { 0, 2, { 3, -1 }, { 1, 0 } },            /* O_ELAPSED: e_ DESC, name */
-    { 0, 2, { 5, -1 }, { 1, 0 } },            /* O_TOP_LOAD: l_ DESC, name */
+  int nTop = nMax <= (r->nDone/32 > PS_GROUPS_MIN ? r->nDone/32 : PS_GROUPS_MIN) ? REP_N_TOP : 0;
+  const PsTopList aL[REP_N_TOP] = {          /* iWhere, nKey, aiKey, abDesc (1: DESC), nMax */
+    { iBudgetOk, 3, { iL, iE, iName }, { 1, 1, 0 }, nMax, 0, 0, 0 },     /* O_LOAD */
+    { iFrameOk, 3, { iFrame, iE, iName }, { 1, 1, 0 }, nMax, 0, 0, 0 },  /* O_FRAME */
+    { iDone, 2, { iE, iName }, { 1, 0 }, nMax, 0, 0, 0 },                /* O_ELAPSED */
+    { iDone, 2, { iL, iName }, { 1, 0 }, nMax, 0, 0, 0 },                /* O_TOP_LOAD */
   };
-  for(int l=0; l<4; l++){
-    PsTopList *t = &r->aTop[l];
-    memset(t, 0, sizeof(*t));
-    t->iWhere = aL[l].iWhere==1 ? iBudgetOk : aL[l].iWhere==2 ? iFrameOk : iDone;
-    t->nKey = aL[l].nKey; t->nMax = nMax;
-    for(int c=0; c<t->nKey; c++){
-      int i = aL[l].aiKey[c];
-      t->aiKey[c] = i==-1 ? iName : i==-2 ? iFrame : i;
-      t->abDesc[c] = aL[l].abDesc[c];
-    }
-  }
-  /* the completed jobs' e_ and l_ (values 2 and 4), for the percentiles */
+  memcpy(r->aTop, aL, sizeof(aL));
+  /* the completed jobs' e_ and l_, for the percentiles */
   PsCollect aColl[2];
   memset(aColl, 0, sizeof(aColl));
-  aColl[0].iVal = 2; aColl[1].iVal = 4; aColl[0].iWhere = aColl[1].iWhere = iDone;
+  aColl[0].iVal = GR_V_E; aColl[1].iVal = GR_V_L; aColl[0].iWhere = aColl[1].iWhere = iDone;
   if( bad ) r->rc = SQLITE_NOMEM;
   else rep_group_scan(r, q.z, nVal, aGrAgg, nG, aG, azRaw, GR_COLS, 2, aColl, nTop, r->aTop);
   ps_buf_free(&q);
@@ -2236,7 +2230,7 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   }
   sqlite3_free(zErrSave);
   sqlite3_free(r.zCapNotes);
-  for(int l=0; l<4; l++) free(r.aTop[l].aK);
+  for(int l=0; l<REP_N_TOP; l++) free(r.aTop[l].aK);
   for(int k=0; k<N_CSV; k++) ps_buf_free(&aOut[k]);
   ps_buf_free(&md); ps_buf_free(&js); ps_buf_free(&man); ps_buf_free(&fg);
   sqlite3_free(zFormat);
