@@ -1264,10 +1264,15 @@ static void test_split(void){
 
 extern size_t ps_xspace_parallel_min, ps_xspace_batch;
 
+/* Appends the encoded fields of b to the heap buffer out. */
+static void big_raw(unsigned char *out, size_t *pn, const Pb *b){
+  memcpy(out + *pn, b->z, b->n); *pn += b->n;
+}
+
 /* Appends field f (length-delimited, payload p[0..n)) to the heap buffer out. */
 static void big_field(unsigned char *out, size_t *pn, unsigned f, const void *p, size_t n){
   Pb h; h.n = 0; pb_var(&h, (uint64_t)f<<3|2); pb_var(&h, n);
-  memcpy(out + *pn, h.z, h.n); *pn += h.n;
+  big_raw(out, pn, &h);
   memcpy(out + *pn, p, n); *pn += n;
 }
 
@@ -1316,13 +1321,13 @@ static size_t build_parts_space(unsigned char *zSpace, int bad){
   Pb ev, st, meta, hdr;
   for(int iPlane=0; iPlane<2; iPlane++){
     hdr.n = 0; pb_v(&hdr, 1, 9); pb_s(&hdr, 2, iPlane ? "/host:CPU" : "/device:GPU:0");
-    memcpy(zPlane, hdr.z, hdr.n);
-    size_t nPlane = hdr.n;
+    size_t nPlane = 0;
+    big_raw(zPlane, &nPlane, &hdr);
     for(int iLine=0; iLine<4; iLine++){
       hdr.n = 0;
       if( iLine!=1 ){ pb_v(&hdr, 1, (uint64_t)(10 + iLine)); pb_s(&hdr, 2, "Stream"); pb_v(&hdr, 3, 1000000 + (uint64_t)iLine); }
-      memcpy(zLine, hdr.z, hdr.n);
-      size_t nLine = hdr.n;
+      size_t nLine = 0;
+      big_raw(zLine, &nLine, &hdr);
       int nEv = iLine==3 ? 3 : 400 + 37*iLine;
       for(int e=0; e<nEv; e++){
         ev.n = 0;
@@ -1340,20 +1345,20 @@ static size_t build_parts_space(unsigned char *zSpace, int bad){
         }
         if( e%11==0 ) pb_v(&ev, 15, 1);                                  /* unknown: the general reader */
         big_field(zLine, &nLine, 4, ev.z, ev.n);
-        if( iLine==2 && e==200 ){ hdr.n = 0; pb_v(&hdr, 3, 5000); memcpy(zLine + nLine, hdr.z, hdr.n); nLine += hdr.n; }
+        if( iLine==2 && e==200 ){ hdr.n = 0; pb_v(&hdr, 3, 5000); big_raw(zLine, &nLine, &hdr); }
       }
-      if( iLine==1 ){ hdr.n = 0; pb_v(&hdr, 3, 777); pb_v(&hdr, 1, 11); pb_s(&hdr, 2, "Late"); memcpy(zLine + nLine, hdr.z, hdr.n); nLine += hdr.n; }
-      if( bad==2 && iPlane==0 && iLine==2 ){ hdr.n = 0; pb_s(&hdr, 3, "x"); memcpy(zLine + nLine, hdr.z, hdr.n); nLine += hdr.n; }
+      if( iLine==1 ){ hdr.n = 0; pb_v(&hdr, 3, 777); pb_v(&hdr, 1, 11); pb_s(&hdr, 2, "Late"); big_raw(zLine, &nLine, &hdr); }
+      if( bad==2 && iPlane==0 && iLine==2 ){ hdr.n = 0; pb_s(&hdr, 3, "x"); big_raw(zLine, &nLine, &hdr); }
       big_field(zPlane, &nPlane, 3, zLine, nLine);
     }
     for(int k=0; k<5; k++){
       char nm[16]; snprintf(nm, sizeof(nm), "op%d", k);
       uint64_t id = iPlane ? 1 + (uint64_t)k*100000 : 1 + (uint64_t)k;
       meta.n = 0; pb_v(&meta, 1, id); pb_s(&meta, 2, nm);
-      hdr.n = 0; pb_entry(&hdr, 4, id, &meta); memcpy(zPlane + nPlane, hdr.z, hdr.n); nPlane += hdr.n;
+      hdr.n = 0; pb_entry(&hdr, 4, id, &meta); big_raw(zPlane, &nPlane, &hdr);
     }
     hdr.n = 0; pb_statmeta(&hdr, 1, "flops"); pb_statmeta(&hdr, 2, "label");
-    memcpy(zPlane + nPlane, hdr.z, hdr.n); nPlane += hdr.n;
+    big_raw(zPlane, &nPlane, &hdr);
     big_field(zSpace, &nSpace, 1, zPlane, nPlane);
   }
   free(zPlane); free(zLine);
