@@ -353,8 +353,7 @@ static int xs_plane(Xs *p, const PbMsg *space, const PbField *pf, size_t iPlane)
     PbMsg lm = pb_sub(&m, &f, "XLine");
     PbField g;
     int bHaveId = 0;
-    rows.r0 = cap->ev.n;
-    size_t rApplied = cap->ev.n;      /* rows [firstRow, rApplied) were decoded within the line */
+    rows.r0 = cap->ev.n;              /* rows [firstRow, rows.r0) were decoded within the line */
     int64_t tsApplied = 0;            /* with this timestamp_ns */
     int64_t thApplied = -1;           /* and this thread (-1: none known then) */
     while( (rc = pb_next(&lm, &g, p->err))==PS_OK ){
@@ -397,7 +396,6 @@ static int xs_plane(Xs *p, const PbMsg *space, const PbField *pf, size_t iPlane)
         rows.thread = thApplied<0 ? 0 : (uint32_t)thApplied;
         rows.track = thApplied<0 ? 0 : cap->aThread[thApplied].track;
         if( xs_rows_decode(p, &rows, cap->ev.n) ) goto fail;
-        rApplied = cap->ev.n;
       }
     }
     if( rc!=3 ) goto line_fail;
@@ -408,6 +406,7 @@ static int xs_plane(Xs *p, const PbMsg *space, const PbField *pf, size_t iPlane)
     uint32_t track = cap->aThread[th].track;
     rows.lineName = ln.name; rows.lineId = ln.id; rows.ts = ln.timestampNs;
     rows.thread = (uint32_t)th; rows.track = track;
+    size_t rApplied = rows.r0;        /* (the rows decoded within the line end there) */
     if( xs_rows_decode(p, &rows, cap->ev.n) ) goto fail;
     if( rApplied > ln.firstRow && (th!=thApplied || ln.timestampNs!=tsApplied) ){
       /* scalars after the events: complete the rows decoded within the line */
