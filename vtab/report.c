@@ -1809,26 +1809,25 @@ static void rep_counts(Rep *r){
   r->nDone = nDone; r->nActive = nActive;
 }
 
+static void rep_bind_cb(void *pRep, sqlite3_stmt *st){ rep_bind_args((Rep*)pRep, st); }
+
 /* Groupings of the completed jobs from one scan: the temp tables aG[g].zTable (created empty
-** with columns zCols, a comma list), filled by ps_report_groups from zScan (k, the nVal values
-** aAgg aggregates, the key columns; vtab/report_groups.h; ?1..?5 bound), and by azRaw[g] (an
-** INSERT's SELECT of the same columns: the GROUP BY the scan replaces) for a grouping the scan
-** leaves to SQL; aColl and aTop gathered from the same scan. Sets r->rc / r->zErr on failure. */
-static void rep_group_scan(Rep *r, const char *zScan, int nVal, const int *aAgg, int nGroup,
+** with columns zCols, a comma list), filled by ps_report_groups from "SELECT <zScanCols>
+** <zFrom>" (k, the nVal values aAgg aggregates, the key columns; vtab/report_groups.h; ?1..?5
+** bound), and by azRaw[g] (an INSERT's SELECT of the same columns: the GROUP BY the scan
+** replaces) for a grouping the scan leaves to SQL; aColl and aTop gathered from the same scan.
+** Sets r->rc / r->zErr on failure. */
+static void rep_group_scan(Rep *r, const char *zScanCols, const char *zFrom, int nVal, const int *aAgg, int nGroup,
                            const PsGrouping *aG, const char *const *azRaw, const char *zCols,
                            int nColl, PsCollect *aColl, int nTop, PsTopList *aTop){
   int aDone[16];
   if( r->rc ) return;
   if( nGroup > 16 ){ r->rc = SQLITE_MISUSE; return; }
   for(int g=0; g<nGroup; g++){ aDone[g] = 0; rep_table_cols(r, aG[g].zTable, zCols); }
-  sqlite3_stmt *st = 0;
   if( r->rc==SQLITE_OK ){
-    r->rc = sqlite3_prepare_v2(r->db, zScan, -1, &st, 0);
-    if( r->rc ) r->zErr = sqlite3_mprintf("%s", sqlite3_errmsg(r->db));
-    else rep_bind_args(r, st);
+    r->rc = ps_report_groups(r->db, zScanCols, zFrom, rep_bind_cb, r, nVal, aAgg, nGroup, aG, nColl, aColl,
+                             nTop, aTop, r->nDone, aDone, &r->zErr);
   }
-  if( r->rc==SQLITE_OK ) r->rc = ps_report_groups(r->db, st, nVal, aAgg, nGroup, aG, nColl, aColl, nTop, aTop, r->nDone, aDone, &r->zErr);
-  sqlite3_finalize(st);
   for(int g=0; g<nGroup && r->rc==SQLITE_OK; g++){
     if( aDone[g] ) continue;
     char *zIns = sqlite3_mprintf("INSERT INTO temp.%s %s", aG[g].zTable, azRaw[g]);
@@ -1849,7 +1848,7 @@ static void rep_groups(Rep *r, int bSlices){
   const char *azRaw[N_GROUP + N_SL_GROUP];
   const int nVal = (int)(sizeof(aGrAgg)/sizeof(aGrAgg[0]));
   PsBuf q; memset(&q, 0, sizeof(q));
-  int bad = ps_buf_puts(&q, bSlices ? "SELECT k, " GR_VALS ", " SL_VALS : "SELECT k, " GR_VALS ", NULL, NULL, NULL");
+  int bad = ps_buf_puts(&q, bSlices ? "k, " GR_VALS ", " SL_VALS : "k, " GR_VALS ", NULL, NULL, NULL");
   int iKey = 1 + nVal;
   for(int g=0; g<N_GROUP; g++){
     snprintf(azName[g], sizeof(azName[g]), "profsql_gr_%s", aGroup[g].zX);
@@ -1870,7 +1869,7 @@ static void rep_groups(Rep *r, int bSlices){
   /* then the ranked lists' keys and filters (azJobList 1..4: L_BUDGET, L_FRAME, L_TOP_ELAPSED,
   ** L_TOP_LOAD), each list its first max(?4, 16) */
   bad |= ps_buf_puts(&q, ", done_, ifnull(name,''), max(e_ - ifnull(frame_budget_ms,0.0), 0.0), "
-                         C_BUDGET ", " C_FRAME " FROM profsql_rj") | ps_buf_append(&q, "", 1);
+                         C_BUDGET ", " C_FRAME) | ps_buf_append(&q, "", 1);
   const int iName = iDone + 1, iFrame = iDone + 2, iBudgetOk = iDone + 3, iFrameOk = iDone + 4;
   const int iE = 1 + GR_V_E, iL = 1 + GR_V_L;      /* e_ and l_ (after k) */
   char *zMax = rep_text(r, "SELECT max(?4, 16)");
@@ -1891,7 +1890,7 @@ static void rep_groups(Rep *r, int bSlices){
   memset(aColl, 0, sizeof(aColl));
   aColl[0].iVal = GR_V_E; aColl[1].iVal = GR_V_L; aColl[0].iWhere = aColl[1].iWhere = iDone;
   if( bad ) r->rc = SQLITE_NOMEM;
-  else rep_group_scan(r, q.z, nVal, aGrAgg, nG, aG, azRaw, GR_COLS, 2, aColl, nTop, r->aTop);
+  else rep_group_scan(r, q.z, "FROM profsql_rj", nVal, aGrAgg, nG, aG, azRaw, GR_COLS, 2, aColl, nTop, r->aTop);
   ps_buf_free(&q);
   if( r->rc==SQLITE_OK && aColl[0].bComplete && aColl[1].bComplete && aColl[0].n==aColl[1].n ){
     rep_percentiles(r, aColl[0].a, aColl[1].a, aColl[0].n);
@@ -2245,6 +2244,8 @@ int ps_report_register(sqlite3 *db, PsConn *pConn){
                                                    0, floatFunc, 0, 0);
   if( rc==SQLITE_OK ) rc = sqlite3_create_function(db, "profile_write_csv", 2, SQLITE_UTF8|SQLITE_DIRECTONLY, 0, csvFunc, 0, 0);
   if( rc==SQLITE_OK ) rc = sqlite3_create_function(db, "profile_write_markdown", 2, SQLITE_UTF8|SQLITE_DIRECTONLY, 0, mdFunc, 0, 0);
+  if( rc==SQLITE_OK ) rc = sqlite3_create_function(db, "profsql_rp_row", -1, SQLITE_UTF8|SQLITE_DIRECTONLY, 0,
+                                                   ps_report_groups_row, 0, 0);
   if( rc==SQLITE_OK ) rc = ps_register_conn_function(db, pConn, "profile_zip", -1, -1, zipFunc);
   if( rc==SQLITE_OK ) rc = ps_register_conn_function(db, pConn, "profile_report", 2, 3, reportFunc);
   return rc;

@@ -3,7 +3,8 @@
 ** rules, and why: report_groups.h). One hash table per grouping, open addressing over an array
 ** of groups; text keys live in one arena per grouping. The ranked lists picked from the same scan
 ** (PsTopList) keep their first nMax entries so far in a binary heap, the last in order at the
-** root, which a better row replaces; a heap sort puts them in order at the end.
+** root, which a better row replaces; a heap sort puts them in order at the end. Rows reach the
+** scan as the arguments of profsql_rp_row (g_scan), not through sqlite3_column_*.
 */
 #include "report_groups.h"
 SQLITE_EXTENSION_INIT3
@@ -380,9 +381,9 @@ static void t_sift_down(const PsTopList *l, THeap *h, sqlite3_int64 i){
   }
 }
 
-/* key value x of the scan's current row: scan column iCol, taken from the row's values already
-** read (aV, columns 1..nVal) when it is one of them */
-static void t_get(TVal *x, sqlite3_stmt *pScan, int iCol, const GVal *aV, int nVal){
+/* key value x of the scan's current row (aCol, its columns): column iCol, taken from the row's
+** values already read (aV, columns 1..nVal) when it is one of them */
+static void t_get(TVal *x, sqlite3_value **aCol, int iCol, const GVal *aV, int nVal){
   sqlite3_value *v;
   if( iCol>=1 && iCol<=nVal ){
     const GVal *g = &aV[iCol-1];
@@ -391,7 +392,7 @@ static void t_get(TVal *x, sqlite3_stmt *pScan, int iCol, const GVal *aV, int nV
     if( g->t==SQLITE_FLOAT ){ x->r = g->r; x->i = 0; return; }
     v = g->v;
   }else{
-    v = sqlite3_column_value(pScan, iCol);
+    v = aCol[iCol];
   }
   x->t = sqlite3_value_type(v); x->i = 0; x->r = 0.0; x->z = 0; x->n = 0;
   if( x->t==SQLITE_INTEGER ) x->i = sqlite3_value_int64(v);
@@ -400,15 +401,15 @@ static void t_get(TVal *x, sqlite3_stmt *pScan, int iCol, const GVal *aV, int nV
   else if( x->t==SQLITE_BLOB ){ x->z = sqlite3_value_blob(v); x->n = sqlite3_value_bytes(v); }
 }
 
-/* offers the scan's current row (job k; aV its values) to list l (its heap h): kept when among
-** the first nMax so far. Once the heap is full, the row's keys are read one at a time, only as far
-** as the comparison with the last entry kept needs them (most rows lose on the first). -1 when
-** out of memory. */
-static int t_offer(const PsTopList *l, THeap *h, sqlite3_stmt *pScan, sqlite3_int64 k, const GVal *aV, int nVal){
+/* offers the scan's current row (job k; aCol its columns, aV its values) to list l (its heap h):
+** kept when among the first nMax so far. Once the heap is full, the row's keys are converted one
+** at a time, only as far as the comparison with the last entry kept needs them (most rows lose on
+** the first). -1 when out of memory. */
+static int t_offer(const PsTopList *l, THeap *h, sqlite3_value **aCol, sqlite3_int64 k, const GVal *aV, int nVal){
   TEnt e;
   e.k = k;
   if( h->n < l->nMax ){
-    for(int c=0; c<l->nKey; c++) t_get(&e.a[c], pScan, l->aiKey[c], aV, nVal);
+    for(int c=0; c<l->nKey; c++) t_get(&e.a[c], aCol, l->aiKey[c], aV, nVal);
     if( h->n>=h->nAlloc ){
       sqlite3_int64 nNew = h->nAlloc ? h->nAlloc*2 : 64;
       TEnt *a = realloc(h->a, (size_t)nNew * sizeof(TEnt));
@@ -430,13 +431,13 @@ static int t_offer(const PsTopList *l, THeap *h, sqlite3_stmt *pScan, sqlite3_in
   const TEnt *root = &h->a[0];
   int c = 0, r = 0;
   for(; c<l->nKey && r==0; c++){
-    t_get(&e.a[c], pScan, l->aiKey[c], aV, nVal);
+    t_get(&e.a[c], aCol, l->aiKey[c], aV, nVal);
     r = t_cmp_val(&e.a[c], &root->a[c]);
     if( l->abDesc[c] ) r = -r;
   }
   if( r==0 ) r = k < root->k ? -1 : k > root->k;
   if( r >= 0 ) return 0;
-  for(; c<l->nKey; c++) t_get(&e.a[c], pScan, l->aiKey[c], aV, nVal);
+  for(; c<l->nKey; c++) t_get(&e.a[c], aCol, l->aiKey[c], aV, nVal);
   if( t_own(&e, l->nKey) ) return -1;
   t_free_ent(&h->a[0], l->nKey);
   h->a[0] = e;
@@ -464,31 +465,149 @@ static int t_finish(PsTopList *l, THeap *h){
   return rc;
 }
 
-/* 1 when scan column iWhere (0: none) of the current row is a true number; *pLast / *pbLast
+/* 1 when column iWhere (0: none) of the current row (aCol) is a true number; *pLast / *pbLast
 ** remember the last column read for this row (-1: none yet): the groupings share one filter */
-static int g_where(sqlite3_stmt *pScan, int iWhere, int *pLast, int *pbLast){
+static int g_where(sqlite3_value **aCol, int iWhere, int *pLast, int *pbLast){
   if( iWhere<=0 ) return 1;
   if( iWhere==*pLast ) return *pbLast;
   *pLast = iWhere;
-  int t = sqlite3_column_type(pScan, iWhere);
+  sqlite3_value *v = aCol[iWhere];
+  int t = sqlite3_value_type(v);
   *pbLast = 0;
-  if( t==SQLITE_INTEGER ) *pbLast = sqlite3_column_int64(pScan, iWhere)!=0;
-  else if( t==SQLITE_FLOAT ) *pbLast = sqlite3_column_double(pScan, iWhere)!=0.0;
+  if( t==SQLITE_INTEGER ) *pbLast = sqlite3_value_int64(v)!=0;
+  else if( t==SQLITE_FLOAT ) *pbLast = sqlite3_value_double(v)!=0.0;
   return *pbLast;       /* NULL: 0 (text does not occur: the report's filters are comparisons) */
 }
 
-int ps_report_groups(sqlite3 *db, sqlite3_stmt *pScan, int nVal, const int *aAgg,
+/* ------------------------------------------------------------------ the scan */
+
+/* One scan's state: what ps_report_groups was given, and what the rows so far have built. */
+typedef struct GScan {
+  int nVal; const int *aAgg;
+  int nGroup; const PsGrouping *aGroup; GTab *aT;
+  int nColl; PsCollect *aColl;
+  int nTop; PsTopList *aTop; THeap *aH;
+  GVal *aV;                          /* the current row's values */
+  PsKeyBuf kb;
+  sqlite3_int64 nJobs, nCap;
+  int bTypes;                        /* every value so far of the type its aggregate takes */
+} GScan;
+
+/* Adds one row, its columns aCol[0..nCol) (aCol[0] is k), to every grouping, collection and list.
+** SQLITE_OK or SQLITE_NOMEM. After a value not of its aggregate's type (bTypes 0) rows are
+** ignored: the caller leaves everything to SQL. */
+static int g_row(GScan *s, sqlite3_value **aCol){
+  const int nVal = s->nVal;
+  const int *aAgg = s->aAgg;
+  GVal *aV = s->aV;
+  if( !s->bTypes ) return SQLITE_OK;
+  for(int v=0; v<nVal; v++){
+    GVal *x = &aV[v];
+    x->v = aCol[1+v];
+    int t = x->t = sqlite3_value_type(x->v);
+    if( aAgg[v]==PS_AGG_DISTINCT ? (t!=SQLITE_TEXT && t!=SQLITE_NULL)
+                                 : (t!=SQLITE_INTEGER && t!=SQLITE_FLOAT && t!=SQLITE_NULL) ){ s->bTypes = 0; return SQLITE_OK; }
+    x->i = t==SQLITE_INTEGER ? sqlite3_value_int64(x->v) : 0;
+    x->r = t==SQLITE_INTEGER ? (double)x->i : t==SQLITE_FLOAT ? sqlite3_value_double(x->v) : 0.0;
+  }
+  sqlite3_int64 k = sqlite3_value_int64(aCol[0]);
+  int iWhereLast = -1, bWhereLast = 0;
+  for(int c=0; c<s->nColl; c++){
+    PsCollect *pc = &s->aColl[c];
+    if( !g_where(aCol, pc->iWhere, &iWhereLast, &bWhereLast) || aV[pc->iVal].t==SQLITE_NULL ) continue;
+    if( pc->n>=pc->nAlloc ){
+      sqlite3_int64 nNew = pc->nAlloc ? pc->nAlloc*2 : (s->nJobs > 64 ? s->nJobs : 64);
+      double *a = realloc(pc->a, (size_t)nNew * sizeof(double));
+      if( a==0 ) return SQLITE_NOMEM;
+      pc->a = a; pc->nAlloc = nNew;
+    }
+    pc->a[pc->n++] = aV[pc->iVal].r;
+  }
+  for(int l=0; l<s->nTop; l++){
+    if( g_where(aCol, s->aTop[l].iWhere, &iWhereLast, &bWhereLast) && t_offer(&s->aTop[l], &s->aH[l], aCol, k, aV, nVal) ) return SQLITE_NOMEM;
+  }
+  for(int g=0; g<s->nGroup; g++){
+    GTab *t = &s->aT[g];
+    if( t->bOff ) continue;
+    const PsGrouping *pG = &s->aGroup[g];
+    if( !g_where(aCol, pG->iWhere, &iWhereLast, &bWhereLast) ) continue;
+    sqlite3_value *kv = 0;
+    s->kb.n = 0;
+    for(int c=0; c<pG->nKey; c++){
+      kv = aCol[pG->iKey + c];
+      if( g_key(&s->kb, kv) ) return SQLITE_NOMEM;
+    }
+    Grp *p = g_find(t, &s->kb);
+    if( p==0 ) return SQLITE_NOMEM;
+    if( pG->nKey==1 ){               /* GROUP BY gives the key as the group's last row has it */
+      p->type = sqlite3_value_type(kv);
+      if( p->type==SQLITE_FLOAT ) p->rKey = sqlite3_value_double(kv);
+    }
+    if( p->n==0 || k < p->k0 ) p->k0 = k;
+    p->n++;
+    for(int j=0; j<t->nAct; j++){
+      int v = t->aAct[j];
+      GAcc *a = &p->aAcc[j];
+      if( aAgg[v]==PS_AGG_SUM ) g_sum_add(&a->u.sum, &aV[v]);
+      else if( aAgg[v]==PS_AGG_MAX || aAgg[v]==PS_AGG_MIN ) g_max_add(&a->u.max, &aV[v], aAgg[v]==PS_AGG_MIN);
+      else{
+        int r = g_distinct_add(a, &aV[v]);
+        if( r<0 ) return SQLITE_NOMEM;
+        if( r>0 ){ t->bOff = 1; break; }
+      }
+    }
+    if( t->bOff || t->n > s->nCap ){ g_free(t, aAgg); t->bOff = 1; }
+  }
+  return SQLITE_OK;
+}
+
+void ps_report_groups_row(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  GScan *s = argc>0 ? sqlite3_value_pointer(argv[0], PS_GROUPS_POINTER) : 0;
+  if( s==0 ){
+    sqlite3_result_error(ctx, "profsql_rp_row: internal to profile_report, not for use in SQL", -1);
+    return;
+  }
+  if( g_row(s, argv+1) ) sqlite3_result_error_nomem(ctx);
+}
+
+/* Runs the scan "SELECT <zCols> <zFrom>", each row into g_row: one statement that calls
+** profsql_rp_row on every row, the row's columns as its arguments. Stepping the scan and reading
+** each value with sqlite3_column_* took the connection's mutex for every value (~0.3 s of the
+** 1M-job report's scan of 1.6 s). */
+static int g_scan(sqlite3 *db, GScan *s, const char *zCols, const char *zFrom,
+                  void (*xBind)(void*, sqlite3_stmt*), void *pBind){
+  sqlite3_stmt *st = 0;
+  char *z = sqlite3_mprintf("SELECT count(profsql_rp_row(:profsql_rp_scan, %s)) %s", zCols, zFrom);
+  if( z==0 ) return SQLITE_NOMEM;
+  int rc = sqlite3_prepare_v2(db, z, -1, &st, 0);
+  sqlite3_free(z);
+  if( rc ) return rc;
+  if( xBind ) xBind(pBind, st);
+  int iPtr = sqlite3_bind_parameter_index(st, ":profsql_rp_scan");
+  rc = sqlite3_bind_pointer(st, iPtr, s, PS_GROUPS_POINTER, 0);
+  if( rc==SQLITE_OK ) rc = sqlite3_step(st);
+  if( rc==SQLITE_ROW ) rc = SQLITE_OK;
+  sqlite3_finalize(st);
+  return rc;
+}
+
+int ps_report_groups(sqlite3 *db, const char *zCols, const char *zFrom,
+                     void (*xBind)(void*, sqlite3_stmt*), void *pBind, int nVal, const int *aAgg,
                      int nGroup, const PsGrouping *aGroup, int nColl, PsCollect *aColl,
                      int nTop, PsTopList *aTop, sqlite3_int64 nJobs, int *aDone, char **pzErr){
-  GTab *aT = calloc((size_t)(nGroup>0 ? nGroup : 1), sizeof(GTab));
-  THeap *aH = calloc((size_t)(nTop>0 ? nTop : 1), sizeof(THeap));
-  GVal *aV = calloc((size_t)(nVal>0 ? nVal : 1), sizeof(GVal));
-  PsKeyBuf kb; memset(&kb, 0, sizeof(kb));
-  int rc = aT && aV && aH ? SQLITE_OK : SQLITE_NOMEM;
+  GScan sc, *s = &sc;
+  memset(s, 0, sizeof(*s));
+  s->nVal = nVal; s->aAgg = aAgg; s->nGroup = nGroup; s->aGroup = aGroup; s->nColl = nColl; s->aColl = aColl;
+  s->nTop = nTop; s->aTop = aTop; s->nJobs = nJobs; s->bTypes = 1;
+  s->aT = calloc((size_t)(nGroup>0 ? nGroup : 1), sizeof(GTab));
+  s->aH = calloc((size_t)(nTop>0 ? nTop : 1), sizeof(THeap));
+  s->aV = calloc((size_t)(nVal>0 ? nVal : 1), sizeof(GVal));
+  GTab *aT = s->aT;
+  THeap *aH = s->aH;
+  int rc = aT && s->aV && aH ? SQLITE_OK : SQLITE_NOMEM;
   for(int l=0; l<nTop; l++){ aTop[l].aK = 0; aTop[l].n = 0; aTop[l].bComplete = 0; }
-  int bTypes = 1;                    /* every value of the type its aggregate takes */
-  sqlite3_int64 nCap = nJobs / 32;
-  if( nCap < PS_GROUPS_MIN ) nCap = PS_GROUPS_MIN;
+  s->nCap = nJobs / 32;
+  if( s->nCap < PS_GROUPS_MIN ) s->nCap = PS_GROUPS_MIN;
   for(int g=0; g<nGroup; g++) aDone[g] = 0;
   if( nVal > 32 ) rc = SQLITE_MISUSE;          /* (mVal and aAct hold 32) */
   for(int g=0; aT && g<nGroup; g++){
@@ -496,69 +615,8 @@ int ps_report_groups(sqlite3 *db, sqlite3_stmt *pScan, int nVal, const int *aAgg
       if( aGroup[g].mVal==0 || ((aGroup[g].mVal >> v) & 1) ) aT[g].aAct[aT[g].nAct++] = v;
     }
   }
-  while( rc==SQLITE_OK && (rc = sqlite3_step(pScan))==SQLITE_ROW ){
-    rc = SQLITE_OK;
-    for(int v=0; v<nVal; v++){
-      GVal *x = &aV[v];
-      x->v = sqlite3_column_value(pScan, 1+v);
-      int t = x->t = sqlite3_value_type(x->v);
-      if( aAgg[v]==PS_AGG_DISTINCT ? (t!=SQLITE_TEXT && t!=SQLITE_NULL)
-                                   : (t!=SQLITE_INTEGER && t!=SQLITE_FLOAT && t!=SQLITE_NULL) ) bTypes = 0;
-      x->i = t==SQLITE_INTEGER ? sqlite3_value_int64(x->v) : 0;
-      x->r = t==SQLITE_INTEGER ? (double)x->i : t==SQLITE_FLOAT ? sqlite3_value_double(x->v) : 0.0;
-    }
-    if( !bTypes ) break;
-    sqlite3_int64 k = sqlite3_column_int64(pScan, 0);
-    int iWhereLast = -1, bWhereLast = 0;
-    for(int c=0; c<nColl; c++){
-      PsCollect *pc = &aColl[c];
-      if( !g_where(pScan, pc->iWhere, &iWhereLast, &bWhereLast) || aV[pc->iVal].t==SQLITE_NULL ) continue;
-      if( pc->n>=pc->nAlloc ){
-        sqlite3_int64 nNew = pc->nAlloc ? pc->nAlloc*2 : (nJobs > 64 ? nJobs : 64);
-        double *a = realloc(pc->a, (size_t)nNew * sizeof(double));
-        if( a==0 ){ rc = SQLITE_NOMEM; break; }
-        pc->a = a; pc->nAlloc = nNew;
-      }
-      pc->a[pc->n++] = aV[pc->iVal].r;
-    }
-    for(int l=0; l<nTop && rc==SQLITE_OK; l++){
-      if( g_where(pScan, aTop[l].iWhere, &iWhereLast, &bWhereLast) && t_offer(&aTop[l], &aH[l], pScan, k, aV, nVal) ) rc = SQLITE_NOMEM;
-    }
-    for(int g=0; g<nGroup && rc==SQLITE_OK; g++){
-      GTab *t = &aT[g];
-      if( t->bOff ) continue;
-      const PsGrouping *pG = &aGroup[g];
-      if( !g_where(pScan, pG->iWhere, &iWhereLast, &bWhereLast) ) continue;
-      sqlite3_value *kv = 0;
-      kb.n = 0;
-      for(int c=0; c<pG->nKey; c++){
-        kv = sqlite3_column_value(pScan, pG->iKey + c);
-        if( g_key(&kb, kv) ){ rc = SQLITE_NOMEM; break; }
-      }
-      if( rc ) break;
-      Grp *p = g_find(t, &kb);
-      if( p==0 ){ rc = SQLITE_NOMEM; break; }
-      if( pG->nKey==1 ){               /* GROUP BY gives the key as the group's last row has it */
-        p->type = sqlite3_value_type(kv);
-        if( p->type==SQLITE_FLOAT ) p->rKey = sqlite3_value_double(kv);
-      }
-      if( p->n==0 || k < p->k0 ) p->k0 = k;
-      p->n++;
-      for(int j=0; j<t->nAct; j++){
-        int v = t->aAct[j];
-        GAcc *a = &p->aAcc[j];
-        if( aAgg[v]==PS_AGG_SUM ) g_sum_add(&a->u.sum, &aV[v]);
-        else if( aAgg[v]==PS_AGG_MAX || aAgg[v]==PS_AGG_MIN ) g_max_add(&a->u.max, &aV[v], aAgg[v]==PS_AGG_MIN);
-        else{
-          int r = g_distinct_add(a, &aV[v]);
-          if( r<0 ){ rc = SQLITE_NOMEM; break; }
-          if( r>0 ){ t->bOff = 1; break; }
-        }
-      }
-      if( t->bOff || t->n > nCap ){ g_free(t, aAgg); t->bOff = 1; }
-    }
-  }
-  if( rc==SQLITE_DONE ) rc = SQLITE_OK;
+  if( rc==SQLITE_OK ) rc = g_scan(db, s, zCols, zFrom, xBind, pBind);
+  const int bTypes = s->bTypes;
   if( rc && rc!=SQLITE_NOMEM ) *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
   for(int c=0; c<nColl; c++) aColl[c].bComplete = rc==SQLITE_OK && bTypes;
   for(int l=0; l<nTop; l++){
@@ -577,6 +635,6 @@ int ps_report_groups(sqlite3 *db, sqlite3_stmt *pScan, int nVal, const int *aAgg
     if( rc==SQLITE_OK ) aDone[g] = 1;
   }
   for(int g=0; aT && g<nGroup; g++) g_free(&aT[g], aAgg);
-  free(aT); free(aV); free(kb.a); free(aH);
+  free(aT); free(s->aV); free(s->kb.a); free(aH);
   return rc;
 }

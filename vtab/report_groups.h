@@ -63,12 +63,18 @@ typedef struct PsTopList {
   int bComplete;
 } PsTopList;
 
-/* Steps pScan, whose columns are k (the jobs in k order), nVal value columns aggregated as aAgg
-** says, then the key (and filter) columns, and inserts each grouping g's rows into temp table
-** aGroup[g].zTable:
+/* Scans "SELECT <zCols> <zFrom>" (xBind(pBind, stmt), when given, binds its parameters), whose
+** columns are k (the jobs in k order), nVal value columns aggregated as aAgg says, then the key
+** (and filter) columns, and inserts each grouping g's rows into temp table aGroup[g].zTable:
 ** key (a one-column key's value; NULL for others), k0 = min(k), n = count(*), then the nVal
 ** aggregates. nJobs sizes the cap above. aColl[0..nColl) (may be NULL) gathers values as well,
 ** and aTop[0..nTop) (may be NULL) picks ranked lists.
+**
+** The scan runs as "SELECT count(profsql_rp_row(:profsql_rp_scan, <zCols>)) <zFrom>", the scan's
+** state bound as a pointer (sqlite3_bind_pointer, type PS_GROUPS_POINTER), so that each row's
+** columns reach the groupings as the function's arguments: reading them with sqlite3_column_*
+** takes the connection's mutex for each value. The columns count against the connection's
+** SQLITE_LIMIT_FUNCTION_ARG (the report's scan has 36, fewer than the 70 the report's JSON objects already need).
 **
 ** aDone[g] is set to 1 for each grouping written; a grouping left at 0 (more groups than the cap,
 ** more distinct texts than 64, an integer sum that overflows) is for the caller to compute by
@@ -77,8 +83,18 @@ typedef struct PsTopList {
 **
 ** Returns SQLITE_OK, or the error of the scan or of an insert (SQLITE_INTERRUPT when the
 ** statement is interrupted, SQLITE_NOMEM) with *pzErr (sqlite3_malloc'ed) saying why. */
-int ps_report_groups(sqlite3 *db, sqlite3_stmt *pScan, int nVal, const int *aAgg,
+int ps_report_groups(sqlite3 *db, const char *zCols, const char *zFrom,
+                     void (*xBind)(void*, sqlite3_stmt*), void *pBind, int nVal, const int *aAgg,
                      int nGroup, const PsGrouping *aGroup, int nColl, PsCollect *aColl,
                      int nTop, PsTopList *aTop, sqlite3_int64 nJobs, int *aDone, char **pzErr);
+
+/* The pointer type of the scan's state (sqlite3_bind_pointer / sqlite3_value_pointer). */
+#define PS_GROUPS_POINTER "profsql_rp_scan"
+
+/* SQL function profsql_rp_row(state, k, values..., keys...): adds one row to the scan whose state
+** argument 1 is (a pointer bound by ps_report_groups: SQL cannot make one); returns NULL. Called
+** any other way it fails with "profsql_rp_row: internal to profile_report, not for use in SQL".
+** Registered (variadic, SQLITE_DIRECTONLY) by ps_report_register, for ps_report_groups' scan. */
+void ps_report_groups_row(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 
 #endif

@@ -22,6 +22,7 @@ import io
 import json
 import math
 import os
+import sqlite3
 import tempfile
 
 from testlib import check, connect, done
@@ -264,5 +265,22 @@ check([(o["key"], o["count"], o["failed"], o["total_elapsed_ms"], o["total_paylo
       == [(k, n, f, float(t), pb) for k, n, f, t, m, pb, _ in ref],
       "by_lane_ranked of typed keys = SQLite's GROUP BY",
       [(o["key"], o["count"], o["total_elapsed_ms"]) for o in arr])
+
+
+# ---------------------------------------------------------------- the scan's internal function
+try:
+    db.execute("SELECT profsql_rp_row(1, 2, 3)").fetchone()
+    err = None
+except sqlite3.Error as e:
+    err = str(e)
+check(err == "profsql_rp_row: internal to profile_report, not for use in SQL",
+      "profsql_rp_row called from SQL: a clear error", err)
+try:
+    db.execute("SELECT profsql_rp_row()").fetchone()
+    err = None
+except sqlite3.Error as e:
+    err = str(e)
+check(err == "profsql_rp_row: internal to profile_report, not for use in SQL",
+      "profsql_rp_row with no arguments: the same error", err)
 
 done()
