@@ -268,19 +268,14 @@ check([(o["key"], o["count"], o["failed"], o["total_elapsed_ms"], o["total_paylo
 
 
 # ---------------------------------------------------------------- the scan's internal function
-try:
-    db.execute("SELECT profsql_rp_row(1, 2, 3)").fetchone()
-    err = None
-except sqlite3.Error as e:
-    err = str(e)
-check(err == "profsql_rp_row: internal to profile_report, not for use in SQL",
-      "profsql_rp_row called from SQL: a clear error", err)
-try:
-    db.execute("SELECT profsql_rp_row()").fetchone()
-    err = None
-except sqlite3.Error as e:
-    err = str(e)
-check(err == "profsql_rp_row: internal to profile_report, not for use in SQL",
-      "profsql_rp_row with no arguments: the same error", err)
+for call, what in (("profsql_rp_row(1, 2, 3)", "called from SQL"), ("profsql_rp_row()", "with no arguments"),
+                   ("profsql_rp_row(?1, 2)", "given a text where its state goes")):
+    try:
+        db.execute("SELECT " + call, ("profsql_rp_scan",) if "?1" in call else ()).fetchone()
+        err = None
+    except sqlite3.Error as e:
+        err = str(e)
+    check(err == "profsql_rp_row: internal to profile_report, not for use in SQL",
+          "profsql_rp_row " + what + ": a clear error", err)
 
 done()
