@@ -84,7 +84,7 @@ static void floatFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 struct Rep;
 static void rep_bind_caps(struct Rep *r, sqlite3_stmt *st);
 
-/* Runs zSql (parameters bound from apArg, and ?20 ?21 from pRep when given: rep_bind_caps) and
+/* Runs zSql (parameters bound from apArg, and ?20 ?21 ?22 from pRep when given: rep_bind_caps) and
 ** renders the rows as CSV (bMd 0) or a Markdown table (bMd 1) into b. Returns SQLITE_OK and
 ** *pnRow, or an error with *pzErr (sqlite3_malloc). */
 static int render_query(sqlite3 *db, const char *zSql, sqlite3_value **apArg, int nArg, int bMd,
@@ -235,6 +235,10 @@ static void zipFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 ** S(x) a string or "", F(x) "%.6f" or "", B(x) true/false, U(x) an integer or "",
 ** X(x) format_json_scalar: text as is, numbers "%.3f". */
 #define S(x) "ifnull(" x ",'')"
+/* ?22, the active jobs' count (r->nActive, rep_bind_caps): a constant term, which SQLite tests
+** once before the loop, so that a capture without active jobs (every format but the StarProfiler's)
+** does not scan the million jobs for none */
+#define ANY_ACTIVE "?22 > 0"
 #define F(x) "ifnull(profile_fixed(" x ",6),'')"
 #define B(x) "CASE WHEN " x " THEN 'true' ELSE 'false' END"
 #define U(x) "ifnull(CAST(" x " AS INTEGER),'')"
@@ -471,7 +475,7 @@ static const char zCsvActive[] =
   B("waited_on_gpu") " AS waited_on_gpu, " B("stayed_async") " AS stayed_async, "
   F("gpu_wait_ms") " AS gpu_wait_ms, " S("wait_reason") " AS wait_reason, " S("async_mode") " AS async_mode, "
   X("started_unix_ms") " AS started_unix_ms, " S("detail") " AS detail "
-  "FROM profsql_rj WHERE NOT done_ ORDER BY k LIMIT ifnull(?20,-1)";
+  "FROM profsql_rj WHERE NOT done_ AND " ANY_ACTIVE " ORDER BY k LIMIT ifnull(?20,-1)";
 
 /* ?5: run.started_unix_ms (reports), else the earliest start (other formats). A stamp minus ?5,
 ** never negative; a missing or negative stamp counts as ?5 (the writer's unwrap_or(run_start)). */
@@ -529,19 +533,22 @@ typedef struct Rep {
   int rc;
   sqlite3_int64 nCap;         /* ?20: the rows a per-row CSV keeps (max_csv_rows); 0 every row */
   char *zCapNotes;            /* ?21: the 'csv_rows_capped' diagnostics (JSON array, sqlite3_malloc'ed), or NULL */
-  sqlite3_int64 nDone, nActive; /* completed / active jobs of profsql_rj (rep_counts) */
-  sqlite3_int64 nBudgetJobs;  /* completed jobs with a budget (rep_budget_jobs; -1 not counted yet) */
+  sqlite3_int64 nJobs;        /* the rows of profsql_rj (its INSERT's count) */
+  sqlite3_int64 nDone, nActive; /* ?22 nActive: completed / active jobs of profsql_rj (rep_groups' scan, else rep_counts) */
+  sqlite3_int64 nBudgetJobs;  /* completed jobs with a budget (rep_groups' scan, else rep_budget_jobs; -1 not counted yet) */
   int bPct;                   /* 1 when aPct holds the percentiles (rep_percentiles) */
   double aPct[8];             /* ?12..?19: p50 p90 p95 p99 of e_, then of l_ */
   PsTopList aTop[REP_N_TOP];  /* ranked lists 1..4 of azJobList, picked by rep_groups' scan (bComplete 0: by SQL) */
 } Rep;
 
-/* Binds ?20 (the max_csv_rows cap, NULL for none) and ?21 (the cap's diagnostics, NULL for none)
-** when st has them. */
+/* Binds ?20 (the max_csv_rows cap, NULL for none), ?21 (the cap's diagnostics, NULL for none)
+** and ?22 (the active jobs' count: ANY_ACTIVE) when st has them. */
 static void rep_bind_caps(struct Rep *r, sqlite3_stmt *st){
-  if( sqlite3_bind_parameter_count(st) < 20 ) return;
+  int n = sqlite3_bind_parameter_count(st);
+  if( n < 20 ) return;
   if( r->nCap > 0 ) sqlite3_bind_int64(st, 20, r->nCap);
   if( r->zCapNotes ) sqlite3_bind_text(st, 21, r->zCapNotes, -1, SQLITE_STATIC);
+  if( n >= 22 ) sqlite3_bind_int64(st, 22, r->nActive);
 }
 
 /* Binds ?1..?5 (r->apArg) and the caps (rep_bind_caps) as far as st has them. */
@@ -585,8 +592,9 @@ static void rep_table(Rep *r, const char *zName, const char *zSelect){
 /* TEMP table zName filled by zSelect as rep_table fills it, except that zSelect's first column (an
 ** integer that no two rows share: profile_jobs' rowid) is its INTEGER PRIMARY KEY: the rows are
 ** stored in that order and found by it with no index to build. The other columns get the types
-** CREATE TABLE AS gives them, read from such a table made empty (temp.profsql_shape, dropped). */
-static void rep_table_keyed(Rep *r, const char *zName, const char *zSelect){
+** CREATE TABLE AS gives them, read from such a table made empty (temp.profsql_shape, dropped).
+** *pnRow: the rows inserted. */
+static void rep_table_keyed(Rep *r, const char *zName, const char *zSelect, sqlite3_int64 *pnRow){
   char *z = sqlite3_mprintf("SELECT * FROM (%s) LIMIT 0", zSelect);
   if( z==0 ){ if( r->rc==SQLITE_OK ) r->rc = SQLITE_NOMEM; return; }
   rep_table(r, "profsql_shape", z);
@@ -617,7 +625,7 @@ static void rep_table_keyed(Rep *r, const char *zName, const char *zSelect){
   if( k<0 || r->rc ) return;
   z = sqlite3_mprintf("INSERT INTO temp.%s %s", zName, zSelect);
   if( z==0 ){ r->rc = SQLITE_NOMEM; return; }
-  rep_exec(r, z);
+  if( rep_exec(r, z)==SQLITE_OK ) *pnRow = sqlite3_changes(r->db);
   sqlite3_free(z);
 }
 
@@ -732,7 +740,7 @@ static int rep_csv(Rep *r, const char *zSql, PsBuf *b){
 #define C_BUDGET "done_ AND (l_ >= 1.0 OR e_ >= ?3)"
 #define C_FRAME "done_ AND exceeded_frame_budget"
 #define O_TOP_LOAD "l_ DESC, ifnull(name,''), k"
-#define L_ACTIVE "SELECT k FROM profsql_rj WHERE NOT done_ ORDER BY k"
+#define L_ACTIVE "SELECT k FROM profsql_rj WHERE NOT done_ AND " ANY_ACTIVE " ORDER BY k"
 #define L_BUDGET "SELECT k FROM profsql_rj WHERE " C_BUDGET " ORDER BY " O_LOAD " LIMIT max(?4, 16)"
 #define L_FRAME "SELECT k FROM profsql_rj WHERE " C_FRAME " ORDER BY " O_FRAME " LIMIT max(?4, 16)"
 #define L_TOP_ELAPSED "SELECT k FROM profsql_rj WHERE done_ ORDER BY " O_ELAPSED " LIMIT max(?4, 16)"
@@ -847,7 +855,7 @@ static const char zReportJson[] =
   "     'lock_policy','snapshot_then_build_and_write_outside_lock','prefer_engine_threading',json('false'),'require_engine_threading',json('false'),"
   "     'service_flush_mode','sync_final','shutdown_flush_mode','sync_final')") ","
   " 'schema', " INPUT("$.report.schema", "json_quote('newengine.profiler.report.v3')") ","
-  " 'summary', json_object('active_jobs',(SELECT count(*) FROM profsql_rj WHERE NOT done_),"
+  " 'summary', json_object('active_jobs',?22,"
   "   'average_elapsed_ms'," F64("CASE WHEN c.n>0 THEN c.tot/c.n ELSE 0.0 END") ","
   "   'by_category',(SELECT json_group_object(category, json_object('count',n,'failed',failed,'max_elapsed_ms'," F64("mx") ",'slow',slow,'total_elapsed_ms'," F64("tot") ")) FROM (SELECT * FROM cat ORDER BY category)),"
   "   'by_status',(SELECT json_group_object(key, n) FROM (SELECT key, n FROM temp.profsql_gr_t ORDER BY key)),"
@@ -1341,7 +1349,7 @@ static void rep_markdown(Rep *r, PsBuf *b, const char *zSource){
   md_table_or(r, b, "Active jobs",
     "SELECT ifnull(id,'') AS Id, ifnull(name,'') AS Name, ifnull(status,'') AS Status, "
     "profile_fixed(active_elapsed_ms,3) AS \"Active ms\", profile_fixed(current_load,2)||'x' AS Load "
-    "FROM profsql_rj WHERE NOT done_ ORDER BY k", "None: no job was still running when the report was written.");
+    "FROM profsql_rj WHERE NOT done_ AND " ANY_ACTIVE " ORDER BY k", "None: no job was still running when the report was written.");
 }
 
 /* ---- slices (Chrome, lms, ftrace, xprof trace, ...): self time per thread and per name */
@@ -1795,12 +1803,8 @@ static char *options_check(sqlite3 *db, sqlite3_value *pOpt){
 /* max_csv_rows when the options do not say (docs/profile_report.md, "Options") */
 #define REP_MAX_CSV_ROWS 100000
 
-/* The max_csv_rows cap (r->nCap; 0 when the option is 0: every row) and, for each per-row CSV
-** (jobs, timeline: the completed jobs; active_jobs: the active ones) that it cuts short, a
-** 'csv_rows_capped' diagnostic saying so (r->zCapNotes, a JSON array, NULL when none is cut):
-** a cut is never silent (the diagnostics CSV, the JSON's diagnostics and the Markdown say it). */
-/* The completed and active jobs of profsql_rj (r->nDone, r->nActive), counted once for the
-** caps and the percentiles' arrays. */
+/* The completed and active jobs of profsql_rj (r->nDone, r->nActive), counted by SQL when the
+** groupings' scan could not count them (a value not of its aggregate's type). */
 static void rep_counts(Rep *r){
   char *z = rep_text(r, "SELECT ifnull(sum(done_),0) || ' ' || ifnull(sum(NOT done_),0) FROM profsql_rj");
   long long nDone = 0, nActive = 0;
@@ -1819,14 +1823,14 @@ static void rep_bind_cb(void *pRep, sqlite3_stmt *st){ rep_bind_args((Rep*)pRep,
 ** Sets r->rc / r->zErr on failure. */
 static void rep_group_scan(Rep *r, const char *zScanCols, const char *zFrom, int nVal, const int *aAgg, int nGroup,
                            const PsGrouping *aG, const char *const *azRaw, const char *zCols,
-                           int nColl, PsCollect *aColl, int nTop, PsTopList *aTop){
+                           int nColl, PsCollect *aColl, int nCount, PsCount *aCount, int nTop, PsTopList *aTop){
   int aDone[16];
   if( r->rc ) return;
   if( nGroup > 16 ){ r->rc = SQLITE_MISUSE; return; }
   for(int g=0; g<nGroup; g++){ aDone[g] = 0; rep_table_cols(r, aG[g].zTable, zCols); }
   if( r->rc==SQLITE_OK ){
     r->rc = ps_report_groups(r->db, zScanCols, zFrom, rep_bind_cb, r, nVal, aAgg, nGroup, aG, nColl, aColl,
-                             nTop, aTop, r->nDone, aDone, &r->zErr);
+                             nCount, aCount, nTop, aTop, r->nJobs, aDone, &r->zErr);
   }
   for(int g=0; g<nGroup && r->rc==SQLITE_OK; g++){
     if( aDone[g] ) continue;
@@ -1840,7 +1844,8 @@ static void rep_group_scan(Rep *r, const char *zScanCols, const char *zFrom, int
 /* The groupings of aGroup into temp.profsql_gr_<x> (rep_group_scan) and the percentiles (from the
 ** same scan), then the five ranked tables temp.profsql_ag_<x> (AGG_RAW); bSlices: the slices'
 ** groupings too (aSlGroup, for the Markdown of kind MD_SLICES), whose own scan of every job cost
-** 0.36 s of the 1M-event trace's report. Needs r->nDone (rep_counts). Sets r->rc / r->zErr on
+** 0.36 s of the 1M-event trace's report. Needs r->nJobs (the caps); sets r->nDone, r->nActive
+** and r->nBudgetJobs, counted by the same scan (else by rep_counts). Sets r->rc / r->zErr on
 ** failure. */
 static void rep_groups(Rep *r, int bSlices){
   char azName[N_GROUP][32];
@@ -1869,15 +1874,16 @@ static void rep_groups(Rep *r, int bSlices){
   /* then the ranked lists' keys and filters (azJobList 1..4: L_BUDGET, L_FRAME, L_TOP_ELAPSED,
   ** L_TOP_LOAD), each list its first max(?4, 16) */
   bad |= ps_buf_puts(&q, ", done_, ifnull(name,''), max(e_ - ifnull(frame_budget_ms,0.0), 0.0), "
-                         C_BUDGET ", " C_FRAME) | ps_buf_append(&q, "", 1);
+                         C_BUDGET ", " C_FRAME ", budget2_, NOT done_") | ps_buf_append(&q, "", 1);
   const int iName = iDone + 1, iFrame = iDone + 2, iBudgetOk = iDone + 3, iFrameOk = iDone + 4;
+  const int iBudget2 = iDone + 5, iActive = iDone + 6;
   const int iE = 1 + GR_V_E, iL = 1 + GR_V_L;      /* e_ and l_ (after k) */
   char *zMax = rep_text(r, "SELECT max(?4, 16)");
   sqlite3_int64 nMax = zMax ? atoll(zMax) : 16;
   sqlite3_free(zMax);
   /* lists longer than a grouping may grow (a top_limit of millions) are left to SQL's sorter,
   ** which spills to disk: the heaps hold their jobs' keys in memory */
-  int nTop = nMax <= (r->nDone/32 > PS_GROUPS_MIN ? r->nDone/32 : PS_GROUPS_MIN) ? REP_N_TOP : 0;
+  int nTop = nMax <= (r->nJobs/32 > PS_GROUPS_MIN ? r->nJobs/32 : PS_GROUPS_MIN) ? REP_N_TOP : 0;
   const PsTopList aL[REP_N_TOP] = {          /* iWhere, nKey, aiKey, abDesc (1: DESC), nMax */
     { iBudgetOk, 3, { iL, iE, iName }, { 1, 1, 0 }, nMax, 0, 0, 0 },     /* O_LOAD */
     { iFrameOk, 3, { iFrame, iE, iName }, { 1, 1, 0 }, nMax, 0, 0, 0 },  /* O_FRAME */
@@ -1889,9 +1895,17 @@ static void rep_groups(Rep *r, int bSlices){
   PsCollect aColl[2];
   memset(aColl, 0, sizeof(aColl));
   aColl[0].iVal = GR_V_E; aColl[1].iVal = GR_V_L; aColl[0].iWhere = aColl[1].iWhere = iDone;
+  /* the completed jobs, the active ones, and the completed jobs with a budget (rep_counts'
+  ** sum(done_), sum(NOT done_) and rep_budget_jobs' count(budget2_) WHERE done_) */
+  PsCount aCount[3] = { { 0, iDone, 0, 0 }, { 0, iActive, 0, 0 }, { iBudget2, iDone, 0, 0 } };
   if( bad ) r->rc = SQLITE_NOMEM;
-  else rep_group_scan(r, q.z, "FROM profsql_rj", nVal, aGrAgg, nG, aG, azRaw, GR_COLS, 2, aColl, nTop, r->aTop);
+  else rep_group_scan(r, q.z, "FROM profsql_rj", nVal, aGrAgg, nG, aG, azRaw, GR_COLS, 2, aColl, 3, aCount, nTop, r->aTop);
   ps_buf_free(&q);
+  if( aCount[0].bComplete && aCount[1].bComplete && aCount[2].bComplete ){
+    r->nDone = aCount[0].n; r->nActive = aCount[1].n; r->nBudgetJobs = aCount[2].n;
+  }else{
+    rep_counts(r);
+  }
   if( r->rc==SQLITE_OK && aColl[0].bComplete && aColl[1].bComplete && aColl[0].n==aColl[1].n ){
     rep_percentiles(r, aColl[0].a, aColl[1].a, aColl[0].n);
   }
@@ -1904,6 +1918,10 @@ static void rep_groups(Rep *r, int bSlices){
   }
 }
 
+/* The max_csv_rows cap (r->nCap; 0 when the option is 0: every row) and, for each per-row CSV
+** (jobs, timeline: the completed jobs; active_jobs: the active ones) that it cuts short, a
+** 'csv_rows_capped' diagnostic saying so (r->zCapNotes, a JSON array, NULL when none is cut):
+** a cut is never silent (the diagnostics CSV, the JSON's diagnostics and the Markdown say it). */
 static void rep_caps(Rep *r, int bCsv){
   char *z = rep_text(r, "SELECT CAST(coalesce(json_extract(?2,'$.max_csv_rows'), " PS_STR(REP_MAX_CSV_ROWS) ") AS INTEGER)");
   r->nCap = z ? atoll(z) : REP_MAX_CSV_ROWS;
@@ -2039,10 +2057,9 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     /* options that name no budget give none: the jobs table without their lookup */
     char *zB = rep_text(&r, "SELECT json_type(?2,'$.budgets_ms') IS NOT NULL OR json_type(?2,'$.budget_ms') IS NOT NULL");
     int bDerived = zFormat && strcmp(zFormat, "newengine")!=0 && strcmp(zFormat, "mixed")!=0;
-    rep_table_keyed(&r, "profsql_rj", azJobsTable[bDerived][!(zB && atoi(zB)==0)]);
+    rep_table_keyed(&r, "profsql_rj", azJobsTable[bDerived][!(zB && atoi(zB)==0)], &r.nJobs);
     sqlite3_free(zB);
   }
-  rep_counts(&r);
   int bMd = opt_bool(&r, "write_markdown", 1);
   int mdKind = bMd ? rep_md_kind(&r, zFormat) : -1;
   rep_groups(&r, mdKind==MD_SLICES);

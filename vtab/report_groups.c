@@ -486,6 +486,7 @@ typedef struct GScan {
   int nVal; const int *aAgg;
   int nGroup; const PsGrouping *aGroup; GTab *aT;
   int nColl; PsCollect *aColl;
+  int nCount; PsCount *aCount;
   int nTop; PsTopList *aTop; THeap *aH;
   GVal *aV;                          /* the current row's values */
   PsKeyBuf kb;
@@ -512,6 +513,10 @@ static int g_row(GScan *s, sqlite3_value **aCol){
   }
   sqlite3_int64 k = sqlite3_value_int64(aCol[0]);
   int iWhereLast = -1, bWhereLast = 0;
+  for(int c=0; c<s->nCount; c++){
+    PsCount *pn = &s->aCount[c];
+    if( g_where(aCol, pn->iWhere, &iWhereLast, &bWhereLast) && sqlite3_value_type(aCol[pn->iCol])!=SQLITE_NULL ) pn->n++;
+  }
   for(int c=0; c<s->nColl; c++){
     PsCollect *pc = &s->aColl[c];
     if( !g_where(aCol, pc->iWhere, &iWhereLast, &bWhereLast) || aV[pc->iVal].t==SQLITE_NULL ) continue;
@@ -594,11 +599,14 @@ static int g_scan(sqlite3 *db, GScan *s, const char *zCols, const char *zFrom,
 int ps_report_groups(sqlite3 *db, const char *zCols, const char *zFrom,
                      void (*xBind)(void*, sqlite3_stmt*), void *pBind, int nVal, const int *aAgg,
                      int nGroup, const PsGrouping *aGroup, int nColl, PsCollect *aColl,
-                     int nTop, PsTopList *aTop, sqlite3_int64 nJobs, int *aDone, char **pzErr){
+                     int nCount, PsCount *aCount, int nTop, PsTopList *aTop, sqlite3_int64 nJobs,
+                     int *aDone, char **pzErr){
   GScan sc, *s = &sc;
   memset(s, 0, sizeof(*s));
   s->nVal = nVal; s->aAgg = aAgg; s->nGroup = nGroup; s->aGroup = aGroup; s->nColl = nColl; s->aColl = aColl;
+  s->nCount = nCount; s->aCount = aCount;
   s->nTop = nTop; s->aTop = aTop; s->nJobs = nJobs; s->bTypes = 1;
+  for(int c=0; c<nCount; c++){ aCount[c].n = 0; aCount[c].bComplete = 0; }
   s->aT = calloc((size_t)(nGroup>0 ? nGroup : 1), sizeof(GTab));
   s->aH = calloc((size_t)(nTop>0 ? nTop : 1), sizeof(THeap));
   s->aV = calloc((size_t)(nVal>0 ? nVal : 1), sizeof(GVal));
@@ -619,6 +627,7 @@ int ps_report_groups(sqlite3 *db, const char *zCols, const char *zFrom,
   const int bTypes = s->bTypes;
   if( rc && rc!=SQLITE_NOMEM ) *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
   for(int c=0; c<nColl; c++) aColl[c].bComplete = rc==SQLITE_OK && bTypes;
+  for(int c=0; c<nCount; c++) aCount[c].bComplete = rc==SQLITE_OK && bTypes;
   for(int l=0; l<nTop; l++){
     int bOk = rc==SQLITE_OK && bTypes;
     if( aH && t_finish(&aTop[l], &aH[l]) && rc==SQLITE_OK ) rc = SQLITE_NOMEM;

@@ -49,6 +49,10 @@ typedef struct PsGrouping { const char *zTable; int iKey, nKey; unsigned mVal; i
 ** every row and every value was a number. */
 typedef struct PsCollect { int iVal, iWhere; double *a; sqlite3_int64 n, nAlloc; int bComplete; } PsCollect;
 
+/* A count from the same scan: the rows where scan column iWhere is true (0: every row) and scan
+** column iCol is not NULL; n of them; bComplete 1 when the scan read every row. */
+typedef struct PsCount { int iCol, iWhere; sqlite3_int64 n; int bComplete; } PsCount;
+
 /* A ranked list picked from the same scan: the k (scan column 0) of the rows where scan column
 ** iWhere is true (0: every row), ordered by scan columns aiKey[0..nKey) (abDesc[c] 1:
 ** descending), then by k, as SQLite's ORDER BY orders values (NULL first, then numbers by value
@@ -68,7 +72,8 @@ typedef struct PsTopList {
 ** (and filter) columns, and inserts each grouping g's rows into temp table aGroup[g].zTable:
 ** key (a one-column key's value; NULL for others), k0 = min(k), n = count(*), then the nVal
 ** aggregates. nJobs sizes the cap above. aColl[0..nColl) (may be NULL) gathers values as well,
-** and aTop[0..nTop) (may be NULL) picks ranked lists.
+** aCount[0..nCount) (may be NULL) counts rows, and aTop[0..nTop) (may be NULL) picks ranked
+** lists.
 **
 ** The scan runs as "SELECT count(profsql_rp_row(:profsql_rp_scan, <zCols>)) <zFrom>", the scan's
 ** state bound as a pointer (sqlite3_bind_pointer, type PS_GROUPS_POINTER), so that each row's
@@ -86,7 +91,8 @@ typedef struct PsTopList {
 int ps_report_groups(sqlite3 *db, const char *zCols, const char *zFrom,
                      void (*xBind)(void*, sqlite3_stmt*), void *pBind, int nVal, const int *aAgg,
                      int nGroup, const PsGrouping *aGroup, int nColl, PsCollect *aColl,
-                     int nTop, PsTopList *aTop, sqlite3_int64 nJobs, int *aDone, char **pzErr);
+                     int nCount, PsCount *aCount, int nTop, PsTopList *aTop, sqlite3_int64 nJobs,
+                     int *aDone, char **pzErr);
 
 /* The pointer type of the scan's state (sqlite3_bind_pointer / sqlite3_value_pointer). */
 #define PS_GROUPS_POINTER "profsql_rp_scan"
