@@ -276,6 +276,24 @@ int ps_events_reserve(PsCapture *cap, size_t need){
   return PS_OK;
 }
 
+void ps_events_release_rows(PsCapture *cap, size_t from, size_t to){
+#if defined(__linux__) && defined(MREMAP_FIXED) && defined(MADV_DONTNEED)
+  PsEvents *e = &cap->ev;
+  EvCol aCol[EV_NCOL];
+  ev_columns(e, aCol);
+  if( to > e->nAlloc ) to = e->nAlloc;
+  for(int k=0; k<EV_NCOL && from<to; k++){
+    char *p = *aCol[k].pp;
+    size_t size = aCol[k].size;
+    if( p==0 || e->nAlloc*size < COL_MAPPED ) continue;
+    size_t a = (from*size) & ~(COL_UNIT - 1), b = (to*size) & ~(COL_UNIT - 1);
+    if( b > a ) madvise(p + a, b - a, MADV_DONTNEED);
+  }
+#else
+  (void)cap; (void)from; (void)to;
+#endif
+}
+
 int64_t ps_events_add(PsCapture *cap){
   PsEvents *e = &cap->ev;
   if( e->n >= e->nAlloc && ps_events_reserve(cap, e->n+1) ) return -1;

@@ -297,6 +297,13 @@ PsRecord *ps_record_add(PsCapture *cap);
 int64_t ps_events_add(PsCapture *cap);
 /* Reserves room for at least n rows in total. */
 int ps_events_reserve(PsCapture *cap, size_t n);
+/* Gives the memory of the rows before row 'to' back to the system, in the row columns that live
+** in pages of their own (whole 2 MB units only, those not given back by an earlier call with
+** 'from' = that call's 'to'); the rows may then read as zero. For the part of a split parse
+** whose rows have just been copied into the whole (ch_merge), so that the copy's fresh pages are
+** the ones just freed: on a VM whose host backs a guest page only at its first touch, a fresh
+** page costs ~35x one the process had before (docs/performance.md). */
+void ps_events_release_rows(PsCapture *cap, size_t from, size_t to);
 /* Allocates ev.aEndOff / ev.aLen (zeroed) if not yet. */
 int ps_events_want_endoff(PsCapture *cap);
 int ps_events_want_len(PsCapture *cap);

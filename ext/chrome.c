@@ -871,6 +871,10 @@ static void ch_remap_value(PsValue *v, const uint32_t *aMapS){
 }
 
 /* Appends the second half (pb) to the first (pa): strings, threads, tracks, rows, metadata. */
+/* The rows ch_merge copies a step, before it gives the step's pages of the part back: 256k,
+** whole 2 MB units of the 8-byte columns. A variable for the tests, which make it smaller. */
+size_t ps_chrome_merge_step = (size_t)1 << 18;
+
 static int ch_merge(Chrome *pa, Chrome *pb){
   PsCapture *a = pa->cap, *b = pb->cap;
   int rc = PS_NOMEM;
@@ -911,18 +915,25 @@ static int ch_merge(Chrome *pa, Chrome *pb){
   size_t n0 = a->ev.n, nb = b->ev.n;
   if( ps_events_reserve(a, n0 + nb) ) goto out;
   PsEvents *ea = &a->ev, *eb = &b->ev;
-  memcpy(ea->aTs + n0, eb->aTs, nb*sizeof(int64_t));
-  memcpy(ea->aDur + n0, eb->aDur, nb*sizeof(int64_t));
-  memcpy(ea->aOff + n0, eb->aOff, nb*sizeof(uint64_t));
-  memcpy(ea->aParent + n0, eb->aParent, nb*sizeof(int32_t));
-  memcpy(ea->aDepth + n0, eb->aDepth, nb*sizeof(int32_t));
-  memcpy(ea->aPh + n0, eb->aPh, nb);
-  memcpy(ea->aFlags + n0, eb->aFlags, nb);
-  for(size_t r=0; r<nb; r++){
-    ea->aName[n0+r] = aMapS[eb->aName[r]];
-    ea->aCat[n0+r] = aMapS[eb->aCat[r]];
-    ea->aThread[n0+r] = aMapT[eb->aThread[r]];
-    ea->aTrack[n0+r] = aMapTr[eb->aTrack[r]];
+  /* in steps (ps_chrome_merge_step rows), each step's rows of b given back once copied: a's new
+  ** pages can then be b's (ps_events_release_rows) */
+  size_t step = ps_chrome_merge_step ? ps_chrome_merge_step : 1;
+  for(size_t r0=0; r0<nb; r0+=step){
+    size_t m = nb - r0 < step ? nb - r0 : step, d = n0 + r0;
+    memcpy(ea->aTs + d, eb->aTs + r0, m*sizeof(int64_t));
+    memcpy(ea->aDur + d, eb->aDur + r0, m*sizeof(int64_t));
+    memcpy(ea->aOff + d, eb->aOff + r0, m*sizeof(uint64_t));
+    memcpy(ea->aParent + d, eb->aParent + r0, m*sizeof(int32_t));
+    memcpy(ea->aDepth + d, eb->aDepth + r0, m*sizeof(int32_t));
+    memcpy(ea->aPh + d, eb->aPh + r0, m);
+    memcpy(ea->aFlags + d, eb->aFlags + r0, m);
+    for(size_t r=r0; r<r0+m; r++){
+      ea->aName[n0+r] = aMapS[eb->aName[r]];
+      ea->aCat[n0+r] = aMapS[eb->aCat[r]];
+      ea->aThread[n0+r] = aMapT[eb->aThread[r]];
+      ea->aTrack[n0+r] = aMapTr[eb->aTrack[r]];
+    }
+    ps_events_release_rows(b, r0, r0 + m);
   }
   ea->n = n0 + nb;
   /* metadata rows (values point into the source or b's arenas, which a adopts); diagnostic

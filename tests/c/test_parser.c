@@ -1134,6 +1134,7 @@ static void test_jobs_numbers(void){
 /* ---------------------------------------------------------------- two-thread parse */
 
 extern size_t ps_chrome_parallel_min, ps_chrome_splits_merged, ps_chrome_splits_abandoned, ps_parse_threads;
+extern size_t ps_chrome_merge_step;
 
 /* 1 when the two captures hold the same rows, threads, tracks and metadata (strings compared by
 ** content, since pool ids may differ). */
@@ -1250,6 +1251,30 @@ static void test_split(void){
   ** serial parse's */
   ps_parse_threads = 5;
   check_split_equal(z, k, "error and a string candidate, 5 parts");
+  /* a large one: the second part's rows are copied in steps, each step's pages of the part given
+  ** back once copied (ch_merge, ps_events_release_rows); 700k rows, so each part has more rows
+  ** than one 2 MB unit of its 8-byte columns holds (262,144) */
+  {
+    size_t nBig = 700000, capBig = nBig*64 + 64, kb = 0;
+    char *zb = malloc(capBig);
+    kb += (size_t)snprintf(zb+kb, capBig-kb, "[");
+    for(size_t i=0; i<nBig; i++){
+      kb += (size_t)snprintf(zb+kb, capBig-kb, "%s{\"ph\":\"X\",\"name\":\"n%zu\",\"tid\":%zu,\"ts\":%zu,\"dur\":%zu}",
+                             i ? "," : "", i%9, i%3, i, 1 + i%5);
+    }
+    kb += (size_t)snprintf(zb+kb, capBig-kb, "]");
+    ps_parse_threads = 2;
+    m0 = ps_chrome_splits_merged;
+    check_split_equal(zb, kb, "700k events, 2 parts");
+    /* steps of 100,000 rows: a unit is given back while the step after the one that finished
+    ** it is copied, so giving back a step too early would zero rows still to be copied */
+    size_t saveStep = ps_chrome_merge_step;
+    ps_chrome_merge_step = 100000;
+    check_split_equal(zb, kb, "700k events, 2 parts, merged in steps of 100,000 rows");
+    ps_chrome_merge_step = saveStep;
+    CHECK_INT(ps_chrome_splits_merged, m0 + 2);
+    free(zb);
+  }
   ps_parse_threads = saveThreads;
   free(z);
   /* and the hand-made file */
