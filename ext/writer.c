@@ -733,7 +733,7 @@ int ps_stage_note(PsStage *s, const char *zName, PsErr *err){
   return PS_OK;
 }
 
-int ps_stage_write(PsStage *s, const char *zName, const void *p, size_t n, PsErr *err){
+int ps_stage_put(PsStage *s, const char *zName, const void *p, size_t n, PsErr *err){
   if( !ps_safe_name(zName) ) return ps_err(err, "'%s' is not a safe file name", zName);
   size_t nPath = strlen(s->zStage) + strlen(zName) + 2;
   char *zPath = malloc(nPath);
@@ -750,7 +750,51 @@ int ps_stage_write(PsStage *s, const char *zName, const void *p, size_t n, PsErr
     snprintf(zT, sizeof(zT), "%s/%s", ps_path_fit(s->zDir, zFit), zName);
     return ps_err(err, "cannot write '%s': %s", zT, strerror(e));
   }
-  return ps_stage_note(s, zName, err);
+  return PS_OK;
+}
+
+int ps_stage_write(PsStage *s, const char *zName, const void *p, size_t n, PsErr *err){
+  int rc = ps_stage_put(s, zName, p, n, err);
+  return rc ? rc : ps_stage_note(s, zName, err);
+}
+
+int ps_stage_read(PsStage *s, const char *zName, PsBuf *b, PsErr *err){
+  if( !ps_safe_name(zName) ) return ps_err(err, "'%s' is not a safe file name", zName);
+  size_t nPath = strlen(s->zStage) + strlen(zName) + 2;
+  char *zPath = malloc(nPath);
+  if( zPath==0 ) return ps_nomem(err);
+  snprintf(zPath, nPath, "%s/%s", s->zStage, zName);
+  int fd = open(zPath, O_RDONLY|O_CLOEXEC|O_NOFOLLOW);
+  free(zPath);
+  int e = fd<0 ? errno : 0, rc = PS_OK;
+  struct stat st;
+  if( e==0 && fstat(fd, &st)!=0 ) e = errno;
+  if( e==0 && !S_ISREG(st.st_mode) ) e = EINVAL;
+  size_t n = e==0 ? (size_t)st.st_size : 0, k = 0;
+  if( e==0 && n ){
+    size_t nOld = b->n;
+    char *z = realloc(b->z, nOld + n + 1);
+    if( z==0 ) rc = ps_nomem(err);
+    else{
+      b->z = z; b->nAlloc = nOld + n + 1;
+      while( k<n ){
+        ssize_t r = read(fd, b->z + nOld + k, n - k);
+        if( r<0 && errno==EINTR ) continue;
+        if( r<=0 ){ e = r<0 ? errno : EIO; break; }
+        k += (size_t)r;
+      }
+      b->n = nOld + k;
+      b->z[b->n] = 0;
+    }
+  }
+  if( fd>=0 ) close(fd);
+  if( rc==PS_OK && e ){
+    char zFit[PS_PATH_FIT+1];
+    char zT[PS_PATH_FIT+1 + 300];
+    snprintf(zT, sizeof(zT), "%s/%s", ps_path_fit(s->zDir, zFit), zName);
+    rc = ps_err(err, "cannot read back '%s' from the staging directory: %s", zT, strerror(e));
+  }
+  return rc;
 }
 
 int ps_stage_commit(PsStage *s, PsErr *err){

@@ -98,6 +98,14 @@ PsStage *ps_stage_open(const char *zDir, PsErr *err);
 PsZip *ps_stage_zip_open(PsStage *s, const char *zName, PsErr *err);
 /* Writes n bytes as file zName of the set (fsync()ed). */
 int ps_stage_write(PsStage *s, const char *zName, const void *p, size_t n, PsErr *err);
+/* Writes n bytes as file zName of the staging directory (fsync()ed) without adding it to the set
+** yet: ps_stage_note adds it in its turn, and ps_stage_read reads it back meanwhile. For a file
+** made long before its place in the set's order (a report's per-row CSVs), so that its bytes need
+** not stay in memory until then. */
+int ps_stage_put(PsStage *s, const char *zName, const void *p, size_t n, PsErr *err);
+/* Appends the bytes of file zName of the staging directory (ps_stage_put) to b. Errors: "cannot
+** read back '<dir>/<name>' from the staging directory: <reason>", PS_NOMEM. */
+int ps_stage_read(PsStage *s, const char *zName, PsBuf *b, PsErr *err);
 /* Adds zName (already written into the staging directory) to the set. */
 int ps_stage_note(PsStage *s, const char *zName, PsErr *err);
 int ps_stage_commit(PsStage *s, PsErr *err);

@@ -526,6 +526,7 @@ static const CsvKind aCsv[] = {
 
 /* The state of one profile_report call. */
 #define REP_N_TOP 4             /* the ranked lists of azJobList: 1..REP_N_TOP */
+#define REP_STAGE_EARLY (1 << 20) /* a CSV this long is staged as soon as it is made (reportFunc) */
 typedef struct Rep {
   sqlite3 *db;
   sqlite3_value *apArg[5];    /* ?1 source, ?2 options, ?3 slow_job_warn_ms, ?4 top limit, ?5 run start */
@@ -2107,7 +2108,29 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     sqlite3_free(zRecent);
   }
   rep_job_lists(&r, bJson, nRecent);
-  for(int k=0; k<N_CSV && bCsv; k++) rep_csv(&r, aCsv[k].zSql, &aOut[k]);
+  /* the staging directory of the set (ext/writer.h, PsStage), opened before the CSVs: a CSV of
+  ** REP_STAGE_EARLY bytes or more (the per-row ones of a large capture) is written there at once
+  ** as its latest file, not yet in the set (ps_stage_put), and its bytes freed; the archive reads
+  ** it back when its turn comes, and it joins the set in the same order as the others (abStaged) */
+  PsStage *stg = 0;
+  if( r.rc==SQLITE_OK ){
+    stg = ps_stage_open(zDir, &err);
+    if( stg==0 ){ r.rc = err.rc==PS_NOMEM ? SQLITE_NOMEM : SQLITE_ERROR; r.zErr = sqlite3_mprintf("%s", err.msg); }
+  }
+  int abStaged[N_CSV]; memset(abStaged, 0, sizeof(abStaged));
+  for(int k=0; k<N_CSV && bCsv; k++){
+    rep_csv(&r, aCsv[k].zSql, &aOut[k]);
+    if( r.rc==SQLITE_OK && aOut[k].n >= REP_STAGE_EARLY ){
+      char zName[200];
+      snprintf(zName, sizeof(zName), "profiler_%s_latest.csv", aCsv[k].zKind);
+      if( ps_stage_put(stg, zName, aOut[k].z, aOut[k].n, &err) ){
+        r.rc = err.rc==PS_NOMEM ? SQLITE_NOMEM : SQLITE_ERROR; r.zErr = sqlite3_mprintf("%s", err.msg);
+      }else{
+        abStaged[k] = 1;
+        ps_buf_free(&aOut[k]);
+      }
+    }
+  }
   if( bMd && r.rc==SQLITE_OK ){
     char zSrc[512];
     if( t0==SQLITE_TEXT ) snprintf(zSrc, sizeof(zSrc), "%s", (const char*)sqlite3_value_text(argv[0]));
@@ -2129,6 +2152,7 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   if( bJson && r.rc==SQLITE_OK ){
     zJson = rep_report_json(&r, (PsConn*)sqlite3_user_data(ctx), argv[0], 0, nowMs, nRecent, zDir, zFormat);
     if( zJson && ps_json_pretty(&js, zJson, strlen(zJson)) ) r.rc = SQLITE_NOMEM;
+    sqlite3_free(zJson); zJson = 0;   /* (the pretty copy is what is written) */
   }
   /* the manifest */
   char zArchive[300];
@@ -2163,13 +2187,12 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   /* write: the whole set into a staging directory in out_dir, then moved into place (ext/writer.h,
   ** PsStage): the dated archive (or the dated files loose) first, the latest files after it,
   ** manifest.json last. A failure before the move leaves the previous set as it was. */
-  PsStage *stg = 0;
-  if( r.rc==SQLITE_OK ){
-    stg = ps_stage_open(zDir, &err);
-    if( stg==0 ){ r.rc = err.rc==PS_NOMEM ? SQLITE_NOMEM : SQLITE_ERROR; r.zErr = sqlite3_mprintf("%s", err.msg); }
-  }
 #define OUT(name, buf) do{ if( r.rc==SQLITE_OK ){ \
     if( ps_stage_write(stg, name, (buf).z ? (buf).z : "", (buf).n, &err) ){ r.rc = SQLITE_ERROR; r.zErr = sqlite3_mprintf("%s", err.msg); } } }while(0)
+  /* CSV k's bytes: aOut[k], or read back from its staged latest file into t (abStaged) */
+#define CSV_BYTES(k, t) do{ if( abStaged[k] && r.rc==SQLITE_OK ){ \
+    char zL[200]; snprintf(zL, sizeof(zL), "profiler_%s_latest.csv", aCsv[k].zKind); \
+    if( ps_stage_read(stg, zL, &(t), &err) ){ r.rc = err.rc==PS_NOMEM ? SQLITE_NOMEM : SQLITE_ERROR; r.zErr = sqlite3_mprintf("%s", err.msg); } } }while(0)
   if( r.rc==SQLITE_OK ){
     char zName[200];
     if( bZip ){
@@ -2187,7 +2210,11 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
         if( bLatestInZip ) ADD_AGAIN("profiler_report_latest.md");
       }
       for(int k=0; k<N_CSV && bCsv; k++){
-        snprintf(zName, sizeof(zName), "profiler_%s_%s.csv", aCsv[k].zKind, zStamp); ADD(zName, aOut[k]);
+        PsBuf t; memset(&t, 0, sizeof(t));
+        CSV_BYTES(k, t);
+        if( r.rc ) rc = PS_ERROR;
+        snprintf(zName, sizeof(zName), "profiler_%s_%s.csv", aCsv[k].zKind, zStamp); ADD(zName, abStaged[k] ? t : aOut[k]);
+        ps_buf_free(&t);
         if( bLatestInZip ){ snprintf(zName, sizeof(zName), "profiler_%s_latest.csv", aCsv[k].zKind); ADD_AGAIN(zName); }
       }
       if( bFg ){
@@ -2198,12 +2225,15 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 #undef ADD_AGAIN
       if( z && ps_zip_close(z, rc==PS_OK, &err) ) rc = PS_ERROR;
       if( rc==PS_OK ) rc = ps_stage_note(stg, zArchive, &err);
-      if( rc ){ r.rc = SQLITE_ERROR; r.zErr = sqlite3_mprintf("%s", err.msg); }
+      if( rc && r.rc==SQLITE_OK ){ r.rc = SQLITE_ERROR; r.zErr = sqlite3_mprintf("%s", err.msg); }
     }else{
       if( bJson ){ snprintf(zName, sizeof(zName), "profiler_report_%s.json", zStamp); OUT(zName, js); }
       if( bMd ){ snprintf(zName, sizeof(zName), "profiler_report_%s.md", zStamp); OUT(zName, md); }
       for(int k=0; k<N_CSV && bCsv; k++){
-        snprintf(zName, sizeof(zName), "profiler_%s_%s.csv", aCsv[k].zKind, zStamp); OUT(zName, aOut[k]);
+        PsBuf t; memset(&t, 0, sizeof(t));
+        CSV_BYTES(k, t);
+        snprintf(zName, sizeof(zName), "profiler_%s_%s.csv", aCsv[k].zKind, zStamp); OUT(zName, abStaged[k] ? t : aOut[k]);
+        ps_buf_free(&t);
       }
       if( bFg ){ snprintf(zName, sizeof(zName), "profiler_flamegraph_%s.svg", zStamp); OUT(zName, fg); }
     }
@@ -2211,12 +2241,14 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     if( bMd ) OUT("profiler_report_latest.md", md);
     for(int k=0; k<N_CSV && bCsv; k++){
       snprintf(zName, sizeof(zName), "profiler_%s_latest.csv", aCsv[k].zKind);
-      OUT(zName, aOut[k]);
+      if( !abStaged[k] ) OUT(zName, aOut[k]);
+      else if( r.rc==SQLITE_OK && ps_stage_note(stg, zName, &err) ){ r.rc = SQLITE_NOMEM; r.zErr = sqlite3_mprintf("%s", err.msg); }
     }
     if( bFg ) OUT("profiler_flamegraph_latest.svg", fg);
     if( !bZip ) OUT("manifest.json", man);
   }
 #undef OUT
+#undef CSV_BYTES
   if( r.rc==SQLITE_OK && ps_stage_commit(stg, &err) ){
     r.rc = err.rc==PS_NOMEM ? SQLITE_NOMEM : SQLITE_ERROR; r.zErr = sqlite3_mprintf("%s", err.msg);
   }

@@ -10,6 +10,9 @@ profile_report) against what is at their paths and what happens to them meanwhil
   writer's (flock()ed) are not; a real kill -9 mid-report leaves nothing the next run keeps;
 - a report set is replaced as a set: a full disk (RLIMIT_FSIZE) leaves every file of the previous
   set byte for byte;
+- a CSV of 1 MiB or more is staged as soon as it is made and read back for the archive: its
+  latest file, its dated file and both archive members are the same bytes, one row per slice of
+  the trace; a full disk while staging it leaves the previous set as it was;
 - manifest.json is valid JSON whatever the reason option holds (Python's json reads it);
 - an interrupted profile_report fails with SQLITE_INTERRUPT; a multi-statement query given to
   profile_write_csv is an error; a wrong option names the option."""
@@ -53,6 +56,25 @@ def snapshot(d):
         data = open(os.path.join(d, name), "rb").read() if stat.S_ISREG(st.st_mode) else None
         out[name] = (stat.S_IFMT(st.st_mode), data)
     return out
+
+
+def full_disk_report(src, out_dir, limit, setup=""):
+    """profile_report(src, out_dir) in a child process whose files may not grow past limit bytes
+    (RLIMIT_FSIZE, SIGXFSZ ignored: a write fails with EFBIG); setup runs first on its
+    connection db. Returns the finished process: its stdout is the error, or 'no error'."""
+    script = f"""
+import resource, signal, sqlite3
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+resource.setrlimit(resource.RLIMIT_FSIZE, ({limit}, {limit}))
+db = sqlite3.connect(':memory:'); db.enable_load_extension(True); db.load_extension({LIB!r})
+{setup}
+try:
+    db.execute("SELECT profile_report(?, ?)", ({src!r}, {out_dir!r})).fetchone()
+    print('no error')
+except sqlite3.Error as e:
+    print(e)
+"""
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
 
 
 def leftovers(d):
@@ -275,21 +297,50 @@ fd_dir = os.path.join(tmp, "full")
 os.mkdir(fd_dir)
 db.execute("SELECT profile_report(?, ?)", (SMALL, fd_dir)).fetchone()
 before = snapshot(fd_dir)
-script = f"""
-import resource, signal, sqlite3
-signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-resource.setrlimit(resource.RLIMIT_FSIZE, (65536, 65536))
-db = sqlite3.connect(':memory:'); db.enable_load_extension(True); db.load_extension({LIB!r})
-try:
-    db.execute("SELECT profile_report(?, ?)", ({TRACE!r}, {fd_dir!r})).fetchone()
-    print('no error')
-except sqlite3.Error as e:
-    print(e)
-"""
-r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+r = full_disk_report(TRACE, fd_dir, 65536)
 check("cannot write" in r.stdout and "File too large" in r.stdout, "a full disk fails the report", r.stdout + r.stderr[-300:])
 check(snapshot(fd_dir) == before, "a full disk leaves every file of the previous set as it was")
 check(not leftovers(fd_dir), "and no staging directory", leftovers(fd_dir))
+
+# ---------------------------------------------------------------- a CSV staged early (1 MiB or more)
+NBIG = 12000
+big_events = [{"name": "thread_name", "ph": "M", "pid": 1, "tid": 7, "args": {"name": "Main"}}]
+big_events += [{"name": "slice %05d" % i, "cat": "c%d" % (i % 3), "ph": "X", "pid": 1, "tid": 7,
+                "ts": i * 10, "dur": 4} for i in range(NBIG)]
+big_trace = os.path.join(tmp, "big_trace.json")
+with open(big_trace, "w") as f:
+    json.dump({"traceEvents": big_events}, f)
+for archive in (True, False):
+    bd = os.path.join(tmp, "big-%s" % archive)
+    os.mkdir(bd)
+    db.execute("SELECT profile_report(?, ?, ?)", (big_trace, bd, json.dumps({"write_archive": archive}))).fetchone()
+    latest = open(os.path.join(bd, "profiler_jobs_latest.csv"), "rb").read()
+    names = [line.split(b",")[11] for line in latest.splitlines()[1:]]
+    check(len(latest) >= 1 << 20 and names == [("slice %05d" % i).encode() for i in range(NBIG)],
+          "archive %s: the jobs CSV (%d bytes) has a row per slice, in order" % (archive, len(latest)), names[:3])
+    if archive:
+        zname = [n for n in os.listdir(bd) if n.endswith(".zip")][0]
+        with zipfile.ZipFile(os.path.join(bd, zname)) as z:
+            members = [m for m in z.namelist() if m.startswith("profiler_jobs_")]
+            check(len(members) == 2 and all(z.read(m) == latest for m in members),
+                  "the archive's dated and latest jobs CSV are the staged file's bytes", members)
+            check(z.testzip() is None, "and the archive's CRCs hold")
+    else:
+        dated = [n for n in os.listdir(bd) if n.startswith("profiler_jobs_") and "latest" not in n]
+        check(len(dated) == 1 and open(os.path.join(bd, dated[0]), "rb").read() == latest,
+              "the dated jobs CSV is the staged file's bytes", dated)
+    check(not leftovers(bd), "no staging directory left", leftovers(bd))
+# a full disk at 512 KiB: staging the jobs CSV (1.3 MB) fails; the previous set stays
+fd_big = os.path.join(tmp, "full-big")
+os.mkdir(fd_big)
+db.execute("SELECT profile_report(?, ?)", (SMALL, fd_big)).fetchone()
+before = snapshot(fd_big)
+# (the jobs table kept in memory: the CSV is the first file over the limit)
+r = full_disk_report(big_trace, fd_big, 524288, 'db.execute("PRAGMA temp_store=MEMORY")')
+check("cannot write" in r.stdout and "profiler_jobs_latest.csv" in r.stdout and "File too large" in r.stdout,
+      "a full disk while staging the jobs CSV fails the report, naming it", r.stdout + r.stderr[-300:])
+check(snapshot(fd_big) == before, "and leaves every file of the previous set as it was")
+check(not leftovers(fd_big), "and no staging directory", leftovers(fd_big))
 
 # ---------------------------------------------------------------- manifest, interrupt, queries, options
 md = os.path.join(tmp, "manifest")
