@@ -870,11 +870,11 @@ static void ch_remap_value(PsValue *v, const uint32_t *aMapS){
   if( v->type==PS_VAL_TEXT ) v->s = aMapS[v->s];
 }
 
-/* Appends the second half (pb) to the first (pa): strings, threads, tracks, rows, metadata. */
 /* The rows ch_merge copies a step, before it gives the step's pages of the part back: 256k,
 ** whole 2 MB units of the 8-byte columns. A variable for the tests, which make it smaller. */
 size_t ps_chrome_merge_step = (size_t)1 << 18;
 
+/* Appends the second half (pb) to the first (pa): strings, threads, tracks, rows, metadata. */
 static int ch_merge(Chrome *pa, Chrome *pb){
   PsCapture *a = pa->cap, *b = pb->cap;
   int rc = PS_NOMEM;

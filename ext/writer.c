@@ -733,24 +733,32 @@ int ps_stage_note(PsStage *s, const char *zName, PsErr *err){
   return PS_OK;
 }
 
-int ps_stage_put(PsStage *s, const char *zName, const void *p, size_t n, PsErr *err){
-  if( !ps_safe_name(zName) ) return ps_err(err, "'%s' is not a safe file name", zName);
+/* The path of zName in the staging directory (malloc'ed), or NULL. */
+static char *stage_path(PsStage *s, const char *zName){
   size_t nPath = strlen(s->zStage) + strlen(zName) + 2;
   char *zPath = malloc(nPath);
+  if( zPath ) snprintf(zPath, nPath, "%s/%s", s->zStage, zName);
+  return zPath;
+}
+
+/* "cannot <zVerb> '<dir>/<zName>'<zWhere>: <errno e's text>": a staged file named by its target. */
+static int stage_err(PsStage *s, const char *zVerb, const char *zName, const char *zWhere, int e, PsErr *err){
+  char zFit[PS_PATH_FIT+1];
+  char zT[PS_PATH_FIT+1 + 300];
+  snprintf(zT, sizeof(zT), "%s/%s", ps_path_fit(s->zDir, zFit), zName);
+  return ps_err(err, "cannot %s '%s'%s: %s", zVerb, zT, zWhere, strerror(e));
+}
+
+int ps_stage_put(PsStage *s, const char *zName, const void *p, size_t n, PsErr *err){
+  if( !ps_safe_name(zName) ) return ps_err(err, "'%s' is not a safe file name", zName);
+  char *zPath = stage_path(s, zName);
   if( zPath==0 ) return ps_nomem(err);
-  snprintf(zPath, nPath, "%s/%s", s->zStage, zName);
   int fd = open(zPath, O_WRONLY|O_CREAT|O_EXCL|O_CLOEXEC|O_NOFOLLOW, 0666);
   int e = fd<0 ? errno : write_all(fd, p, n);
   if( e==0 && fsync(fd)!=0 ) e = errno;
   if( fd>=0 && close(fd)!=0 && e==0 ) e = errno;
   free(zPath);
-  if( e ){
-    char zFit[PS_PATH_FIT+1];
-    char zT[PS_PATH_FIT+1 + 300];
-    snprintf(zT, sizeof(zT), "%s/%s", ps_path_fit(s->zDir, zFit), zName);
-    return ps_err(err, "cannot write '%s': %s", zT, strerror(e));
-  }
-  return PS_OK;
+  return e ? stage_err(s, "write", zName, "", e, err) : PS_OK;
 }
 
 int ps_stage_write(PsStage *s, const char *zName, const void *p, size_t n, PsErr *err){
@@ -760,10 +768,8 @@ int ps_stage_write(PsStage *s, const char *zName, const void *p, size_t n, PsErr
 
 int ps_stage_read(PsStage *s, const char *zName, PsBuf *b, PsErr *err){
   if( !ps_safe_name(zName) ) return ps_err(err, "'%s' is not a safe file name", zName);
-  size_t nPath = strlen(s->zStage) + strlen(zName) + 2;
-  char *zPath = malloc(nPath);
+  char *zPath = stage_path(s, zName);
   if( zPath==0 ) return ps_nomem(err);
-  snprintf(zPath, nPath, "%s/%s", s->zStage, zName);
   int fd = open(zPath, O_RDONLY|O_CLOEXEC|O_NOFOLLOW);
   free(zPath);
   int e = fd<0 ? errno : 0, rc = PS_OK;
@@ -788,12 +794,7 @@ int ps_stage_read(PsStage *s, const char *zName, PsBuf *b, PsErr *err){
     }
   }
   if( fd>=0 ) close(fd);
-  if( rc==PS_OK && e ){
-    char zFit[PS_PATH_FIT+1];
-    char zT[PS_PATH_FIT+1 + 300];
-    snprintf(zT, sizeof(zT), "%s/%s", ps_path_fit(s->zDir, zFit), zName);
-    rc = ps_err(err, "cannot read back '%s' from the staging directory: %s", zT, strerror(e));
-  }
+  if( rc==PS_OK && e ) rc = stage_err(s, "read back", zName, " from the staging directory", e, err);
   return rc;
 }
 
