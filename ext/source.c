@@ -268,7 +268,6 @@ static void source_set_mapped(PsSource *pSrc, void *p, size_t n, uint64_t *pLost
   pSrc->lastByte = last;
 }
 
-static int read_file(int fd, size_t n, const char *zPath, char **pz, size_t *pn, PsSource *pPoll, PsErr *err);
 
 /* gzip input into pSrc: into a temporary file (a mapped source, like a plain file) when nSpill
 ** is not 0 and the stream's trailer gives nSpill bytes or more, or the compressed input alone is
@@ -296,7 +295,7 @@ static int gunzip_source(PsSource *pSrc, const unsigned char *in, size_t nIn, ui
     if( o.z==0 ){
       /* zlib's stream is only in the file: read it back */
       size_t nGot = 0;
-      rc = lseek(o.fd, 0, SEEK_SET)==0 ? read_file(o.fd, n, "the temporary file of the inflated stream", &o.z, &nGot, pSrc, err)
+      rc = lseek(o.fd, 0, SEEK_SET)==0 ? ps_read_fd(o.fd, n, "the temporary file of the inflated stream", &o.z, &nGot, pSrc, err)
                                       : ps_err(err, "cannot read back the inflated gzip stream: %s", strerror(errno));
       if( rc==PS_OK && nGot!=n ){
         free(o.z); o.z = 0;
@@ -360,8 +359,7 @@ int ps_source_open_file(PsSource *pSrc, const char *zPath, uint64_t maxInflated,
   return ps_source_open_file_ex(pSrc, zPath, maxInflated, 0, 1, 0, 0, err);
 }
 
-/* The whole file read into a heap buffer (the no-mmap mode). */
-static int read_file(int fd, size_t n, const char *zPath, char **pz, size_t *pn, PsSource *pPoll, PsErr *err){
+int ps_read_fd(int fd, size_t n, const char *zPath, char **pz, size_t *pn, PsSource *pPoll, PsErr *err){
   char *z = malloc(n + 1);
   if( z==0 ) return ps_nomem(err);
   size_t k = 0;
@@ -434,7 +432,7 @@ int ps_source_open_file_ex(PsSource *pSrc, const char *zPath, uint64_t maxInflat
   int bDone, rc;
   if( p==MAP_FAILED ){
     char *zr = 0;
-    rc = read_file(fd, n, zP, &zr, &n, pSrc, err);
+    rc = ps_read_fd(fd, n, zP, &zr, &n, pSrc, err);
     close(fd);
     if( rc ) return rc;
     pSrc->nRaw = n;

@@ -118,6 +118,11 @@ int ps_source_open_blob_ex(PsSource *pSrc, const void *p, size_t n, uint64_t max
 ** xInterrupt said so, now or in another thread of the same parse). The parser then returns
 ** ps_interrupted(err). */
 int ps_source_poll(PsSource *pSrc);
+/* The n bytes of the open file fd read into a heap buffer (*pz, malloc'ed, NUL-terminated; *pn
+** bytes: fewer when the file was cut short meanwhile), polling pPoll (may be NULL) for an
+** interrupt between reads: the no-mmap mode of a source, a spilled gzip stream, a report's staged
+** CSV read back. Errors: "cannot read '<zPath>': <reason>", PS_NOMEM, an interrupt. */
+int ps_read_fd(int fd, size_t n, const char *zPath, char **pz, size_t *pn, PsSource *pPoll, PsErr *err);
 int ps_interrupted(PsErr *err);
 
 /* Tells the source that a sequential parser is done with bytes [0, off): for a memory-mapped

@@ -741,11 +741,17 @@ static char *stage_path(PsStage *s, const char *zName){
   return zPath;
 }
 
-/* "cannot <zVerb> '<dir>/<zName>'<zWhere>: <errno e's text>": a staged file named by its target. */
-static int stage_err(PsStage *s, const char *zVerb, const char *zName, const char *zWhere, int e, PsErr *err){
+/* A staged file as messages name it: by its target, "<dir>/<zName>" (the directory fitted). */
+#define STAGE_SHOWN_MAX (PS_PATH_FIT + 1 + 300)
+static void stage_shown(PsStage *s, const char *zName, char zT[STAGE_SHOWN_MAX]){
   char zFit[PS_PATH_FIT+1];
-  char zT[PS_PATH_FIT+1 + 300];
-  snprintf(zT, sizeof(zT), "%s/%s", ps_path_fit(s->zDir, zFit), zName);
+  snprintf(zT, STAGE_SHOWN_MAX, "%s/%s", ps_path_fit(s->zDir, zFit), zName);
+}
+
+/* "cannot <zVerb> '<dir>/<zName>'<zWhere>: <errno e's text>" */
+static int stage_err(PsStage *s, const char *zVerb, const char *zName, const char *zWhere, int e, PsErr *err){
+  char zT[STAGE_SHOWN_MAX];
+  stage_shown(s, zName, zT);
   return ps_err(err, "cannot %s '%s'%s: %s", zVerb, zT, zWhere, strerror(e));
 }
 
@@ -772,29 +778,17 @@ int ps_stage_read(PsStage *s, const char *zName, PsBuf *b, PsErr *err){
   if( zPath==0 ) return ps_nomem(err);
   int fd = open(zPath, O_RDONLY|O_CLOEXEC|O_NOFOLLOW);
   free(zPath);
-  int e = fd<0 ? errno : 0, rc = PS_OK;
   struct stat st;
-  if( e==0 && fstat(fd, &st)!=0 ) e = errno;
-  if( e==0 && !S_ISREG(st.st_mode) ) e = EINVAL;
-  size_t n = e==0 ? (size_t)st.st_size : 0, k = 0;
-  if( e==0 && n ){
-    size_t nOld = b->n;
-    char *z = realloc(b->z, nOld + n + 1);
-    if( z==0 ) rc = ps_nomem(err);
-    else{
-      b->z = z; b->nAlloc = nOld + n + 1;
-      while( k<n ){
-        ssize_t r = read(fd, b->z + nOld + k, n - k);
-        if( r<0 && errno==EINTR ) continue;
-        if( r<=0 ){ e = r<0 ? errno : EIO; break; }
-        k += (size_t)r;
-      }
-      b->n = nOld + k;
-      b->z[b->n] = 0;
-    }
+  int e = fd<0 ? errno : fstat(fd, &st)!=0 ? errno : !S_ISREG(st.st_mode) ? EINVAL : 0;
+  int rc = e ? stage_err(s, "read back", zName, " from the staging directory", e, err) : PS_OK;
+  if( rc==PS_OK ){
+    char zT[STAGE_SHOWN_MAX];
+    stage_shown(s, zName, zT);
+    ps_buf_free(b);
+    rc = ps_read_fd(fd, (size_t)st.st_size, zT, &b->z, &b->n, 0, err);
+    if( rc==PS_OK ) b->nAlloc = b->n + 1;
   }
   if( fd>=0 ) close(fd);
-  if( rc==PS_OK && e ) rc = stage_err(s, "read back", zName, " from the staging directory", e, err);
   return rc;
 }
 

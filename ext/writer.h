@@ -103,8 +103,9 @@ int ps_stage_write(PsStage *s, const char *zName, const void *p, size_t n, PsErr
 ** made long before its place in the set's order (a report's per-row CSVs), so that its bytes need
 ** not stay in memory until then. */
 int ps_stage_put(PsStage *s, const char *zName, const void *p, size_t n, PsErr *err);
-/* Appends the bytes of file zName of the staging directory (ps_stage_put) to b. Errors: "cannot
-** read back '<dir>/<name>' from the staging directory: <reason>", PS_NOMEM. */
+/* The bytes of file zName of the staging directory (ps_stage_put) into b (what b held is freed).
+** Errors: "cannot read back '<dir>/<name>' from the staging directory: <reason>" (it cannot be
+** opened or is not a regular file), "cannot read '<dir>/<name>': <reason>", PS_NOMEM. */
 int ps_stage_read(PsStage *s, const char *zName, PsBuf *b, PsErr *err);
 /* Adds zName (already written into the staging directory) to the set. */
 int ps_stage_note(PsStage *s, const char *zName, PsErr *err);

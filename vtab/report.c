@@ -1919,6 +1919,21 @@ static void rep_groups(Rep *r, int bSlices){
   }
 }
 
+/* The bytes of CSV k (aCsv) for its dated copy: pMem, or, when it was staged early (pMem NULL),
+** its latest file read back from the staging directory into t. NULL with r->rc / r->zErr set on
+** failure (or when r->rc already was). */
+static const PsBuf *rep_csv_bytes(Rep *r, PsStage *stg, int k, const PsBuf *pMem, PsBuf *t){
+  if( r->rc ) return 0;
+  if( pMem ) return pMem;
+  char zName[200];
+  PsErr err; memset(&err, 0, sizeof(err));
+  snprintf(zName, sizeof(zName), "profiler_%s_latest.csv", aCsv[k].zKind);
+  if( ps_stage_read(stg, zName, t, &err)==PS_OK ) return t;
+  r->rc = err.rc==PS_NOMEM ? SQLITE_NOMEM : SQLITE_ERROR;
+  r->zErr = sqlite3_mprintf("%s", err.msg);
+  return 0;
+}
+
 /* The max_csv_rows cap (r->nCap; 0 when the option is 0: every row) and, for each per-row CSV
 ** (jobs, timeline: the completed jobs; active_jobs: the active ones) that it cuts short, a
 ** 'csv_rows_capped' diagnostic saying so (r->zCapNotes, a JSON array, NULL when none is cut):
@@ -2189,10 +2204,6 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   ** manifest.json last. A failure before the move leaves the previous set as it was. */
 #define OUT(name, buf) do{ if( r.rc==SQLITE_OK ){ \
     if( ps_stage_write(stg, name, (buf).z ? (buf).z : "", (buf).n, &err) ){ r.rc = SQLITE_ERROR; r.zErr = sqlite3_mprintf("%s", err.msg); } } }while(0)
-  /* CSV k's bytes: aOut[k], or read back from its staged latest file into t (abStaged) */
-#define CSV_BYTES(k, t) do{ if( abStaged[k] && r.rc==SQLITE_OK ){ \
-    char zL[200]; snprintf(zL, sizeof(zL), "profiler_%s_latest.csv", aCsv[k].zKind); \
-    if( ps_stage_read(stg, zL, &(t), &err) ){ r.rc = err.rc==PS_NOMEM ? SQLITE_NOMEM : SQLITE_ERROR; r.zErr = sqlite3_mprintf("%s", err.msg); } } }while(0)
   if( r.rc==SQLITE_OK ){
     char zName[200];
     if( bZip ){
@@ -2211,9 +2222,9 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
       }
       for(int k=0; k<N_CSV && bCsv; k++){
         PsBuf t; memset(&t, 0, sizeof(t));
-        CSV_BYTES(k, t);
-        if( r.rc ) rc = PS_ERROR;
-        snprintf(zName, sizeof(zName), "profiler_%s_%s.csv", aCsv[k].zKind, zStamp); ADD(zName, abStaged[k] ? t : aOut[k]);
+        const PsBuf *pCsv = rep_csv_bytes(&r, stg, k, abStaged[k] ? 0 : &aOut[k], &t);
+        if( pCsv==0 ) rc = PS_ERROR;
+        snprintf(zName, sizeof(zName), "profiler_%s_%s.csv", aCsv[k].zKind, zStamp); if( pCsv ) ADD(zName, *pCsv);
         ps_buf_free(&t);
         if( bLatestInZip ){ snprintf(zName, sizeof(zName), "profiler_%s_latest.csv", aCsv[k].zKind); ADD_AGAIN(zName); }
       }
@@ -2231,8 +2242,8 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
       if( bMd ){ snprintf(zName, sizeof(zName), "profiler_report_%s.md", zStamp); OUT(zName, md); }
       for(int k=0; k<N_CSV && bCsv; k++){
         PsBuf t; memset(&t, 0, sizeof(t));
-        CSV_BYTES(k, t);
-        snprintf(zName, sizeof(zName), "profiler_%s_%s.csv", aCsv[k].zKind, zStamp); OUT(zName, abStaged[k] ? t : aOut[k]);
+        const PsBuf *pCsv = rep_csv_bytes(&r, stg, k, abStaged[k] ? 0 : &aOut[k], &t);
+        snprintf(zName, sizeof(zName), "profiler_%s_%s.csv", aCsv[k].zKind, zStamp); if( pCsv ) OUT(zName, *pCsv);
         ps_buf_free(&t);
       }
       if( bFg ){ snprintf(zName, sizeof(zName), "profiler_flamegraph_%s.svg", zStamp); OUT(zName, fg); }
@@ -2248,7 +2259,6 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     if( !bZip ) OUT("manifest.json", man);
   }
 #undef OUT
-#undef CSV_BYTES
   if( r.rc==SQLITE_OK && ps_stage_commit(stg, &err) ){
     r.rc = err.rc==PS_NOMEM ? SQLITE_NOMEM : SQLITE_ERROR; r.zErr = sqlite3_mprintf("%s", err.msg);
   }
