@@ -322,9 +322,23 @@ static int changed_error(uint64_t n, PsErr *err){
                 (unsigned long long)(n - 1), (unsigned long long)n);
 }
 
+/* A spilled gzip stream's file (gunzip_source) is unnamed and ours: no other process rewrites it
+** by name, so bytes gone from it are a read error of its disk (or a truncation through /proc);
+** the offsets are of the inflated stream, not of the compressed file. */
+static int spill_lost_error(uint64_t at, uint64_t n, int bLast, PsErr *err){
+  return ps_err(err, "the temporary file holding the inflated gzip stream could not be read back "
+                "(a read error on its disk, or the file was truncated): %s %llu of its %llu inflated "
+                "bytes %s", bLast ? "the last byte," : "byte", (unsigned long long)at,
+                (unsigned long long)n, bLast ? "is no longer what was written" : "is gone");
+}
+
 int ps_source_lost_error(const PsSource *pSrc, PsErr *err){
   uint64_t lost = ps_source_lost(pSrc);
   if( lost==0 ) return PS_OK;
+  if( pSrc->bGzip ){
+    uint64_t at = ps_mapguard_lost(pSrc->pLost);
+    return at ? spill_lost_error(at - 1, pSrc->n, 0, err) : spill_lost_error(pSrc->n - 1, pSrc->n, 1, err);
+  }
   /* no read fell past the end: the last byte is other than it was */
   if( ps_mapguard_lost(pSrc->pLost)==0 ) return changed_error(pSrc->n, err);
   return lost_error(lost, pSrc->nRaw, err);

@@ -102,7 +102,11 @@ static inline uint64_t ps_source_lost(const PsSource *pSrc){
 }
 
 /* PS_OK while ps_source_lost() is 0; else PS_ERROR with err "the file shrank while it was being
-** read (another process truncated or rewrote it): byte N of its M bytes is gone". */
+** read (another process truncated or rewrote it): byte N of its M bytes is gone" (or "the file
+** changed ...: its last byte (N of M) is no longer what was read"). For a spilled gzip stream
+** (bGzip and mapped): "the temporary file holding the inflated gzip stream could not be read back
+** (a read error on its disk, or the file was truncated): byte N of its M inflated bytes is gone",
+** N and M counted in the inflated stream. */
 int ps_source_lost_error(const PsSource *pSrc, PsErr *err);
 
 /* Copies (or inflates) n bytes at p. The caller keeps ownership of p. */

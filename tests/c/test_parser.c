@@ -168,6 +168,44 @@ static size_t gz(const char *in, size_t n, unsigned char *out, size_t nOut){
 }
 
 
+/* A spilled gzip stream's file cut short under the mapping (through /proc/self/map_files, the
+** only way to reach the unnamed file; root only): the error names the temporary file and counts
+** in the inflated stream (n bytes), not the compressed file's; cut within the last page, its
+** last byte. */
+static void spill_lost(const unsigned char *g, size_t nGz, size_t n){
+  long pg = sysconf(_SC_PAGESIZE);
+  for(int k=0; k<2; k++){
+    PsSource src; PsErr e;
+    if( ps_source_open_blob_ex(&src, g, nGz, 0, 1, 0, 0, &e)!=PS_OK || !src.bMapped ){ CHECK(0); return; }
+    char zMap[80];
+    uintptr_t a = (uintptr_t)src.pMap, b = (a + src.nMap + (uintptr_t)pg - 1) & ~(uintptr_t)(pg - 1);
+    snprintf(zMap, sizeof(zMap), "/proc/self/map_files/%lx-%lx", (unsigned long)a, (unsigned long)b);
+    int fd = open(zMap, O_RDWR);
+    if( fd<0 ){
+      SKIP("a spilled gzip stream's file cut short: /proc/self/map_files cannot be opened here (root only)");
+      ps_source_close(&src);
+      return;
+    }
+    size_t cut = k==0 ? 2*(size_t)pg + 10 : n - 3;
+    CHECK(ftruncate(fd, (off_t)cut)==0);
+    close(fd);
+    char want[300];
+    if( k==0 ){
+      CHECK_INT(((volatile const char*)src.z)[4*pg+1], 0);     /* gone: SIGBUS, healed */
+      snprintf(want, sizeof(want), "the temporary file holding the inflated gzip stream could not be "
+               "read back (a read error on its disk, or the file was truncated): byte %ld of its "
+               "%zu inflated bytes is gone", 4*pg+1, n);
+    }else{
+      snprintf(want, sizeof(want), "the temporary file holding the inflated gzip stream could not be "
+               "read back (a read error on its disk, or the file was truncated): the last byte, "
+               "%zu of its %zu inflated bytes is no longer what was written", n - 1, n);
+    }
+    CHECK_INT(ps_source_lost_error(&src, &e), PS_ERROR);
+    CHECK_STR(e.msg, want);
+    ps_source_close(&src);
+  }
+}
+
 /* ps_gunzip through libdeflate's one-shot decoder (the size known from the trailer) and through
 ** zlib alone (ps_gunzip_zlib_only): the same bytes, and for a damaged stream the same error (the
 ** fast path hands every failure to zlib, whose message names the compressed byte). */
@@ -221,6 +259,7 @@ static void test_gzip_paths(void){
     if( rc==PS_OK ) ps_source_close(&src);
   }
   free(g2);
+  spill_lost(g, nGz, n);
   /* a file that cannot take the stream (RLIMIT_FSIZE below its size, SIGXFSZ left at its default
   ** action, which would end the process if write() went past the limit): the stream goes to
   ** memory instead, whole, through both decoders; in a child process, since the limit is the
