@@ -24,8 +24,6 @@ static int is_gzip(const unsigned char *p, size_t n){
 
 /* The chunked inflate loop of zlib's examples/zpipe.c, over an in-memory input, reading
 ** concatenated members, with every return code handled. */
-/* Output bytes inflated between two interrupt polls (about 50 ms of zlib). */
-#define PS_INFLATE_STEP ((size_t)16 << 20)
 
 int ps_gunzip(const unsigned char *in, size_t nIn, uint64_t maxOut,
               char **pzOut, size_t *pnOut, PsErr *err){
@@ -49,16 +47,11 @@ static size_t gz_size_hint(const unsigned char *in, size_t nIn){
 ** file's, so a big .json.gz is not held in the process's memory twice (inflated bytes and parsed
 ** columns). The file is written with write(), not through a shared writable mapping: a fault per
 ** fresh 4 KiB page cache page, zeroed first, made the 1M-event trace's load 0.15 s slower. */
-typedef struct GzOut {
-  char *z; size_t nAlloc;     /* the buffer (a spilled zlib stream: a chunk, written out when full) */
-  int fd;                     /* the temporary file, or -1 */
-  size_t nFlushed;            /* bytes of the stream already written to fd */
-} GzOut;
 
 /* An unnamed temporary file (O_TMPFILE: nothing to clean up, nothing another process can open by
 ** name) in the first of $SQLITE_TMPDIR, $TMPDIR, /var/tmp, /usr/tmp, /tmp that takes one (the
 ** directories SQLite's unix VFS uses for its own temporary files, in its order), or -1. */
-static int spill_open(void){
+int ps_spill_open(void){
 #ifdef O_TMPFILE
   const char *az[5] = { getenv("SQLITE_TMPDIR"), getenv("TMPDIR"), "/var/tmp", "/usr/tmp", "/tmp" };
   for(int k=0; k<5; k++){
@@ -72,7 +65,7 @@ static int spill_open(void){
 
 /* Writes o->z[0..n) at the end of the file. 0, or -1 (a full disk: ENOSPC comes from write(),
 ** which reserves the blocks, never later as a fault on the mapping). */
-static int out_flush(GzOut *o, size_t n){
+int ps_spill_flush(PsSpill *o, size_t n){
   /* past the process's file size limit, write() would raise SIGXFSZ, whose default action ends
   ** the host: such a stream goes to memory instead */
   struct rlimit rl;
@@ -89,7 +82,7 @@ static int out_flush(GzOut *o, size_t n){
   return 0;
 }
 
-static void out_free(GzOut *o){
+void ps_spill_free(PsSpill *o){
   if( o->fd>=0 ) close(o->fd);
   free(o->z);
   o->z = 0; o->nAlloc = 0; o->fd = -1; o->nFlushed = 0;
@@ -109,7 +102,7 @@ int ps_gunzip_zlib_only = 0;     /* source.h */
 ** stream, a size past the trailer's, bytes after the stream): the caller then runs zlib, whose
 ** errors name the compressed byte (o is left as it was given). */
 static int gunzip_oneshot(const unsigned char *in, size_t nIn, uint64_t maxOut,
-                          GzOut *o, size_t *pnOut, PsSource *pPoll, PsErr *err){
+                          PsSpill *o, size_t *pnOut, PsSource *pPoll, PsErr *err){
   if( ps_gunzip_zlib_only ) return -1;
   size_t isz = gz_size_hint(in, nIn);
   if( isz==0 || isz > PS_DEFLATE_ONESHOT_MAX || (uint64_t)isz > maxOut ) return -1;
@@ -142,7 +135,7 @@ static int gunzip_oneshot(const unsigned char *in, size_t nIn, uint64_t maxOut,
 ** the whole stream: the one-shot path writes its buffer out, and the caller frees it); on
 ** failure o is freed. A spilled stream whose file cannot be written is inflated again into
 ** memory (a full disk costs a second inflate, not the query). */
-static int gunzip_to(const unsigned char *in, size_t nIn, uint64_t maxOut, GzOut *o,
+static int gunzip_to(const unsigned char *in, size_t nIn, uint64_t maxOut, PsSpill *o,
                      size_t *pnOut, PsSource *pPoll, PsErr *err){
   z_stream zs;
   size_t nOut = 0;
@@ -150,9 +143,9 @@ static int gunzip_to(const unsigned char *in, size_t nIn, uint64_t maxOut, GzOut
   *pnOut = 0;
   if( maxOut==0 ) maxOut = PS_MAX_INFLATED;
   rc = gunzip_oneshot(in, nIn, maxOut, o, pnOut, pPoll, err);
-  if( rc>0 ){ out_free(o); return rc; }
+  if( rc>0 ){ ps_spill_free(o); return rc; }
   if( rc==PS_OK ){
-    if( o->fd>=0 && out_flush(o, *pnOut) ){ close(o->fd); o->fd = -1; o->nFlushed = 0; }
+    if( o->fd>=0 && ps_spill_flush(o, *pnOut) ){ close(o->fd); o->fd = -1; o->nFlushed = 0; }
     return PS_OK;
   }
   /* zlib's chunked inflate: any size, polled, and the precise error of a damaged stream.
@@ -165,11 +158,11 @@ static int gunzip_to(const unsigned char *in, size_t nIn, uint64_t maxOut, GzOut
   if( nAlloc > maxOut + 1 ) nAlloc = (size_t)maxOut + 1;
   if( o->fd>=0 ) nAlloc = PS_INFLATE_STEP + 1;
   o->z = malloc(nAlloc);
-  if( o->z==0 ){ out_free(o); return ps_nomem(err); }
+  if( o->z==0 ){ ps_spill_free(o); return ps_nomem(err); }
   o->nAlloc = nAlloc;
   if( o->fd<0 ) ps_hugepages(o->z, nAlloc);
   memset(&zs, 0, sizeof(zs));
-  if( inflateInit2(&zs, 15+16)!=Z_OK ){ out_free(o); return ps_nomem(err); }
+  if( inflateInit2(&zs, 15+16)!=Z_OK ){ ps_spill_free(o); return ps_nomem(err); }
   size_t iIn = 0;
   for(;;){
     /* zlib counts in uInt: feed at most 1 GiB at a time. */
@@ -180,13 +173,13 @@ static int gunzip_to(const unsigned char *in, size_t nIn, uint64_t maxOut, GzOut
     if( nOut >= maxOut ){
       /* at the limit and not at the end (each inflate call is given at most maxOut - nOut bytes
       ** of room): the same message spilled or in memory */
-      inflateEnd(&zs); out_free(o);
+      inflateEnd(&zs); ps_spill_free(o);
       return ps_err(err, "inflated gzip stream exceeds the limit of %llu bytes", (unsigned long long)maxOut);
     }
     if( nBuf + 1 >= o->nAlloc && o->fd>=0 ){
-      if( out_flush(o, nBuf) ){
+      if( ps_spill_flush(o, nBuf) ){
         /* the file cannot take it: start again, in memory */
-        inflateEnd(&zs); out_free(o);
+        inflateEnd(&zs); ps_spill_free(o);
         return gunzip_to(in, nIn, maxOut, o, pnOut, pPoll, err);
       }
       nBuf = 0;
@@ -194,10 +187,10 @@ static int gunzip_to(const unsigned char *in, size_t nIn, uint64_t maxOut, GzOut
       size_t nNew = o->nAlloc*2;                  /* (> nOut + 1: nOut < maxOut here) */
       if( nNew > maxOut + 1 ) nNew = (size_t)maxOut + 1;
       char *z = realloc(o->z, nNew);
-      if( z==0 ){ inflateEnd(&zs); out_free(o); return ps_nomem(err); }
+      if( z==0 ){ inflateEnd(&zs); ps_spill_free(o); return ps_nomem(err); }
       o->z = z; o->nAlloc = nNew;
     }
-    if( pPoll && ps_source_poll(pPoll) ){ inflateEnd(&zs); out_free(o); return ps_interrupted(err); }
+    if( pPoll && ps_source_poll(pPoll) ){ inflateEnd(&zs); ps_spill_free(o); return ps_interrupted(err); }
     size_t chunkOut = o->nAlloc - 1 - nBuf; if( chunkOut > PS_INFLATE_STEP ) chunkOut = PS_INFLATE_STEP;
     if( chunkOut > maxOut - nOut ) chunkOut = (size_t)(maxOut - nOut);   /* (so nOut never passes maxOut) */
     zs.next_out = (Bytef*)(o->z + nBuf);
@@ -209,36 +202,36 @@ static int gunzip_to(const unsigned char *in, size_t nIn, uint64_t maxOut, GzOut
       /* another member may follow (concatenated gzip); anything else is an error */
       if( iIn==nIn ) break;
       if( !is_gzip(in+iIn, nIn-iIn) ){
-        inflateEnd(&zs); out_free(o);
+        inflateEnd(&zs); ps_spill_free(o);
         return ps_err(err, "compressed byte %llu: unexpected data after the end of the gzip stream",
                       (unsigned long long)iIn);
       }
       inflateReset(&zs);
       continue;
     }
-    if( rc==Z_MEM_ERROR ){ inflateEnd(&zs); out_free(o); return ps_nomem(err); }
+    if( rc==Z_MEM_ERROR ){ inflateEnd(&zs); ps_spill_free(o); return ps_nomem(err); }
     if( rc==Z_DATA_ERROR || rc==Z_NEED_DICT || rc==Z_STREAM_ERROR ){
       ps_err(err, "compressed byte %llu: corrupt gzip stream (%s)",
              (unsigned long long)iIn, zs.msg ? zs.msg : "invalid data");
-      inflateEnd(&zs); out_free(o);
+      inflateEnd(&zs); ps_spill_free(o);
       return PS_ERROR;
     }
     if( rc==Z_BUF_ERROR || rc==Z_OK ){
       if( iIn==nIn && zs.avail_out>0 ){
         /* all input used, output space left, and no end: the stream is cut short */
-        inflateEnd(&zs); out_free(o);
+        inflateEnd(&zs); ps_spill_free(o);
         return ps_err(err, "gzip stream is truncated (inflated %llu bytes before the input ended)",
                       (unsigned long long)nOut);
       }
       continue;
     }
-    inflateEnd(&zs); out_free(o);
+    inflateEnd(&zs); ps_spill_free(o);
     return ps_err(err, "zlib inflate failed with code %d", rc);
   }
   inflateEnd(&zs);
   if( o->fd>=0 ){
-    if( out_flush(o, nOut - o->nFlushed) ){
-      out_free(o);
+    if( ps_spill_flush(o, nOut - o->nFlushed) ){
+      ps_spill_free(o);
       return gunzip_to(in, nIn, maxOut, o, pnOut, pPoll, err);
     }
     free(o->z); o->z = 0; o->nAlloc = 0;
@@ -251,7 +244,7 @@ static int gunzip_to(const unsigned char *in, size_t nIn, uint64_t maxOut, GzOut
 
 int ps_gunzip_poll(const unsigned char *in, size_t nIn, uint64_t maxOut,
                    char **pzOut, size_t *pnOut, PsSource *pPoll, PsErr *err){
-  GzOut o = { 0, 0, -1, 0 };
+  PsSpill o = { 0, 0, -1, 0 };
   *pzOut = 0; *pnOut = 0;
   int rc = gunzip_to(in, nIn, maxOut, &o, pnOut, pPoll, err);
   if( rc==PS_OK ) *pzOut = o.z;
@@ -269,45 +262,63 @@ static void source_set_mapped(PsSource *pSrc, void *p, size_t n, uint64_t *pLost
 }
 
 
+/* The n bytes of a complete inflated stream in o (gunzip_to, ps_unzip_capture) into pSrc: a
+** spilled one mapped from its file (guarded as a plain file's mapping: a read error on the file's
+** pages later is a SIGBUS), else, or when it cannot be mapped, a heap buffer. zWhat names the
+** stream in messages ("gzip stream", "ZIP member"). The caller sets bGzip / bZip. */
+static int source_from_spill(PsSource *pSrc, PsSpill *o, size_t n, const char *zWhat, PsErr *err){
+  int rc;
+  if( o->fd>=0 && n>0 ){
+    void *p = mmap(0, n, PROT_READ, MAP_SHARED, o->fd, 0);
+    uint64_t *pLost = p==MAP_FAILED ? 0 : ps_mapguard_add(p, n);
+    if( pLost ){
+      close(o->fd);                               /* (the mapping keeps the file) */
+      free(o->z);
+      source_set_mapped(pSrc, p, n, pLost, ((const char*)p)[n-1]);
+      return PS_OK;
+    }
+    if( p!=MAP_FAILED ) munmap(p, n);
+    if( o->z==0 ){
+      /* the stream is only in the file: read it back */
+      size_t nGot = 0;
+      rc = lseek(o->fd, 0, SEEK_SET)==0 ? ps_read_fd(o->fd, n, "the temporary file of the inflated stream", &o->z, &nGot, pSrc, err)
+                                        : ps_err(err, "cannot read back the inflated %s: %s", zWhat, strerror(errno));
+      if( rc==PS_OK && nGot!=n ){
+        free(o->z); o->z = 0;
+        rc = ps_err(err, "cannot read back the inflated %s: %zu of its %zu bytes read", zWhat, nGot, n);
+      }
+      if( rc ){ ps_spill_free(o); return rc; }
+    }
+  }
+  if( o->fd>=0 ){ close(o->fd); o->fd = -1; }
+  if( o->z==0 ){ o->z = malloc(1); if( o->z==0 ) return ps_nomem(err); o->z[0] = 0; }   /* (an empty stream) */
+  pSrc->z = o->z; pSrc->n = n; pSrc->bHeap = 1;
+  return PS_OK;
+}
+
 /* gzip input into pSrc: into a temporary file (a mapped source, like a plain file) when nSpill
 ** is not 0 and the stream's trailer gives nSpill bytes or more, or the compressed input alone is
 ** a quarter of that (the trailer holds the size mod 2^32); else, or when no file can be had or
 ** written, into memory (a heap buffer). */
 static int gunzip_source(PsSource *pSrc, const unsigned char *in, size_t nIn, uint64_t maxOut,
                          uint64_t nSpill, PsErr *err){
-  GzOut o = { 0, 0, -1, 0 };
-  if( nSpill && ((uint64_t)gz_size_hint(in, nIn) >= nSpill || (uint64_t)nIn >= nSpill/4) ) o.fd = spill_open();
+  PsSpill o = { 0, 0, -1, 0 };
+  if( nSpill && ((uint64_t)gz_size_hint(in, nIn) >= nSpill || (uint64_t)nIn >= nSpill/4) ) o.fd = ps_spill_open();
   size_t n = 0;
   int rc = gunzip_to(in, nIn, maxOut, &o, &n, pSrc, err);
-  if( rc ) return rc;
-  if( o.fd>=0 && n>0 ){
-    void *p = mmap(0, n, PROT_READ, MAP_SHARED, o.fd, 0);
-    /* a read error on the file's pages later is a SIGBUS: guarded like a plain file's mapping */
-    uint64_t *pLost = p==MAP_FAILED ? 0 : ps_mapguard_add(p, n);
-    if( pLost ){
-      close(o.fd);                                /* (the mapping keeps the file) */
-      free(o.z);
-      source_set_mapped(pSrc, p, n, pLost, ((const char*)p)[n-1]);
-      pSrc->bGzip = 1;
-      return PS_OK;
-    }
-    if( p!=MAP_FAILED ) munmap(p, n);
-    if( o.z==0 ){
-      /* zlib's stream is only in the file: read it back */
-      size_t nGot = 0;
-      rc = lseek(o.fd, 0, SEEK_SET)==0 ? ps_read_fd(o.fd, n, "the temporary file of the inflated stream", &o.z, &nGot, pSrc, err)
-                                      : ps_err(err, "cannot read back the inflated gzip stream: %s", strerror(errno));
-      if( rc==PS_OK && nGot!=n ){
-        free(o.z); o.z = 0;
-        rc = ps_err(err, "cannot read back the inflated gzip stream: %zu of its %zu bytes read", nGot, n);
-      }
-      if( rc ){ out_free(&o); return rc; }
-    }
-  }
-  if( o.fd>=0 ){ close(o.fd); o.fd = -1; }
-  if( o.z==0 ){ o.z = malloc(1); if( o.z==0 ) return ps_nomem(err); o.z[0] = 0; }   /* (an empty stream) */
-  pSrc->z = o.z; pSrc->n = n; pSrc->bGzip = 1; pSrc->bHeap = 1;
-  return PS_OK;
+  if( rc==PS_OK ) rc = source_from_spill(pSrc, &o, n, "gzip stream", err);
+  if( rc==PS_OK ) pSrc->bGzip = 1;
+  return rc;
+}
+
+/* A spilled stream's file (source_from_spill) is unnamed and ours: no other process rewrites it
+** by name, so bytes gone from it are a read error of its disk (or a truncation through /proc);
+** the offsets are of the inflated stream, not of the compressed file. */
+static int spill_lost_error(const char *zWhat, uint64_t at, uint64_t n, int bLast, PsErr *err){
+  return ps_err(err, "the temporary file holding the inflated %s could not be read back "
+                "(a read error on its disk, or the file was truncated): %s %llu of its %llu inflated "
+                "bytes %s", zWhat, bLast ? "the last byte," : "byte", (unsigned long long)at,
+                (unsigned long long)n, bLast ? "is no longer what was written" : "is gone");
 }
 
 static int lost_error(uint64_t lost, uint64_t n, PsErr *err){
@@ -322,22 +333,13 @@ static int changed_error(uint64_t n, PsErr *err){
                 (unsigned long long)(n - 1), (unsigned long long)n);
 }
 
-/* A spilled gzip stream's file (gunzip_source) is unnamed and ours: no other process rewrites it
-** by name, so bytes gone from it are a read error of its disk (or a truncation through /proc);
-** the offsets are of the inflated stream, not of the compressed file. */
-static int spill_lost_error(uint64_t at, uint64_t n, int bLast, PsErr *err){
-  return ps_err(err, "the temporary file holding the inflated gzip stream could not be read back "
-                "(a read error on its disk, or the file was truncated): %s %llu of its %llu inflated "
-                "bytes %s", bLast ? "the last byte," : "byte", (unsigned long long)at,
-                (unsigned long long)n, bLast ? "is no longer what was written" : "is gone");
-}
-
 int ps_source_lost_error(const PsSource *pSrc, PsErr *err){
   uint64_t lost = ps_source_lost(pSrc);
   if( lost==0 ) return PS_OK;
-  if( pSrc->bGzip ){
+  if( pSrc->bGzip || pSrc->bZip ){             /* (mapped: spilled) */
+    const char *zWhat = pSrc->bGzip ? "gzip stream" : "ZIP member";
     uint64_t at = ps_mapguard_lost(pSrc->pLost);
-    return at ? spill_lost_error(at - 1, pSrc->n, 0, err) : spill_lost_error(pSrc->n - 1, pSrc->n, 1, err);
+    return at ? spill_lost_error(zWhat, at - 1, pSrc->n, 0, err) : spill_lost_error(zWhat, pSrc->n - 1, pSrc->n, 1, err);
   }
   /* no read fell past the end: the last byte is other than it was */
   if( ps_mapguard_lost(pSrc->pLost)==0 ) return changed_error(pSrc->n, err);
@@ -360,12 +362,18 @@ static int unwrap(PsSource *pSrc, const void *p, size_t n, uint64_t maxInflated,
   *pbDone = bGzip || bZip || bHtml;
   if( !*pbDone ) return PS_OK;
   if( bGzip ) return gunzip_source(pSrc, p, n, maxInflated, nSpill, err);
-  char *z; size_t nz;
-  int rc = bZip ? ps_unzip_capture(p, n, maxInflated, &z, &nz, pSrc->zMember, sizeof(pSrc->zMember), pSrc, err)
-         : ps_html_trace(p, n, maxInflated ? maxInflated : PS_MAX_INFLATED, &z, &nz, &pSrc->zText, &pSrc->nText, err);
+  size_t nz;
+  if( bZip ){
+    PsSpill o = { 0, 0, -1, 0 };
+    int rc = ps_unzip_capture(p, n, maxInflated, nSpill, &o, &nz, pSrc->zMember, sizeof(pSrc->zMember), pSrc, err);
+    if( rc==PS_OK ) rc = source_from_spill(pSrc, &o, nz, "ZIP member", err);
+    if( rc==PS_OK ) pSrc->bZip = 1;
+    return rc;
+  }
+  char *z;
+  int rc = ps_html_trace(p, n, maxInflated ? maxInflated : PS_MAX_INFLATED, &z, &nz, &pSrc->zText, &pSrc->nText, err);
   if( rc ) return rc;
-  pSrc->z = z; pSrc->n = nz; pSrc->bHeap = 1;
-  if( bZip ) pSrc->bZip = 1; else pSrc->bHtml = 1;
+  pSrc->z = z; pSrc->n = nz; pSrc->bHeap = 1; pSrc->bHtml = 1;
   return PS_OK;
 }
 

@@ -54,10 +54,36 @@ typedef struct PsSource {
                        ** the loader from its connection's setting, never process-wide */
 } PsSource;
 
+/* Output bytes inflated between two interrupt polls (about 50 ms of zlib); a spilled stream's
+** buffer (PsSpill) holds at most this many. */
+#define PS_INFLATE_STEP ((size_t)16 << 20)
+
+/* Where an inflated stream goes (source.c's gzip inflate, zipsrc.c's ZIP member): a malloc'ed
+** buffer z of nAlloc bytes that holds the whole stream, or, with fd >= 0 (a "spilled" stream), an
+** unnamed temporary file the stream is written to with write(), z being a buffer of the next
+** bytes, flushed when full; the source maps the file once the stream is complete. nFlushed: the
+** bytes already written to fd. Starts as { 0, 0, -1, 0 }. */
+typedef struct PsSpill {
+  char *z; size_t nAlloc;
+  int fd;
+  size_t nFlushed;
+} PsSpill;
+/* An unnamed temporary file (O_TMPFILE) in the first of $SQLITE_TMPDIR, $TMPDIR, /var/tmp,
+** /usr/tmp, /tmp that takes one, or -1. */
+int ps_spill_open(void);
+/* Writes o->z[0..n) at the end of o->fd: 0, or -1 when the file cannot take them (a full disk, or
+** past RLIMIT_FSIZE, where write() would raise SIGXFSZ): the caller then starts again in memory. */
+int ps_spill_flush(PsSpill *o, size_t n);
+/* Closes the file and frees the buffer; o is then as at its start. */
+void ps_spill_free(PsSpill *o);
+
 /* ZIP input (zipsrc.c): 1 when the bytes start a ZIP archive; the capture member (the report
-** manifest.json names, or the only member) inflated into *pz (malloc'ed, NUL-terminated). */
+** manifest.json names, or the only member) inflated into o (PsSpill; *pn bytes): into memory
+** (o->z, NUL-terminated), or, when nSpill is not 0 and the member's header gives nSpill inflated
+** bytes or more (or nSpill/4 compressed), into an unnamed temporary file (o->fd; o->z freed), as
+** gzip streams are (ps_source_open_file_ex); a file that cannot take it: memory. */
 int ps_is_zip(const void *p, size_t n);
-int ps_unzip_capture(const void *p, size_t n, uint64_t maxOut, char **pz, size_t *pn,
+int ps_unzip_capture(const void *p, size_t n, uint64_t maxOut, uint64_t nSpill, PsSpill *o, size_t *pn,
                      char *zMember, size_t nMember, PsSource *pPoll, PsErr *err);
 
 /* Systrace HTML (htmlsrc.c): 1 when the bytes start an HTML document; the trace data its
@@ -83,7 +109,8 @@ int ps_source_open_file(PsSource *pSrc, const char *zPath, uint64_t maxInflated,
 ** /tmp, the first that takes one) with write(), then mapped: the source is then a mapped one
 ** (bMapped, bGzip), whose pages the parse releases (ps_source_release) and the kernel can write
 ** back and drop, instead of a heap buffer held whole. A failed write (a full disk) or no usable
-** directory: memory, as without nSpill.
+** directory: memory, as without nSpill. A ZIP member of nSpill bytes or more by its directory
+** entry (or nSpill/4 compressed) the same way (bMapped, bZip: ps_unzip_capture).
 ** A spilled source's `nRaw` is the compressed size, as for a gzip file inflated into memory. */
 int ps_source_open_file_ex(PsSource *pSrc, const char *zPath, uint64_t maxInflated, uint64_t nSpill,
                            int bMmap, int (*xInterrupt)(void*), void *pInterruptArg, PsErr *err);
@@ -103,10 +130,10 @@ static inline uint64_t ps_source_lost(const PsSource *pSrc){
 
 /* PS_OK while ps_source_lost() is 0; else PS_ERROR with err "the file shrank while it was being
 ** read (another process truncated or rewrote it): byte N of its M bytes is gone" (or "the file
-** changed ...: its last byte (N of M) is no longer what was read"). For a spilled gzip stream
-** (bGzip and mapped): "the temporary file holding the inflated gzip stream could not be read back
-** (a read error on its disk, or the file was truncated): byte N of its M inflated bytes is gone",
-** N and M counted in the inflated stream. */
+** changed ...: its last byte (N of M) is no longer what was read"). For a spilled gzip stream or
+** ZIP member (bGzip or bZip, and mapped): "the temporary file holding the inflated gzip stream
+** (ZIP member) could not be read back (a read error on its disk, or the file was truncated): byte
+** N of its M inflated bytes is gone", N and M counted in the inflated stream. */
 int ps_source_lost_error(const PsSource *pSrc, PsErr *err);
 
 /* Copies (or inflates) n bytes at p. The caller keeps ownership of p. */

@@ -4,7 +4,8 @@
 **
 ** Which member is the capture: the one manifest.json names in "entries.json" (the StarProfiler
 ** archive's manifest v2), else "latest.json"; without a manifest, the archive's only member.
-** The member is inflated into a heap buffer that becomes the capture's bytes. Errors: a member
+** The member is inflated into a heap buffer that becomes the capture's bytes, or, a big one, into
+** an unnamed temporary file that is mapped (PsSpill, as gzip streams are). Errors: a member
 ** name that is empty, absolute or has a ".." component, a member larger than the inflate limit, a bad CRC, a
 ** damaged archive, or an archive that does not say which member to read.
 */
@@ -86,10 +87,12 @@ static int zip64_sizes(const unsigned char *x, size_t nx, uint64_t *pUsize, uint
   return 0;
 }
 
-/* Inflates (or copies) the current member into a new buffer (NUL-terminated), at most maxOut
-** bytes, checking its CRC. mf: the archive's bytes. */
-static int read_member(unzFile uf, const MemFile *mf, const char *zName, uint64_t maxOut, char **pz,
-                       size_t *pn, PsSource *pPoll, PsErr *err){
+/* Inflates (or copies) the current member into o (PsSpill: a new buffer, NUL-terminated, or, with
+** o->fd >= 0, the spill file, the buffer then freed), at most maxOut bytes, checking its CRC
+** (over each chunk as it is made). mf: the archive's bytes. A spill file that cannot take the
+** member (a full disk): the member is read again, into memory. */
+static int read_member(unzFile uf, const MemFile *mf, const char *zName, uint64_t maxOut, uint64_t nSpill,
+                       PsSpill *o, size_t *pn, PsSource *pPoll, PsErr *err){
   unz_file_info64 fi;
   unsigned char *aExtra = malloc(65536);
   if( aExtra==0 ) return ps_nomem(err);
@@ -120,49 +123,73 @@ static int read_member(unzFile uf, const MemFile *mf, const char *zName, uint64_
                   zName, (unsigned long long)csize);
   }
   const unsigned char *zIn = mf->p + pos;
+  if( nSpill && (usize >= nSpill || csize >= nSpill/4) ) o->fd = ps_spill_open();
   /* room for what the header says, but never more than the data can make (deflate inflates at
-  ** most 1032 to 1) nor than the limit: a lying header costs no memory; the data decides */
+  ** most 1032 to 1) nor than the limit: a lying header costs no memory; the data decides. A
+  ** spilled member: a buffer of at most PS_INFLATE_STEP bytes, written out each time it fills. */
   uint64_t want = usize, most = fi.compression_method==0 ? csize : csize*1032 + 1024;
   if( want > most ) want = most;
   if( want > maxOut ) want = maxOut;
-  size_t cap = (size_t)want + 1, n = 0;
-  char *z = malloc(cap);
-  if( z==0 ) return ps_nomem(err);
+  if( o->fd>=0 && want > PS_INFLATE_STEP ) want = PS_INFLATE_STEP;
+  o->nAlloc = (size_t)want + 1;
+  size_t nBuf = 0;                     /* bytes in o->z (not yet written out, when spilled) */
+  uint64_t nOut = 0;                   /* bytes made */
+  o->z = malloc(o->nAlloc);
+  if( o->z==0 ){ ps_spill_free(o); return ps_nomem(err); }
   z_stream zs;
   memset(&zs, 0, sizeof(zs));
   int bDeflate = fi.compression_method==Z_DEFLATED, zrc = Z_OK;
-  if( bDeflate && inflateInit2(&zs, -MAX_WBITS)!=Z_OK ){ free(z); return ps_nomem(err); }
+  if( bDeflate && inflateInit2(&zs, -MAX_WBITS)!=Z_OK ){ ps_spill_free(o); return ps_nomem(err); }
   uint64_t inLeft = csize;
   const unsigned char *pIn = zIn;
+  uLong crc = crc32(0, 0, 0);
   int rc = PS_OK;
   for(;;){
-    if( n + 1 >= cap ){
-      if( cap > maxOut ){
-        rc = ps_err(err, "ZIP member '%s' inflates past the limit of %llu bytes", zName, (unsigned long long)maxOut);
-        break;
+    if( !bDeflate && inLeft==0 ) break;
+    if( nOut >= maxOut ){
+      /* more to come (a deflate stream ends by Z_STREAM_END, seen below) and no room left */
+      rc = ps_err(err, "ZIP member '%s' inflates past the limit of %llu bytes", zName, (unsigned long long)maxOut);
+      break;
+    }
+    if( nBuf + 1 >= o->nAlloc ){
+      if( o->fd>=0 ){
+        if( ps_spill_flush(o, nBuf) ){
+          /* the file cannot take it: again, in memory */
+          if( bDeflate ) inflateEnd(&zs);
+          ps_spill_free(o);
+          return read_member(uf, mf, zName, maxOut, 0, o, pn, pPoll, err);
+        }
+        nBuf = 0;
+      }else{
+        size_t nNew = o->nAlloc*2;      /* (> nOut + 1: nOut < maxOut here) */
+        if( nNew > maxOut + 1 ) nNew = (size_t)maxOut + 1;
+        char *z2 = realloc(o->z, nNew);
+        if( z2==0 ){ rc = ps_nomem(err); break; }
+        o->z = z2; o->nAlloc = nNew;
       }
-      char *z2 = realloc(z, cap*2);
-      if( z2==0 ){ rc = ps_nomem(err); break; }
-      z = z2; cap *= 2;
     }
     if( pPoll && ps_source_poll(pPoll) ){ rc = ps_interrupted(err); break; }
-    size_t chunk = cap - 1 - n;
-    if( chunk > (16u<<20) ) chunk = 16u<<20;   /* an interrupt poll every 16 MiB */
+    size_t chunk = o->nAlloc - 1 - nBuf;
+    if( chunk > PS_INFLATE_STEP ) chunk = PS_INFLATE_STEP;   /* an interrupt poll every 16 MiB */
+    if( chunk > maxOut - nOut ) chunk = (size_t)(maxOut - nOut);   /* (nOut never passes maxOut) */
+    char *zOut = o->z + nBuf;
     if( !bDeflate ){
-      if( inLeft==0 ) break;
       if( chunk > inLeft ) chunk = (size_t)inLeft;
-      memcpy(z + n, pIn, chunk);
-      pIn += chunk; inLeft -= chunk; n += chunk;
-      continue;
+      memcpy(zOut, pIn, chunk);
+      pIn += chunk; inLeft -= chunk;
+    }else{
+      if( zs.avail_in==0 ){
+        uInt k = inLeft > (1u<<30) ? (1u<<30) : (uInt)inLeft;
+        zs.next_in = (Bytef*)pIn; zs.avail_in = k;
+        pIn += k; inLeft -= k;
+      }
+      zs.next_out = (Bytef*)zOut; zs.avail_out = (uInt)chunk;
+      zrc = inflate(&zs, Z_NO_FLUSH);
+      chunk -= zs.avail_out;
     }
-    if( zs.avail_in==0 ){
-      uInt k = inLeft > (1u<<30) ? (1u<<30) : (uInt)inLeft;
-      zs.next_in = (Bytef*)pIn; zs.avail_in = k;
-      pIn += k; inLeft -= k;
-    }
-    zs.next_out = (Bytef*)z + n; zs.avail_out = (uInt)chunk;
-    zrc = inflate(&zs, Z_NO_FLUSH);
-    n += chunk - zs.avail_out;
+    crc = crc32_z(crc, (const Bytef*)zOut, chunk);
+    nBuf += chunk; nOut += chunk;
+    if( !bDeflate ) continue;
     if( zrc==Z_STREAM_END ) break;
     if( zrc==Z_BUF_ERROR && zs.avail_in==0 && inLeft==0 ){
       rc = ps_err(err, "ZIP member '%s': the deflate data ends early (truncated archive?)", zName);
@@ -174,12 +201,17 @@ static int read_member(unzFile uf, const MemFile *mf, const char *zName, uint64_
     }
   }
   if( bDeflate ) inflateEnd(&zs);
-  if( rc==PS_OK && crc32_z(crc32(0, 0, 0), (const Bytef*)z, n)!=fi.crc ){
-    rc = ps_err(err, "ZIP member '%s': CRC mismatch (corrupt archive)", zName);
+  if( rc==PS_OK && crc!=fi.crc ) rc = ps_err(err, "ZIP member '%s': CRC mismatch (corrupt archive)", zName);
+  if( rc==PS_OK && o->fd>=0 ){
+    if( ps_spill_flush(o, nBuf) ){
+      ps_spill_free(o);
+      return read_member(uf, mf, zName, maxOut, 0, o, pn, pPoll, err);
+    }
+    free(o->z); o->z = 0; o->nAlloc = 0;
   }
-  if( rc ){ free(z); return rc; }
-  z[n] = 0;
-  *pz = z; *pn = n;
+  if( rc ){ ps_spill_free(o); return rc; }
+  if( o->fd<0 ) o->z[nBuf] = 0;
+  *pn = (size_t)nOut;
   return PS_OK;
 }
 
@@ -209,7 +241,7 @@ static int safe_member(const char *z){
   return 1;
 }
 
-int ps_unzip_capture(const void *p, size_t n, uint64_t maxOut, char **pz, size_t *pn,
+int ps_unzip_capture(const void *p, size_t n, uint64_t maxOut, uint64_t nSpill, PsSpill *o, size_t *pn,
                      char *zMember, size_t nMember, PsSource *pPoll, PsErr *err){
   if( maxOut==0 ) maxOut = PS_MAX_INFLATED;
   MemFile mf = { p, n, 0 };
@@ -234,9 +266,11 @@ int ps_unzip_capture(const void *p, size_t n, uint64_t maxOut, char **pz, size_t
     }
   }
   if( unzLocateFile(uf, "manifest.json", 1)==UNZ_OK ){
-    char *zm; size_t nm;
-    rc = read_member(uf, &mf, "manifest.json", 1u<<24, &zm, &nm, pPoll, err);
+    PsSpill om = { 0, 0, -1, 0 };
+    size_t nm;
+    rc = read_member(uf, &mf, "manifest.json", 1u<<24, 0, &om, &nm, pPoll, err);
     if( rc ) goto out;
+    char *zm = om.z;
     size_t v, w;
     const char *zKey = 0;
     if( ps_json_find_key(zm, nm, ps_json_ws(zm, nm, 0), "entries", &v)==1 && zm[v]=='{'
@@ -260,7 +294,7 @@ int ps_unzip_capture(const void *p, size_t n, uint64_t maxOut, char **pz, size_t
     unzGoToFirstFile(uf);
     if( (rc = member_name(uf, zWant, sizeof(zWant), err))!=PS_OK ) goto out;
   }
-  rc = read_member(uf, &mf, zWant, maxOut, pz, pn, pPoll, err);
+  rc = read_member(uf, &mf, zWant, maxOut, nSpill, o, pn, pPoll, err);
   if( rc==PS_OK && zMember ) snprintf(zMember, nMember, "%s", zWant);
 out:
   unzClose(uf);

@@ -58,7 +58,7 @@ static void debugFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 **                       process mid-query gives an error, ext/mapguard.c); 0: read into memory,
 **                       so a running query keeps the bytes it loaded (captures loaded afterwards)
 **   gzip_spill_bytes    a gzip capture whose stream inflates to this many bytes or more (by its
-**                       trailer) is inflated into an unnamed temporary file (O_TMPFILE in
+**                       trailer), or a ZIP capture's member (by its directory entry), is inflated into an unnamed temporary file (O_TMPFILE in
 **                       $SQLITE_TMPDIR, $TMPDIR, /var/tmp, /usr/tmp or /tmp, the first that takes
 **                       one) and mapped, instead of into memory: the parse releases the pages it
 **                       has read, as it does a plain file's, so the process does not hold the

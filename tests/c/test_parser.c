@@ -168,11 +168,32 @@ static size_t gz(const char *in, size_t n, unsigned char *out, size_t nOut){
 }
 
 
-/* A spilled gzip stream's file cut short under the mapping (through /proc/self/map_files, the
-** only way to reach the unnamed file; root only): the error names the temporary file and counts
-** in the inflated stream (n bytes), not the compressed file's; cut within the last page, its
-** last byte. */
-static void spill_lost(const unsigned char *g, size_t nGz, size_t n){
+/* A ZIP archive (APPNOTE 4.3) of one stored member "t.json" holding text[0..n); malloc'ed, *pn bytes. */
+static unsigned char *zip_stored(const char *text, size_t n, size_t *pn){
+  static const char zName[] = "t.json";
+  const size_t nName = sizeof(zName) - 1, nLocal = 30 + nName, nCd = 46 + nName;
+  unsigned char *z = calloc(1, nLocal + n + nCd + 22);
+  uint32_t crc = (uint32_t)crc32(crc32(0, 0, 0), (const Bytef*)text, (uInt)n);
+  #define PUT16(p, v) do{ (p)[0] = (unsigned char)(v); (p)[1] = (unsigned char)((v) >> 8); }while(0)
+  #define PUT32(p, v) do{ PUT16(p, (v) & 0xFFFF); PUT16((p)+2, (uint32_t)(v) >> 16); }while(0)
+  unsigned char *l = z, *c = z + nLocal + n, *e = c + nCd;
+  PUT32(l, 0x04034b50); PUT16(l+4, 20); PUT32(l+14, crc); PUT32(l+18, n); PUT32(l+22, n); PUT16(l+26, nName);
+  memcpy(l+30, zName, nName);
+  memcpy(z + nLocal, text, n);
+  PUT32(c, 0x02014b50); PUT16(c+4, 20); PUT16(c+6, 20); PUT32(c+16, crc); PUT32(c+20, n); PUT32(c+24, n);
+  PUT16(c+28, nName); memcpy(c+46, zName, nName);
+  PUT32(e, 0x06054b50); PUT16(e+8, 1); PUT16(e+10, 1); PUT32(e+12, nCd); PUT32(e+16, nLocal + n);
+  #undef PUT16
+  #undef PUT32
+  *pn = nLocal + n + nCd + 22;
+  return z;
+}
+
+/* A spilled stream's file (a gzip stream's, a ZIP member's: zWhat) cut short under the mapping
+** (through /proc/self/map_files, the only way to reach the unnamed file; root only): the error
+** names the temporary file and counts in the inflated stream (n bytes), not the compressed
+** file's; cut within the last page, its last byte. */
+static void spill_lost(const unsigned char *g, size_t nGz, size_t n, const char *zWhat){
   long pg = sysconf(_SC_PAGESIZE);
   for(int k=0; k<2; k++){
     PsSource src; PsErr e;
@@ -182,7 +203,7 @@ static void spill_lost(const unsigned char *g, size_t nGz, size_t n){
     snprintf(zMap, sizeof(zMap), "/proc/self/map_files/%lx-%lx", (unsigned long)a, (unsigned long)b);
     int fd = open(zMap, O_RDWR);
     if( fd<0 ){
-      SKIP("a spilled gzip stream's file cut short: /proc/self/map_files cannot be opened here (root only)");
+      SKIP("a spilled stream's file cut short: /proc/self/map_files cannot be opened here (root only)");
       ps_source_close(&src);
       return;
     }
@@ -192,13 +213,13 @@ static void spill_lost(const unsigned char *g, size_t nGz, size_t n){
     char want[300];
     if( k==0 ){
       CHECK_INT(((volatile const char*)src.z)[4*pg+1], 0);     /* gone: SIGBUS, healed */
-      snprintf(want, sizeof(want), "the temporary file holding the inflated gzip stream could not be "
+      snprintf(want, sizeof(want), "the temporary file holding the inflated %s could not be "
                "read back (a read error on its disk, or the file was truncated): byte %ld of its "
-               "%zu inflated bytes is gone", 4*pg+1, n);
+               "%zu inflated bytes is gone", zWhat, 4*pg+1, n);
     }else{
-      snprintf(want, sizeof(want), "the temporary file holding the inflated gzip stream could not be "
+      snprintf(want, sizeof(want), "the temporary file holding the inflated %s could not be "
                "read back (a read error on its disk, or the file was truncated): the last byte, "
-               "%zu of its %zu inflated bytes is no longer what was written", n - 1, n);
+               "%zu of its %zu inflated bytes is no longer what was written", zWhat, n - 1, n);
     }
     CHECK_INT(ps_source_lost_error(&src, &e), PS_ERROR);
     CHECK_STR(e.msg, want);
@@ -259,7 +280,16 @@ static void test_gzip_paths(void){
     if( rc==PS_OK ) ps_source_close(&src);
   }
   free(g2);
-  spill_lost(g, nGz, n);
+  spill_lost(g, nGz, n, "gzip stream");
+  /* a stored ZIP member spilled: the same bytes, then the same loss */
+  size_t nZip;
+  unsigned char *zip = zip_stored(text, n, &nZip);
+  PsSource zs; PsErr ze;
+  CHECK(ps_source_open_blob_ex(&zs, zip, nZip, 0, 1, 0, 0, &ze)==PS_OK);
+  CHECK(zs.bZip && zs.bMapped && !zs.bHeap && zs.n==n && memcmp(zs.z, text, n)==0 && strcmp(zs.zMember, "t.json")==0);
+  ps_source_close(&zs);
+  spill_lost(zip, nZip, n, "ZIP member");
+  free(zip);
   /* a file that cannot take the stream (RLIMIT_FSIZE below its size, SIGXFSZ left at its default
   ** action, which would end the process if write() went past the limit): the stream goes to
   ** memory instead, whole, through both decoders; in a child process, since the limit is the
