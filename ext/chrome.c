@@ -71,6 +71,11 @@ typedef struct ChEvent {
 
 typedef struct ProcName { PsValue pid; uint32_t name; } ProcName;
 
+/* An entry of ch_string_id's cache: a string's first and last 8 bytes (zero-padded; the same
+** bytes twice when it is shorter than 16), its length and pool id (0: empty). A string of at
+** most 16 bytes is the entry's when these match, with no look at the pool. */
+typedef struct ChRecent { uint64_t w0, w1; uint32_t n, id; } ChRecent;
+
 typedef struct Chrome {
   const char *z; size_t n;
   PsCapture *cap;
@@ -87,7 +92,7 @@ typedef struct Chrome {
   int bTopArray;
   size_t regionStart, regionEnd;  /* bytes this parser covers (for the row estimate) */
   size_t stopAt;              /* parallel parse: stop when an event starts exactly here */
-  uint32_t aRecent[256];      /* recently interned names/categories: a direct-mapped cache */
+  ChRecent aRecent[256][2];   /* recently interned names/categories: a 2-way cache (ch_string_id) */
   PsJsonKeys kTop;            /* keys of the top-level object (duplicates: the last one wins) */
   size_t (*aMember)[2];       /* per top-level member: the metadata rows [m0, m1) its value made */
   size_t nMember, nMemberAlloc;
@@ -132,18 +137,34 @@ static int ch_string_id(Chrome *p, size_t *pi, const char *zWhat, uint32_t *pId)
   }
   if( ps_json_string(p->z, p->n, pi, &p->scratch, &z, &n, p->err) ) return PS_ERROR;
   /* names and categories repeat: look in a small cache keyed by length and first/last bytes
-  ** before hashing the whole string into the pool */
+  ** before hashing the whole string into the pool. Two ways a set, the newest first: with one,
+  ** two strings of one slot that alternated missed every time. A hit of up to 16 bytes is
+  ** decided by the words alone: no memcmp, no read of the pool. */
   uint64_t w0 = 0, w1 = 0;
   memcpy(&w0, z, n<8 ? n : 8);
   if( n>8 ) memcpy(&w1, z + n - 8, 8);
-  size_t slot = (size_t)(((w0 ^ (w1*31) ^ ((uint64_t)n << 56)) * 0x9E3779B97F4A7C15ull) >> 56);
-  uint32_t id = p->aRecent[slot];
-  if( id ){
-    PsStr s = ps_pool_get(&p->cap->pool, id);
-    if( s.n==n && memcmp(s.z, z, n)==0 ){ *pId = id; return PS_OK; }
+  ChRecent *set = p->aRecent[(size_t)(((w0 ^ (w1*31) ^ ((uint64_t)n << 56)) * 0x9E3779B97F4A7C15ull) >> 56)];
+  for(int w=0; w<2; w++){
+    const ChRecent *r = &set[w];
+    if( r->id==0 ) break;
+    if( r->w0!=w0 || r->w1!=w1 || r->n!=n ) continue;
+    if( n>16 ){
+      PsStr s = ps_pool_get(&p->cap->pool, r->id);
+      if( memcmp(s.z + 8, z + 8, n - 16)!=0 ) continue;
+    }
+    *pId = r->id;
+    return PS_OK;
   }
   int rc = ch_intern(p, z, n, i0, zWhat, pId);
-  if( rc==PS_OK ) p->aRecent[slot] = *pId;
+  if( rc==PS_OK && n<=UINT32_MAX ){
+    /* only a string the pool holds as written: one that broke the text rule is stored repaired,
+    ** and each time it comes it must go through ch_intern again, for its diagnostic */
+    PsStr s = ps_pool_get(&p->cap->pool, *pId);
+    if( s.n==n && memcmp(s.z, z, n)==0 ){
+      set[1] = set[0];
+      set[0].w0 = w0; set[0].w1 = w1; set[0].n = (uint32_t)n; set[0].id = *pId;
+    }
+  }
   return rc;
 }
 
