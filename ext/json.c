@@ -323,11 +323,20 @@ int ps_json_skip(const char *z, size_t n, size_t *pi, PsErr *err){
       case 'n': if( skip_literal(z, n, &i, "null", 4, err) ) return PS_ERROR; break;
       default:
         if( z[i]=='-' || (z[i]>='0' && z[i]<='9') ){
-          /* plain integers (the common case in args) need no decimal conversion */
+          /* numbers without an exponent (the common case: args, and a Chrome event's "tts")
+          ** need no decimal conversion: -?(0|[1-9][0-9]*)(.[0-9]+)? ends where ps_json_number
+          ** would; anything else (an exponent, a bad literal) goes to it, for its errors */
           size_t j = i + (z[i]=='-');
-          if( j<n && z[j]>='1' && z[j]<='9' ){
-            while( j<n && (unsigned)(z[j]-'0')<10 ) j++;
-            if( j>=n || (z[j]!='.' && z[j]!='e' && z[j]!='E') ){ i = j; break; }
+          if( j<n && (unsigned)(z[j]-'0')<10 ){
+            if( z[j]=='0' ) j++;
+            else while( j<n && (unsigned)(z[j]-'0')<10 ) j++;
+            int ok = 1;
+            if( j<n && z[j]=='.' ){
+              size_t f = ++j;
+              while( j<n && (unsigned)(z[j]-'0')<10 ) j++;
+              ok = j>f;
+            }
+            if( ok && (j>=n || (z[j]!='e' && z[j]!='E' && (unsigned)(z[j]-'0')>=10)) ){ i = j; break; }
           }
           if( ps_json_number(z, n, &i, &d, err) ) return PS_ERROR;
         }else{

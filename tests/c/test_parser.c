@@ -138,6 +138,28 @@ static void test_strings(void){
   CHECK_STR(err.msg, "byte 5: expected ':' after an object key");
   const char *v5 = "tru";
   i = 0; CHECK(ps_json_skip(v5, strlen(v5), &i, &err)==PS_ERROR);
+  /* numbers: where each ends (counted by hand), or the error, whether the skip reads them itself
+  ** (no exponent) or through ps_json_number; a number at the end of the input too */
+  static const struct { const char *z; long end; const char *zErr; } aNum[] = {
+    { "0.5,", 3, 0 }, { "-0.25]", 5, 0 }, { "12.125}", 6, 0 }, { "7", 1, 0 }, { "-0", 2, 0 },
+    { "123.456", 7, 0 }, { "1e5,", 3, 0 }, { "2.5E-3 ", 6, 0 }, { "0.5e+2", 6, 0 },
+    { "1.", -1, "byte 2: expected a digit after '.'" }, { "1.x", -1, "byte 2: expected a digit after '.'" },
+    { "-", -1, "byte 0: expected a number" }, { "-.5", -1, "byte 0: expected a number" },
+    { "1e", -1, "byte 2: expected a digit in the exponent" },
+  };
+  for(size_t k=0; k<sizeof(aNum)/sizeof(aNum[0]); k++){
+    i = 0;
+    int rc = ps_json_skip(aNum[k].z, strlen(aNum[k].z), &i, &err);
+    if( aNum[k].zErr ){ CHECK(rc==PS_ERROR); CHECK_STR(err.msg, aNum[k].zErr); }
+    else{ CHECK(rc==0); CHECK_INT(i, aNum[k].end); }
+  }
+  /* "01" and "00.5": the skip ends after the "0" (JSON has no leading zeros); the next byte is
+  ** then the reader's error, as in an array: "[01]" */
+  i = 0; CHECK(ps_json_skip("01", 2, &i, &err)==0 && i==1);
+  i = 0; CHECK(ps_json_skip("00.5", 4, &i, &err)==0 && i==1);
+  i = 0; CHECK(ps_json_skip("[01]", 4, &i, &err)==PS_ERROR);
+  CHECK_STR(err.msg, "byte 2: expected ',' or ']'");
+  i = 0; CHECK(ps_json_skip("{\"a\":0.5,\"b\":[1.25,-3]}", 23, &i, &err)==0 && i==23);
 
   /* nesting deeper than the cap is an error, not a stack overflow: 1,000,000 levels */
   size_t nDeep = 1000000;
