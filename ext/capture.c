@@ -542,6 +542,25 @@ int ps_meta_printf(PsCapture *cap, const char *zScope, const char *zKey, int64_t
   return rc;
 }
 
+int ps_meta_track(PsCapture *cap, size_t t){
+  PsMeta *m = meta_add(cap, "track", "", -1);
+  if( m==0 ) return PS_NOMEM;
+  m->type = PS_META_TRACK; m->i = (int64_t)t;
+  return PS_OK;
+}
+
+size_t ps_meta_track_text(const PsCapture *cap, const PsMeta *m, char *zKey, char *zVal){
+  char buf[512];
+  snprintf(zKey, 24, "%lld", (long long)m->i);
+  if( m->i<0 || (uint64_t)m->i>=cap->nTrack ){ zVal[0] = 0; return 0; }
+  ps_track_text(cap, (size_t)m->i, buf, sizeof(buf));
+  size_t n = strlen(buf), bad;
+  if( ps_text_check(buf, n, &bad) ){ memcpy(zVal, buf, n + 1); return n; }
+  n = ps_text_repair(buf, n, zVal);       /* (a cut character: at most 3x the bytes) */
+  zVal[n] = 0;
+  return n;
+}
+
 void ps_meta_drop(PsCapture *cap, size_t m0, size_t m1){
   uint32_t diag = ps_pool_intern(&cap->pool, "diagnostic", 10, 0);
   for(size_t k=m0; k<m1 && k<cap->nMeta; k++){

@@ -141,8 +141,12 @@ static int ch_string_id(Chrome *p, size_t *pi, const char *zWhat, uint32_t *pId)
   ** two strings of one slot that alternated missed every time. A hit of up to 16 bytes is
   ** decided by the words alone: no memcmp, no read of the pool. */
   uint64_t w0 = 0, w1 = 0;
-  memcpy(&w0, z, n<8 ? n : 8);
-  if( n>8 ) memcpy(&w1, z + n - 8, 8);
+  if( n>=8 ){
+    memcpy(&w0, z, 8);                  /* (fixed sizes: one load each, not a call) */
+    if( n>8 ) memcpy(&w1, z + n - 8, 8);
+  }else{
+    for(size_t k=0; k<n; k++) w0 |= (uint64_t)(unsigned char)z[k] << (8*k);
+  }
   ChRecent *set = p->aRecent[(size_t)(((w0 ^ (w1*31) ^ ((uint64_t)n << 56)) * 0x9E3779B97F4A7C15ull) >> 56)];
   for(int w=0; w<2; w++){
     const ChRecent *r = &set[w];
@@ -1718,10 +1722,7 @@ static int ch_finish(Chrome *p){
     if( ps_meta_int(cap, "ph", key, (int64_t)p->aPhCount[c], -1) ) return PS_NOMEM;
   }
   for(size_t t=0; t<cap->nTrack; t++){
-    char key[24], buf[512];
-    snprintf(key, sizeof(key), "%zu", t);
-    int rc = ps_meta_printf(cap, "track", key, -1, "%s", ps_track_text(cap, t, buf, sizeof(buf)));
-    if( rc ) return PS_NOMEM;
+    if( ps_meta_track(cap, t) ) return PS_NOMEM;      /* (its text made when read) */
   }
   return PS_OK;
 }

@@ -129,9 +129,21 @@ static int mdColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
       ps_vt_result_file(ctx, &c->set, c->iPart);
       break;
     case MD_SCOPE: case MD_KEY:
+      if( iCol==MD_KEY && m->type==PS_META_TRACK ){
+        char zKey[24], zVal[PS_META_TRACK_BUF];
+        ps_meta_track_text(cap, m, zKey, zVal);
+        sqlite3_result_text(ctx, zKey, -1, SQLITE_TRANSIENT);
+        break;
+      }
       ps_vt_result_pool(ctx, cap, iCol==MD_SCOPE ? m->scope : m->key, &c->set);
       break;
     case MD_VALUE: {
+      if( m->type==PS_META_TRACK ){
+        char zKey[24], zVal[PS_META_TRACK_BUF];
+        size_t n = ps_meta_track_text(cap, m, zKey, zVal);
+        sqlite3_result_text(ctx, zVal, (int)n, SQLITE_TRANSIENT);
+        break;
+      }
       PsOut o; memset(&o, 0, sizeof(o));
       o.type = m->type; o.i = m->i; o.r = m->r; o.z = m->z; o.n = m->n;
       if( (o.type==PS_META_TEXT || o.type==PS_META_JSON) && o.z==0 ) o.type = 0;

@@ -10,6 +10,7 @@
 #include "../../ext/jobs.h"
 #include "../../ext/pb.h"
 #include "../../ext/xprof_schema.h"
+#include "../../ext/writer.h"
 
 #include <signal.h>
 #include <stdlib.h>
@@ -47,10 +48,16 @@ static const char *name_of(PsCapture *cap, size_t row){
 
 /* The value of the k-th (0-based) metadata row (scope, key), and its byte offset in *pOff. */
 static const char *meta_nth(PsCapture *cap, const char *zScope, const char *zKey, int k, int64_t *pOff){
-  static char buf[512];
+  static char buf[PS_META_TRACK_BUF];
   for(size_t i=0; i<cap->nMeta; i++){
     PsStr s = ps_pool_get(&cap->pool, cap->aMeta[i].scope), t = ps_pool_get(&cap->pool, cap->aMeta[i].key);
+    char zTrackKey[24];
+    if( cap->aMeta[i].type==PS_META_TRACK ){  /* key and value made on read */
+      ps_meta_track_text(cap, &cap->aMeta[i], zTrackKey, buf);
+      t.z = zTrackKey; t.n = (uint32_t)strlen(zTrackKey);
+    }
     if( s.n==strlen(zScope) && memcmp(s.z, zScope, s.n)==0 && t.n==strlen(zKey) && memcmp(t.z, zKey, t.n)==0 && k--==0 ){
+      if( cap->aMeta[i].type==PS_META_TRACK ){ if( pOff ) *pOff = cap->aMeta[i].off; return buf; }
       if( cap->aMeta[i].type==PS_META_INT ) snprintf(buf, sizeof(buf), "%lld", (long long)cap->aMeta[i].i);
       else snprintf(buf, sizeof(buf), "%.*s", (int)cap->aMeta[i].n, cap->aMeta[i].z ? cap->aMeta[i].z : "");
       if( pOff ) *pOff = cap->aMeta[i].off;
@@ -1014,6 +1021,32 @@ static void test_text_rule(void){
     meta_nth(c, "diagnostic", "invalid_text", 1, &off); CHECK_INT(off, 42);
     CHECK_STR(meta_text(c, "diagnostic", "invalid_text_count"), "2");
     ps_capture_free(c);
+  }
+  /* a track's text (made when read: PS_META_TRACK) of more than 511 bytes is cut there, as the
+  ** stored text was: "async cat=" (10 bytes) and 250 of the 300 "é" (2 bytes each) of the
+  ** category, then the first byte of the 251st, which the text rule makes U+FFFD */
+  {
+    PsBuf t; memset(&t, 0, sizeof(t));
+    for(int e=0; e<2; e++){
+      ps_buf_puts(&t, e ? ",{\"ph\":\"e\",\"ts\":2" : "[{\"ph\":\"b\",\"ts\":1");
+      ps_buf_puts(&t, ",\"pid\":1,\"tid\":1,\"name\":\"r\",\"id\":\"0x1\",\"cat\":\"");
+      for(int k=0; k<300; k++) ps_buf_puts(&t, "\xc3\xa9");
+      ps_buf_puts(&t, "\"}");
+    }
+    ps_buf_puts(&t, "]");
+    c = load_n(t.z, t.n, &err);
+    CHECK(c!=0);
+    if( c ){
+      char want[600] = "async cat=";
+      for(int k=0; k<250; k++) strcat(want, "\xc3\xa9");
+      strcat(want, "\xef\xbf\xbd");
+      CHECK_STR(meta_nth(c, "track", "1", 0, &off), want);
+      CHECK_INT(off, -1);
+      CHECK_STR(meta_nth(c, "track", "0", 0, 0), "thread pid=1 tid=1");
+      CHECK_STR(meta_nth(c, "track", "2", 0, 0), "(absent)");
+      ps_capture_free(c);
+    }
+    ps_buf_free(&t);
   }
   /* a top-level key with a NUL is a key with U+FFFD, not a key cut at the NUL: the key's \u0000
   ** is byte 3; the value's quote is byte 12, v 13, \u00e9 14..19, 0xff 20 */
