@@ -536,8 +536,8 @@ static int ch_event(Chrome *p, size_t *pi){
     p->nEmpty++;
     return PS_OK;
   }
-  uint32_t mSeen = 0, nRead = 0;   /* the keys read, as CH_K_* bits and as a count: they differ
-                                    ** when one came twice (the last one wins; ch_dup_keys) */
+  uint32_t mSeen = 0, mDup = 0;    /* the keys read, as CH_K_* bits; those read twice (the last
+                                    ** one wins; ch_dup_keys) */
   for(;;){
     /* key */
     if( i>=n || z[i]!='"' ) return ch_err(p, i, "expected a string key in an event object");
@@ -551,7 +551,7 @@ static int ch_event(Chrome *p, size_t *pi){
       key = ch_key_code(k, kn);
     }
     uint32_t bit = (1u<<key) & ~1u;        /* CH_K_OTHER (0) is not counted */
-    mSeen |= bit; nRead += bit!=0;
+    mDup |= mSeen & bit; mSeen |= bit;
     i = ws(p, i);
     if( i>=n || z[i]!=':' ) return ch_err(p, i, "expected ':' after a key in an event object");
     i = ws(p, i+1);
@@ -603,7 +603,7 @@ static int ch_event(Chrome *p, size_t *pi){
     return ch_err(p, i, "expected ',' or '}' in an event object");
   }
   *pi = i;
-  if( (uint32_t)__builtin_popcount(mSeen)!=nRead && ch_dup_keys(p, e->off) ) return ps_nomem(p->err);
+  if( mDup && ch_dup_keys(p, e->off) ) return ps_nomem(p->err);
 
   /* ---- the row */
   PsCapture *cap = p->cap;
