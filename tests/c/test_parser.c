@@ -1765,6 +1765,34 @@ static char *pb_render(const uint8_t *z, size_t n, const PbMsgDef *d){
   return b.z;
 }
 
+/* pb_varint_word against the spec's encoding (7 bits a byte, low group first, the high bit
+** saying more follow): every length 1-8 at its edges, and 9- and 10-byte varints (0: the word
+** has no last byte); then the readers that use it, at each value, with bytes after the varint
+** (they must not be read as its own). */
+static void test_pb_varint(void){
+  static const uint64_t av[] = { 0, 1, 127, 128, 300, 16383, 16384, 2097151, 2097152, 268435455, 268435456,
+    34359738367ull, 34359738368ull, 4398046511103ull, 4398046511104ull, 562949953421311ull, 562949953421312ull,
+    72057594037927935ull, 72057594037927936ull, 9223372036854775807ull, 18446744073709551615ull,
+    123456789012ull, 987654321ull };
+  for(size_t k=0; k<sizeof(av)/sizeof(av[0]); k++){
+    uint8_t buf[24]; size_t n = 0;
+    uint64_t x = av[k];
+    do{ buf[n] = (uint8_t)(x & 0x7F); x >>= 7; if( x ) buf[n] |= 0x80; n++; }while( x );
+    memset(buf + n, 0xff, sizeof(buf) - n);               /* continuation bits after it */
+    uint64_t v = 7;
+    unsigned len = pb_varint_word(buf, &v);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__==__ORDER_LITTLE_ENDIAN__
+    if( n<=8 ){ CHECK_INT(len, n); CHECK(v==av[k]); }
+    else CHECK_INT(len, 0);
+#endif
+    size_t i = 0; v = 7;
+    CHECK(pb_varint(buf, sizeof(buf), &i, &v, "test", 0)==PS_OK && i==n && v==av[k]);
+    i = 0; v = 7;                                          /* the message ends right after it */
+    CHECK(pb_varint(buf, n, &i, &v, "test", 0)==PS_OK && i==n && v==av[k]);
+    if( n>1 ){ i = 0; CHECK(pb_varint(buf, n - 1, &i, &v, "test", 0)==PS_ERROR); }   /* cut short */
+  }
+}
+
 static void test_pb(void){
   char t[40];
   ps_fmt_double(0.1, 0, t); CHECK_STR(t, "0.1");
@@ -1925,6 +1953,7 @@ int main(void){
   test_split();
   test_xspace_parts();
   test_shrink();
+  test_pb_varint();
   test_pb();
   return tl_done();
 }
