@@ -41,7 +41,7 @@ EXT_HDR   := $(wildcard ext/*.h)
 VTAB_HDR  := $(wildcard vtab/*.h) $(BUILD)/sql_text.h
 
 .PHONY: all lib test test-build demo bench clean fuzz fuzz-build valgrind install uninstall static deb \
-        deps-build deps-test
+        deps-build deps-test deps-bench
 
 # ---- the library: one recursive make so that the objects build on every core
 all: deps-build
@@ -52,6 +52,8 @@ deps-build:
 	@sh .ci/deps.sh ensure build
 deps-test:
 	@sh .ci/deps.sh ensure test
+deps-bench:
+	@sh .ci/deps.sh ensure bench
 
 # the sql/ helpers compiled in as C strings (profile_open runs exactly these files)
 $(BUILD)/sql_text.h: $(SQL_SRC) sql/embed.sh
@@ -135,6 +137,10 @@ $(BUILD)/load_time: tests/bench/load_time.c $(call EXT_O,pic)
 $(BUILD)/stmt_time: tests/bench/stmt_time.c
 	@mkdir -p $(BUILD)
 	$(CC) -O2 $(WARN) -o $@ $< -lsqlite3
+# the simdjson On-Demand baseline of make bench (C++, libsimdjson-dev; not part of the extension)
+$(BUILD)/simdjson_agg: tests/bench/simdjson_agg.cpp
+	@mkdir -p $(BUILD)
+	$(CXX) -O2 -std=c++17 -Wall -Wextra -o $@ $< -lsimdjson
 
 # ---- libFuzzer targets (tests/fuzz/): one per parser and input path, and three through SQL
 FUZZ_TIME ?= 60
@@ -174,8 +180,8 @@ demo: deps-build
 	@$(SUBMAKE) lib
 	@sh examples/demo.sh
 
-bench: deps-build
-	@$(SUBMAKE) libprofsql.so $(BUILD)/gen_trace $(BUILD)/gen_text $(BUILD)/gen_xspace $(BUILD)/gen_stacks $(BUILD)/gen_ftrace $(BUILD)/load_time $(BUILD)/stmt_time
+bench: deps-bench
+	@$(SUBMAKE) libprofsql.so $(BUILD)/gen_trace $(BUILD)/gen_text $(BUILD)/gen_xspace $(BUILD)/gen_stacks $(BUILD)/gen_ftrace $(BUILD)/load_time $(BUILD)/stmt_time $(BUILD)/simdjson_agg
 	@SQLITE3=$(SQLITE3) PYTHON=$(PYTHON) sh tests/bench/bench.sh
 
 # ---- make install / uninstall under $(DESTDIR)$(PREFIX); LIBDIR is Debian's multiarch directory

@@ -3,9 +3,9 @@
 # the missing ones. The Makefile runs it before building (make, make demo: `build`; make test:
 # `test`), .ci/run runs it, and README.md / docs/install.md quote `sh .ci/deps.sh list ...`.
 #
-#   sh .ci/deps.sh list build|test     prints the package names
-#   sh .ci/deps.sh missing build|test  prints those not installed (dpkg's view)
-#   sh .ci/deps.sh ensure build|test   installs the missing ones: with apt-get as root, with
+#   sh .ci/deps.sh list build|test|bench     prints the package names
+#   sh .ci/deps.sh missing build|test|bench  prints those not installed (dpkg's view)
+#   sh .ci/deps.sh ensure build|test|bench   installs the missing ones: with apt-get as root, with
 #                                      `sudo -n apt-get` where that works, else prints the one
 #                                      `apt-get install` line to run and exits 1
 # On a system without dpkg it says which packages it would want and exits 0: the build then
@@ -29,11 +29,17 @@ BUILD="build-essential pkg-config libsqlite3-dev sqlite3 zlib1g-dev libminizip-d
 TEST="$BUILD python3 python3-venv python3-pip python3-setuptools python3-wheel python3-pandas python3-apsw clang libclang-rt-dev gzip \
 protobuf-compiler libprotobuf-dev python3-protobuf unzip unixodbc libsqliteodbc chromium chromium-driver parallel dpkg-dev"
 
+# bench (make bench, not CI): the tests' python3, protoc and python3-protobuf (baselines of the XSpace
+# and tf_stats rows), gzip, and simdjson (libsimdjson-dev, with g++ from build-essential): the
+# On-Demand aggregate issue 18 compares the GROUP BY query with (tests/bench/simdjson_agg.cpp)
+BENCH="$BUILD python3 protobuf-compiler libprotobuf-dev python3-protobuf gzip libsimdjson-dev"
+
 what=${2:-build}
 case $what in
   build) pkgs=$BUILD ;;
   test)  pkgs=$TEST ;;
-  *) echo "deps.sh: expected build or test, not '$what'" >&2; exit 2 ;;
+  bench) pkgs=$BENCH ;;
+  *) echo "deps.sh: expected build, test or bench, not '$what'" >&2; exit 2 ;;
 esac
 
 missing() {
@@ -71,5 +77,5 @@ case ${1:-} in
     # shellcheck disable=SC2086
     $SUDO apt-get install -y -q --no-install-recommends $m
     ;;
-  *) echo "usage: sh .ci/deps.sh list|missing|ensure build|test" >&2; exit 2 ;;
+  *) echo "usage: sh .ci/deps.sh list|missing|ensure build|test|bench" >&2; exit 2 ;;
 esac

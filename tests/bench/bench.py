@@ -7,6 +7,9 @@ with
     libprofsql   profile_events(f) in the sqlite3 CLI (fresh process: mmap + parse + query)
     cached       the same query again in the same process (capture cached per connection)
     json_each    plain SQLite: json_each(readfile(f), '$.traceEvents') with ->> extraction
+    simdjson     build/simdjson_agg (tests/bench/simdjson_agg.cpp): simdjson's On-Demand API, the
+                 same aggregate over the raw events (issue 18: within 1.1x of it); its sum of
+                 dur is checked against libprofsql's sum(dur) of the 'X' slices
     python json  json.load + a dict aggregate (1M only)
     read floor   grep -c -F '"ph"' f (a memchr-speed pass over the bytes in the page cache: the
                  lower bound of any reader)
@@ -124,6 +127,15 @@ def main():
         dt, rss, out, rc = best([SQLITE3, "-batch", "-init", "/dev/null", ":memory:"], jq,
                                 repeat=REPEAT if n <= 1000000 else 1)
         rows.append(("json_each", dt, rss, rc, out))
+        sj = os.path.join(ROOT, "build", "simdjson_agg")
+        if os.path.exists(sj):
+            dt, rss, out, rc = best([sj, path], repeat=REPEAT if n <= 1000000 else 1)
+            rows.append(("simdjson On-Demand", dt, rss, rc, out))
+            sj_out = out if rc == 0 and dt is not None else None
+        else:
+            sj_out = None
+            print("simdjson On-Demand: skipped: build/simdjson_agg is not built (Debian's libsimdjson-dev: "
+                  "sh .ci/deps.sh ensure bench)")
         if n <= 1000000:
             py = ("import json,collections,sys\nd=json.load(open(sys.argv[1]))\nc=collections.defaultdict(lambda:[0,0])\n"
                   "for e in d['traceEvents']:\n  a=c[e.get('name')]; a[0]+=1; a[1]+=e.get('dur') or 0\nprint(len(c))\n")
@@ -141,6 +153,15 @@ def main():
             print("%-26s %9.3f %9.2f %9.0f %10s %9s" % (
                 name, dt, dt / base if base else 0, mb / dt if dt else 0,
                 "%.0f MB" % (rss / 1e6) if rss else "", "%.2f" % (rss / size) if rss else ""))
+        if sj_out:
+            # the two aggregates read the same file: simdjson's sum of every "dur" (ns) against
+            # libprofsql's sum(dur) of the 'X' slices (the only events gen_trace gives a dur)
+            got = subprocess.run([SQLITE3, "-batch", "-init", "/dev/null", "-cmd", ".load ./libprofsql", ":memory:",
+                                  "SELECT count(*), sum(dur) FROM profile_events('%s') WHERE ph='X'" % path],
+                                 capture_output=True, text=True, cwd=ROOT).stdout.strip().replace("|", " ")
+            want = " ".join(sj_out.split()[2:4])
+            print("  simdjson's events with dur and their sum (ns): %s; libprofsql's 'X' slices: %s (%s)" % (
+                want, got, "the same" if got == want else "DIFFERENT"))
         bench_cores(path, size)
         if n == 1000000:
             bench_gzip(path, size)
