@@ -22,9 +22,6 @@ static int is_gzip(const unsigned char *p, size_t n){
   return n>=2 && p[0]==0x1f && p[1]==0x8b;
 }
 
-/* The chunked inflate loop of zlib's examples/zpipe.c, over an in-memory input, reading
-** concatenated members, with every return code handled. */
-
 int ps_gunzip(const unsigned char *in, size_t nIn, uint64_t maxOut,
               char **pzOut, size_t *pnOut, PsErr *err){
   return ps_gunzip_poll(in, nIn, maxOut, pzOut, pnOut, 0, err);
@@ -44,8 +41,8 @@ static size_t gz_size_hint(const unsigned char *in, size_t nIn){
 ** Into a malloc'ed buffer, or (fd >= 0, a "spilled" stream) written to an unnamed temporary file
 ** and mapped from it afterwards: the bytes are then page cache the kernel can write back and
 ** drop, and the parse releases the pages it has read (ps_source_release) as it does a plain
-** file's, so a big .json.gz is not held in the process's memory twice (inflated bytes and parsed
-** columns). The file is written with write(), not through a shared writable mapping: a fault per
+** file's, so a big .json.gz (or ZIP member: zipsrc.c) is not held in the process's memory twice
+** (inflated bytes and parsed columns). PsSpill (source.h) is the state. The file is written with write(), not through a shared writable mapping: a fault per
 ** fresh 4 KiB page cache page, zeroed first, made the 1M-event trace's load 0.15 s slower. */
 
 /* An unnamed temporary file (O_TMPFILE: nothing to clean up, nothing another process can open by
@@ -134,7 +131,9 @@ static int gunzip_oneshot(const unsigned char *in, size_t nIn, uint64_t maxOut,
 ** *pnOut bytes: in o->z (NUL-terminated) when o->fd is -1, else in the file (o->z may still hold
 ** the whole stream: the one-shot path writes its buffer out, and the caller frees it); on
 ** failure o is freed. A spilled stream whose file cannot be written is inflated again into
-** memory (a full disk costs a second inflate, not the query). */
+** memory (a full disk costs a second inflate, not the query). Past the one-shot decoder: the
+** chunked inflate loop of zlib's examples/zpipe.c, over an in-memory input, reading concatenated
+** members, with every return code handled. */
 static int gunzip_to(const unsigned char *in, size_t nIn, uint64_t maxOut, PsSpill *o,
                      size_t *pnOut, PsSource *pPoll, PsErr *err){
   z_stream zs;
