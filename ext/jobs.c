@@ -66,7 +66,40 @@ static const JobCol aCol[PS_JOB_NCOL] = {
   { K_JSON, 0, {0} }, { K_JSON, 0, {0} },          /* owner, method_name: ps_job_keys */
 };
 
+/* The fast path of ps_fmt_fixed: 0 when it cannot tell the digits for sure (the caller then asks
+** snprintf). x = |v|·10^nDec is rounded once (10^nDec, nDec <= 9, is exact), so for x < 2^40 it is
+** within 2^-14 of the exact product P, and, rounding being monotonic and every k + 1/2 exact
+** there, on the same side of each k + 1/2 as P or equal to it: the nearest integer N of x is P's
+** unless x's fraction is one half (where snprintf's exact value and ties-to-even decide; a
+** fraction within 2^-12 of it goes to snprintf too, for margin). N's digits are "%.*f"'s. The
+** sign is v's sign bit, as glibc prints it ("-0.000000" for -0.0 and tiny negatives). */
+static size_t fmt_fixed_fast(char *buf, size_t nBuf, double v, int nDec){
+  static const double p10[10] = { 1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9 };
+  static const uint64_t u10[10] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000 };
+  if( nDec<0 || nDec>9 || nBuf<32 ) return 0;
+  double x = fabs(v) * p10[nDec];
+  if( !(x < 1099511627776.0) ) return 0;           /* 2^40; NaN and infinities fail too */
+  double fl = floor(x), f = x - fl;
+  if( fabs(f - 0.5) <= 1.0/4096 ) return 0;
+  uint64_t N = (uint64_t)fl + (f > 0.5);
+  uint64_t ip = N / u10[nDec], fp = N % u10[nDec];
+  char tmp[24]; int k = 0;
+  do{ tmp[k++] = (char)('0' + ip%10); ip /= 10; }while( ip );
+  size_t n = 0;
+  if( signbit(v) ) buf[n++] = '-';
+  while( k ) buf[n++] = tmp[--k];
+  if( nDec>0 ){
+    buf[n++] = '.';
+    for(int d=nDec-1; d>=0; d--){ buf[n+(size_t)d] = (char)('0' + fp%10); fp /= 10; }
+    n += (size_t)nDec;
+  }
+  buf[n] = 0;
+  return n;
+}
+
 size_t ps_fmt_fixed(char *buf, size_t nBuf, double v, int nDec){
+  size_t nFast = fmt_fixed_fast(buf, nBuf, v, nDec);
+  if( nFast ) return nFast;
   int n = snprintf(buf, nBuf, "%.*f", nDec, v);
   if( n<0 ) n = 0;
   if( (size_t)n >= nBuf ) n = (int)nBuf - 1;

@@ -12,6 +12,7 @@
 #include "../../ext/xprof_schema.h"
 #include "../../ext/writer.h"
 
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <fcntl.h>
@@ -81,6 +82,61 @@ static const char *meta_text(PsCapture *cap, const char *zScope, const char *zKe
 }
 
 /* ---------------------------------------------------------------- numbers */
+
+/* ps_fmt_fixed against glibc's "%.*f" itself (the reference it promises), digit for digit: random
+** doubles of every magnitude from 1e-12 to 1e13 and both signs with 0 to 12 decimals; values at
+** and beside every tie k.5/10^d (k < 20000, d <= 9: the fast path must hand those to snprintf);
+** -0.0, tiny negatives, the fast path's 2^40 edge, NaN and the infinities. Returns the mismatches
+** (the first one printed). */
+static int fmt_fixed_check(double v, int nDec, int *pBad){
+  char a[400], b[400];
+  size_t n = ps_fmt_fixed(a, sizeof(a), v, nDec);
+  snprintf(b, sizeof(b), "%.*f", nDec, v);
+  if( n==strlen(b) && strcmp(a, b)==0 ) return 0;
+  if( (*pBad)++==0 ) printf("ps_fmt_fixed(%.17g, %d) = \"%s\", snprintf gives \"%s\"\n", v, nDec, a, b);
+  return 1;
+}
+
+static void test_fmt_fixed(void){
+  int bad = 0, n = 0;
+  uint64_t s = 0x9E3779B97F4A7C15ull;
+  for(int k=0; k<400000; k++){
+    s ^= s << 13; s ^= s >> 7; s ^= s << 17;
+    double m = (double)(s >> 11) / 9007199254740992.0;            /* [0, 1) */
+    int e = (int)((s >> 3) % 26) - 12;                             /* 1e-12 .. 1e13 */
+    double v = m * pow(10.0, e) * ((s & 1) ? -1 : 1);
+    n++; fmt_fixed_check(v, (int)(k % 13), &bad);
+  }
+  CHECK_INT(bad, 0);
+  bad = 0;
+  for(int d=0; d<=9; d++){
+    for(int k=0; k<20000; k++){
+      double v = (k + 0.5) / pow(10.0, d);
+      n += 3;
+      fmt_fixed_check(v, d, &bad);
+      fmt_fixed_check(nextafter(v, 0), d, &bad);
+      fmt_fixed_check(-nextafter(v, 1e300), d, &bad);
+    }
+  }
+  CHECK_INT(bad, 0);
+  bad = 0;
+  static const double aEdge[] = { 0.0, -0.0, -1e-12, 1e-12, -0.0000004, 0.0000005, -0.0000005, 0.5, 1.5, 2.5, -2.5,
+    1099511627776.0, 1099511627775.4, 1099511.6277754, 1e300, -1e300, 4.9e-324 };
+  for(size_t k=0; k<sizeof(aEdge)/sizeof(aEdge[0]); k++){
+    for(int d=0; d<=12; d++){ n++; fmt_fixed_check(aEdge[k], d, &bad); }
+  }
+  CHECK_INT(bad, 0);
+  char t[400];
+  ps_fmt_fixed(t, sizeof(t), NAN, 6); CHECK_STR(t, "nan");
+  ps_fmt_fixed(t, sizeof(t), -INFINITY, 3); CHECK_STR(t, "-inf");
+  ps_fmt_fixed(t, sizeof(t), -0.0000001, 6); CHECK_STR(t, "-0.000000");   /* as Rust prints it */
+  /* ties as written, decided by the exact binary value (Python's Decimal: 2.0000005 is
+  ** 2.00000050000000006988..., 0.0000005 is 4.99999999999999977374...e-7) */
+  ps_fmt_fixed(t, sizeof(t), 2.0000005, 6); CHECK_STR(t, "2.000001");
+  ps_fmt_fixed(t, sizeof(t), 0.0000005, 6); CHECK_STR(t, "0.000000");
+  ps_fmt_fixed(t, sizeof(t), 12345.6789, 3); CHECK_STR(t, "12345.679");
+  CHECK(n > 1000000);
+}
 
 static void test_numbers(void){
   CHECK_INT(scale("1.1"), 1100);                   /* the example */
@@ -1932,6 +1988,7 @@ int main(void){
   test_columns_grow();
   test_shrink_chain();
   test_numbers();
+  test_fmt_fixed();
   test_strings();
   test_gzip();
   test_chrome_basic();
