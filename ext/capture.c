@@ -549,16 +549,26 @@ int ps_meta_track(PsCapture *cap, size_t t){
   return PS_OK;
 }
 
-size_t ps_meta_track_text(const PsCapture *cap, const PsMeta *m, char *zKey, char *zVal){
-  char buf[512];
-  snprintf(zKey, 24, "%lld", (long long)m->i);
-  if( m->i<0 || (uint64_t)m->i>=cap->nTrack ){ zVal[0] = 0; return 0; }
-  ps_track_text(cap, (size_t)m->i, buf, sizeof(buf));
-  size_t n = strlen(buf), bad;
-  if( ps_text_check(buf, n, &bad) ){ memcpy(zVal, buf, n + 1); return n; }
-  n = ps_text_repair(buf, n, zVal);       /* (a cut character: at most 3x the bytes) */
-  zVal[n] = 0;
-  return n;
+PsStr ps_meta_key(const PsCapture *cap, const PsMeta *m, char *zBuf){
+  if( m->type!=PS_META_TRACK ){
+    if( m->key==0 ){ PsStr none = { 0, 0 }; return none; }
+    return ps_pool_get(&cap->pool, m->key);
+  }
+  int k = snprintf(zBuf, PS_META_KEY_BUF, "%lld", (long long)m->i);
+  PsStr s = { zBuf, (uint32_t)(k>0 ? k : 0) };
+  return s;
+}
+
+void ps_meta_value(const PsCapture *cap, const PsMeta *m, PsOut *o, char *zBuf){
+  memset(o, 0, sizeof(*o));
+  if( m->type==PS_META_TRACK ){
+    if( m->i<0 || (uint64_t)m->i>=cap->nTrack ) return;
+    ps_track_text(cap, (size_t)m->i, zBuf, PS_META_TRACK_BUF);
+    o->type = PS_META_TEXT; o->z = zBuf; o->n = strlen(zBuf);
+    return;
+  }
+  o->type = m->type; o->i = m->i; o->r = m->r; o->z = m->z; o->n = m->n;
+  if( (o->type==PS_META_TEXT || o->type==PS_META_JSON) && o->z==0 ) o->type = 0;
 }
 
 void ps_meta_drop(PsCapture *cap, size_t m0, size_t m1){

@@ -81,7 +81,8 @@ typedef struct PsTrack {
 #define PS_META_TEXT 3
 #define PS_META_JSON 4    /* text that is a JSON value */
 #define PS_META_TRACK 5   /* a track's row (scope 'track'): i = the track; its key (i in decimal) and
-                          ** its TEXT value (ps_track_text) are made when read (ps_meta_track_text) */
+                          ** its TEXT value (ps_track_text) are made when read (ps_meta_key,
+                          ** ps_meta_value) */
 #define PS_META_DROPPED 0xFF  /* while parsing: a row ps_meta_compact removes */
 typedef struct PsMeta {
   uint32_t scope, key;    /* pool ids */
@@ -345,11 +346,15 @@ void ps_meta_compact(PsCapture *cap);
 ** read (a Chrome trace has a track per async id: 150k at 5M events, whose texts cost 3.5 % of the
 ** load's instructions and ~20 MB). PS_OK or PS_NOMEM. */
 int ps_meta_track(PsCapture *cap, size_t t);
-/* The key and value of PS_META_TRACK row m: the key (the track in decimal) into zKey (24 bytes);
-** the value, ps_track_text's (at most 511 bytes) repaired under the text rule as ps_meta_text
-** would store it, into zVal (PS_META_TRACK_BUF bytes, NUL-terminated); returns its length. */
-#define PS_META_TRACK_BUF 1600
-size_t ps_meta_track_text(const PsCapture *cap, const PsMeta *m, char *zKey, char *zVal);
+/* How every reader sees metadata row m. Its key: the pool's string (z NULL for id 0), or, for a
+** PS_META_TRACK row, the track in decimal written into zBuf (PS_META_KEY_BUF bytes). Its value
+** (type 0 for NULL): as stored, or a PS_META_TRACK row's ps_track_text written into zBuf
+** (PS_META_TRACK_BUF bytes: at most 511 bytes, which may end inside a character that the cut
+** split; a reader applies the text rule to it as to every value read lazily: ps_vt_result). */
+#define PS_META_KEY_BUF 24
+#define PS_META_TRACK_BUF 512
+PsStr ps_meta_key(const PsCapture *cap, const PsMeta *m, char *zBuf);
+void ps_meta_value(const PsCapture *cap, const PsMeta *m, PsOut *o, char *zBuf);
 /* Formats a TEXT value into the arena. */
 int ps_meta_printf(PsCapture *cap, const char *zScope, const char *zKey, int64_t off,
                    const char *fmt, ...)

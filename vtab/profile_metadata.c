@@ -128,26 +128,21 @@ static int mdColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
     case MD_FILE:
       ps_vt_result_file(ctx, &c->set, c->iPart);
       break;
-    case MD_SCOPE: case MD_KEY:
-      if( iCol==MD_KEY && m->type==PS_META_TRACK ){
-        char zKey[24], zVal[PS_META_TRACK_BUF];
-        ps_meta_track_text(cap, m, zKey, zVal);
-        sqlite3_result_text(ctx, zKey, -1, SQLITE_TRANSIENT);
-        break;
-      }
-      ps_vt_result_pool(ctx, cap, iCol==MD_SCOPE ? m->scope : m->key, &c->set);
+    case MD_SCOPE:
+      ps_vt_result_pool(ctx, cap, m->scope, &c->set);
       break;
+    case MD_KEY: {
+      char zBuf[PS_META_KEY_BUF];
+      PsStr k = ps_meta_key(cap, m, zBuf);
+      if( k.z==0 ) sqlite3_result_null(ctx);
+      else sqlite3_result_text(ctx, k.z, (int)k.n, k.z==zBuf ? SQLITE_TRANSIENT : ps_set_text(&c->set));
+      break;
+    }
     case MD_VALUE: {
-      if( m->type==PS_META_TRACK ){
-        char zKey[24], zVal[PS_META_TRACK_BUF];
-        size_t n = ps_meta_track_text(cap, m, zKey, zVal);
-        sqlite3_result_text(ctx, zVal, (int)n, SQLITE_TRANSIENT);
-        break;
-      }
-      PsOut o; memset(&o, 0, sizeof(o));
-      o.type = m->type; o.i = m->i; o.r = m->r; o.z = m->z; o.n = m->n;
-      if( (o.type==PS_META_TEXT || o.type==PS_META_JSON) && o.z==0 ) o.type = 0;
-      ps_vt_result(ctx, &o);
+      char zBuf[PS_META_TRACK_BUF];
+      PsOut o;
+      ps_meta_value(cap, m, &o, zBuf);
+      ps_vt_result(ctx, &o);                     /* (the text rule for a made track text) */
       break;
     }
     case MD_BYTE_OFFSET:

@@ -47,21 +47,22 @@ static const char *name_of(PsCapture *cap, size_t row){
   return buf;
 }
 
-/* The value of the k-th (0-based) metadata row (scope, key), and its byte offset in *pOff. */
+/* The value of the k-th (0-based) metadata row (scope, key) as a reader sees it (ps_meta_key,
+** ps_meta_value; a text that breaks the text rule repaired, as ps_vt_result repairs it), and its
+** byte offset in *pOff. */
 static const char *meta_nth(PsCapture *cap, const char *zScope, const char *zKey, int k, int64_t *pOff){
-  static char buf[PS_META_TRACK_BUF];
+  static char buf[1600];
   for(size_t i=0; i<cap->nMeta; i++){
-    PsStr s = ps_pool_get(&cap->pool, cap->aMeta[i].scope), t = ps_pool_get(&cap->pool, cap->aMeta[i].key);
-    char zTrackKey[24];
-    if( cap->aMeta[i].type==PS_META_TRACK ){  /* key and value made on read */
-      ps_meta_track_text(cap, &cap->aMeta[i], zTrackKey, buf);
-      t.z = zTrackKey; t.n = (uint32_t)strlen(zTrackKey);
-    }
+    const PsMeta *m = &cap->aMeta[i];
+    char zK[PS_META_KEY_BUF], zV[PS_META_TRACK_BUF];
+    PsStr s = ps_pool_get(&cap->pool, m->scope), t = ps_meta_key(cap, m, zK);
     if( s.n==strlen(zScope) && memcmp(s.z, zScope, s.n)==0 && t.n==strlen(zKey) && memcmp(t.z, zKey, t.n)==0 && k--==0 ){
-      if( cap->aMeta[i].type==PS_META_TRACK ){ if( pOff ) *pOff = cap->aMeta[i].off; return buf; }
-      if( cap->aMeta[i].type==PS_META_INT ) snprintf(buf, sizeof(buf), "%lld", (long long)cap->aMeta[i].i);
-      else snprintf(buf, sizeof(buf), "%.*s", (int)cap->aMeta[i].n, cap->aMeta[i].z ? cap->aMeta[i].z : "");
-      if( pOff ) *pOff = cap->aMeta[i].off;
+      PsOut o;
+      ps_meta_value(cap, m, &o, zV);
+      if( o.type==PS_META_INT ) snprintf(buf, sizeof(buf), "%lld", (long long)o.i);
+      else if( o.z && o.n*3 < sizeof(buf) && !ps_text_check(o.z, o.n, 0) ) buf[ps_text_repair(o.z, o.n, buf)] = 0;
+      else snprintf(buf, sizeof(buf), "%.*s", (int)o.n, o.z ? o.z : "");
+      if( pOff ) *pOff = m->off;
       return buf;
     }
   }
@@ -69,16 +70,7 @@ static const char *meta_nth(PsCapture *cap, const char *zScope, const char *zKey
 }
 
 static const char *meta_text(PsCapture *cap, const char *zScope, const char *zKey){
-  static char buf[512];
-  for(size_t i=0; i<cap->nMeta; i++){
-    PsStr s = ps_pool_get(&cap->pool, cap->aMeta[i].scope), k = ps_pool_get(&cap->pool, cap->aMeta[i].key);
-    if( s.n==strlen(zScope) && memcmp(s.z, zScope, s.n)==0 && k.n==strlen(zKey) && memcmp(k.z, zKey, k.n)==0 ){
-      if( cap->aMeta[i].type==PS_META_INT ) snprintf(buf, sizeof(buf), "%lld", (long long)cap->aMeta[i].i);
-      else snprintf(buf, sizeof(buf), "%.*s", (int)cap->aMeta[i].n, cap->aMeta[i].z ? cap->aMeta[i].z : "");
-      return buf;
-    }
-  }
-  return "(absent)";
+  return meta_nth(cap, zScope, zKey, 0, 0);
 }
 
 /* ---------------------------------------------------------------- numbers */
