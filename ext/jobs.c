@@ -70,9 +70,9 @@ static const JobCol aCol[PS_JOB_NCOL] = {
 ** snprintf). x = |v|·10^nDec is rounded once (10^nDec, nDec <= 9, is exact), so for x < 2^40 it is
 ** within 2^-14 of the exact product P, and, rounding being monotonic and every k + 1/2 exact
 ** there, on the same side of each k + 1/2 as P or equal to it: the nearest integer N of x is P's
-** unless x's fraction is one half (where snprintf's exact value and ties-to-even decide; a
-** fraction within 2^-12 of it goes to snprintf too, for margin). N's digits are "%.*f"'s. The
-** sign is v's sign bit, as glibc prints it ("-0.000000" for -0.0 and tiny negatives). */
+** unless x's fraction is one half (where snprintf's exact value and ties-to-even decide). N's
+** digits are "%.*f"'s. The sign is v's sign bit, as glibc prints it ("-0.000000" for -0.0 and
+** tiny negatives). */
 static size_t fmt_fixed_fast(char *buf, size_t nBuf, double v, int nDec){
   static const double p10[10] = { 1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9 };
   static const uint64_t u10[10] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000 };
@@ -80,7 +80,7 @@ static size_t fmt_fixed_fast(char *buf, size_t nBuf, double v, int nDec){
   double x = fabs(v) * p10[nDec];
   if( !(x < 1099511627776.0) ) return 0;           /* 2^40; NaN and infinities fail too */
   double fl = floor(x), f = x - fl;
-  if( fabs(f - 0.5) <= 1.0/4096 ) return 0;
+  if( f==0.5 ) return 0;
   uint64_t N = (uint64_t)fl + (f > 0.5);
   uint64_t ip = N / u10[nDec], fp = N % u10[nDec];
   char tmp[24]; int k = 0;
