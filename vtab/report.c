@@ -322,6 +322,7 @@ static const char *const azJobsTable[2][2] = {
 ** reads a row fewer, the same values (0.06-0.09 s of the 1M-event trace's scan) */
 #define GR_COL(c) c
 #define GR_ZERO(c) "0"
+#define GR_NULL(c) "NULL"
 #define GR_VALS GR_VALS_OF(GR_COL)
 #define GR_VALS_DERIVED GR_VALS_OF(GR_ZERO)
 /* the last three values, v, cats and kl, are the slices' (SL_VALS: the Markdown of a trace reads
@@ -749,7 +750,8 @@ static int rep_csv(Rep *r, const char *zSql, PsBuf *b){
 ** kept. The four ranked ones keep max(?4, 16) jobs: the JSON and the CSVs read the first ?4
 ** (JL, JLJ), the Markdown tables the first 16, so no reader sorts the jobs again. */
 #define C_BUDGET "done_ AND (l_ >= 1.0 OR e_ >= ?3)"
-#define C_FRAME "done_ AND exceeded_frame_budget"
+#define C_FRAME_OF(Z) "done_ AND " Z("exceeded_frame_budget")
+#define C_FRAME C_FRAME_OF(GR_COL)
 #define O_TOP_LOAD "l_ DESC, ifnull(name,''), k"
 #define L_ACTIVE "SELECT k FROM profsql_rj WHERE NOT done_ AND " ANY_ACTIVE " ORDER BY k"
 #define L_BUDGET "SELECT k FROM profsql_rj WHERE " C_BUDGET " ORDER BY " O_LOAD " LIMIT max(?4, 16)"
@@ -1885,9 +1887,10 @@ static void rep_groups(Rep *r, int bSlices, int bDerived){
   for(int g=0; g<nG; g++) aG[g].iWhere = g<N_GROUP && aGroup[g].bActiveToo ? 0 : iDone;
   /* then the ranked lists' keys and filters (azJobList 1..4: L_BUDGET, L_FRAME, L_TOP_ELAPSED,
   ** L_TOP_LOAD), each list its first max(?4, 16) */
-  bad |= ps_buf_puts(&q, bDerived ? ", done_, ifnull(name,''), max(e_ - ifnull(NULL,0.0), 0.0), " C_BUDGET ", done_ AND 0"
-                                  : ", done_, ifnull(name,''), max(e_ - ifnull(frame_budget_ms,0.0), 0.0), " C_BUDGET ", " C_FRAME)
-       | ps_buf_puts(&q, ", budget2_, NOT done_") | ps_buf_append(&q, "", 1);
+#define LIST_COLS(Z, N) ", done_, ifnull(name,''), max(e_ - ifnull(" N("frame_budget_ms") ",0.0), 0.0), " \
+    C_BUDGET ", " C_FRAME_OF(Z) ", budget2_, NOT done_"
+  bad |= ps_buf_puts(&q, bDerived ? LIST_COLS(GR_ZERO, GR_NULL) : LIST_COLS(GR_COL, GR_COL)) | ps_buf_append(&q, "", 1);
+#undef LIST_COLS
   const int iName = iDone + 1, iFrame = iDone + 2, iBudgetOk = iDone + 3, iFrameOk = iDone + 4;
   const int iBudget2 = iDone + 5, iActive = iDone + 6;
   const int iE = 1 + GR_V_E, iL = 1 + GR_V_L;      /* e_ and l_ (after k) */
