@@ -16,7 +16,7 @@ int pb_varint_slow(const uint8_t *z, size_t end, size_t *pi, uint64_t *pv, const
   size_t i = *pi;
   uint64_t v = 0;
   unsigned len;
-  if( i<end && end - i >= 8 && (len = pb_varint_word(z + i, &v))!=0 ){ *pi = i + len; *pv = v; return PS_OK; }
+  if( (len = pb_varint_word(z, i, end, &v))!=0 ){ *pi = i + len; *pv = v; return PS_OK; }
   for(int k=0; k<10; k++){
     if( i>=end ){
       if( err ) ps_err_at(err, (int64_t)*pi, "truncated varint in %s", zMsg);

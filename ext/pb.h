@@ -42,15 +42,16 @@ typedef struct PbField {
 
 int pb_varint_slow(const uint8_t *z, size_t end, size_t *pi, uint64_t *pv, const char *zMsg, PsErr *err);
 
-/* A varint of at most 8 bytes read as one word from the 8 bytes at z (all of them readable): its
-** value into *pv and its length; 0 when none of the 8 bytes ends it (a longer varint, read byte
-** by byte). The 7-bit groups are joined by three mask-and-shift steps instead of a loop of up to
+/* A varint of at most 8 bytes at z[i] read as one word, when 8 bytes remain before end: its value
+** into *pv and its length; 0 when fewer remain or none of the 8 bytes ends it (a longer varint):
+** the caller then reads it byte by byte. The 7-bit groups are joined by three mask-and-shift steps instead of a loop of up to
 ** 8 rounds (an XEvent's offset_ps and duration_ps take 4 to 6 bytes each). Little-endian hosts
 ** only; elsewhere always 0. */
-static inline unsigned pb_varint_word(const uint8_t *z, uint64_t *pv){
+static inline unsigned pb_varint_word(const uint8_t *z, size_t i, size_t end, uint64_t *pv){
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__==__ORDER_LITTLE_ENDIAN__
+  if( i>=end || end - i < 8 ) return 0;
   uint64_t w;
-  memcpy(&w, z, 8);
+  memcpy(&w, z + i, 8);
   uint64_t stop = ~w & 0x8080808080808080ull;        /* the bytes without a continuation bit */
   if( stop==0 ) return 0;
   unsigned len = ((unsigned)__builtin_ctzll(stop) >> 3) + 1;
@@ -61,7 +62,7 @@ static inline unsigned pb_varint_word(const uint8_t *z, uint64_t *pv){
   *pv = w;
   return len;
 #else
-  (void)z; (void)pv;
+  (void)z; (void)i; (void)end; (void)pv;
   return 0;
 #endif
 }

@@ -99,7 +99,7 @@ static inline int fast_varint(const uint8_t *z, size_t end, size_t *pi, uint64_t
   uint64_t v = 0;
   unsigned len;
   if( i<end && z[i]<0x80 ){ *pv = z[i]; *pi = i + 1; return 0; }
-  if( i<end && end - i >= 8 && (len = pb_varint_word(z + i, &v))!=0 ){ *pi = i + len; *pv = v; return 0; }
+  if( (len = pb_varint_word(z, i, end, &v))!=0 ){ *pi = i + len; *pv = v; return 0; }
   for(int k=0; k<10 && i<end; k++){
     uint8_t b = z[i++];
     v |= (uint64_t)(b & 0x7F) << (7*k);

@@ -1828,7 +1828,7 @@ static void test_pb_varint(void){
     do{ buf[n] = (uint8_t)(x & 0x7F); x >>= 7; if( x ) buf[n] |= 0x80; n++; }while( x );
     memset(buf + n, 0xff, sizeof(buf) - n);               /* continuation bits after it */
     uint64_t v = 7;
-    unsigned len = pb_varint_word(buf, &v);
+    unsigned len = pb_varint_word(buf, 0, sizeof(buf), &v);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__==__ORDER_LITTLE_ENDIAN__
     if( n<=8 ){ CHECK_INT(len, n); CHECK(v==av[k]); }
     else CHECK_INT(len, 0);
