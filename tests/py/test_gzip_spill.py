@@ -65,8 +65,10 @@ def spill_maps(d):
         return [l for l in f if os.path.realpath(d) + "/#" in l and "(deleted)" in l]
 
 
-def run(spill, src, env):
-    """(rows, args, the mappings found in SQLITE_TMPDIR / TMPDIR while the capture is cached)."""
+def with_spill(spill, env, fn):
+    """fn(db) on a fresh connection with gzip_spill_bytes = spill and SQLITE_TMPDIR / TMPDIR as env
+    gives them; (its result, the mappings found in SQLITE_TMPDIR / TMPDIR while the capture is
+    cached)."""
     saved = {k: os.environ.get(k) for k in ("SQLITE_TMPDIR", "TMPDIR")}
     for k in saved:
         if env.get(k) is None: os.environ.pop(k, None)
@@ -74,15 +76,21 @@ def run(spill, src, env):
     try:
         db = connect()
         db.execute("SELECT profsql_config('gzip_spill_bytes', ?)", (spill,))
-        rows = db.execute(ALL, (src,)).fetchall()
-        args = [json.loads(r[0]) for r in db.execute(ARGS, (src,))]
+        got = fn(db)
         maps = (spill_maps(dirA), spill_maps(dirB))     # the capture is still in the connection's cache
         db.close()
-        return rows, args, maps
+        return got, maps
     finally:
         for k, v in saved.items():
             if v is None: os.environ.pop(k, None)
             else: os.environ[k] = v
+
+
+def run(spill, src, env):
+    """(rows, args, the mappings found in SQLITE_TMPDIR / TMPDIR while the capture is cached)."""
+    (rows, args), maps = with_spill(spill, env, lambda db: (db.execute(ALL, (src,)).fetchall(),
+                                                            [json.loads(r[0]) for r in db.execute(ARGS, (src,))]))
+    return rows, args, maps
 
 
 both = {"SQLITE_TMPDIR": dirA, "TMPDIR": dirB}
@@ -161,16 +169,9 @@ big_zip = os.path.join(tmp, "big.zip")
 with open(big_zip, "wb") as f:
     f.write(zb.getvalue())
 def count_sum(spill, src):
-    os.environ["SQLITE_TMPDIR"] = dirA
-    try:
-        db = connect()
-        db.execute("SELECT profsql_config('gzip_spill_bytes', ?)", (spill,))
-        got = db.execute("SELECT count(*), sum(dur), sum(length(args)), max(ts) FROM profile_events(?)", (src,)).fetchone()
-        maps = spill_maps(dirA)
-        db.close()
-    finally:
-        os.environ.pop("SQLITE_TMPDIR")
-    return got, maps
+    got, maps = with_spill(spill, {"SQLITE_TMPDIR": dirA}, lambda db: db.execute(
+        "SELECT count(*), sum(dur), sum(length(args)), max(ts) FROM profile_events(?)", (src,)).fetchone())
+    return got, maps[0]
 (b0, bm0), (b1, bm) = count_sum(0, big_zip), count_sum(1, big_zip)
 check(len(big_raw) > 16 << 20 and b1 == b0 and b1[:2] == (len(big_events), 40 * want_dur) and bm0 == [] and len(bm) == 1,
       "ZIP: a member of %d bytes (two spill buffers): count and sum(dur) in ns equal Python's, every args "
@@ -189,12 +190,8 @@ arch = [os.path.join(nj, f) for f in os.listdir(nj) if f.endswith(".zip")]
 db.close()
 JOBS = "SELECT * FROM profile_jobs(?) ORDER BY rowid"
 def jobs(spill, src):
-    db = connect()
-    db.execute("SELECT profsql_config('gzip_spill_bytes', ?)", (spill,))
-    got = db.execute(JOBS, (src,)).fetchall()
-    maps = spill_maps(dirA) + spill_maps(dirB) + spill_maps(tempfile.gettempdir())
-    db.close()
-    return got, maps
+    got, maps = with_spill(spill, both, lambda db: db.execute(JOBS, (src,)).fetchall())
+    return got, maps[0] + maps[1]
 if len(arch) == 1:
     want_jobs = jobs(0, "tests/data/jobs_report.json")[0]
     got0, m0 = jobs(0, arch[0])
