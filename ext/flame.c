@@ -418,7 +418,7 @@ static int fl_svg(FlGraph *g, const char *zTitle, PsBuf *out, PsFlameInfo *pInfo
     else fl_label(g, x, &lab);
     double share = total>0 ? 100.0 * (double)x->value / (double)total : 0;
     /* a warm colour from the name's hash, as flamegraph.pl does */
-    uint64_t h = ps_hash(lab.z ? lab.z : "", lab.n);
+    uint64_t h = ps_hash_fixed(lab.z ? lab.z : "", lab.n);
     int rr = 205 + (int)(h % 50), gg = (int)((h >> 8) % 180) + 40, bb = (int)((h >> 16) % 55);
     if( x->bThread==1 ){ rr = 160; gg = 190; bb = 230; }
     if( i==root ){ rr = 230; gg = 230; bb = 230; }

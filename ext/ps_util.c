@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
+#include <pthread.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Messages quote input (names, keys, cells): they obey the text rule too (ps_text_repair),
@@ -137,9 +140,90 @@ char *ps_arena_strdup(PsArena *a, const char *z, size_t n){
 
 /* ---------------------------------------------------------------- hashing */
 
-/* A simple multiply-xorshift hash over 8-byte words; good enough for hash tables
-** (keys are always compared in full after a hash match). */
+/* Every hash table of libprofsql (the string pool, the thread table, the call-stack trie, the id
+** maps, the caches) takes its slots from these functions, keyed by a secret drawn once per process
+** (getrandom(2)): an input cannot choose keys that land in one slot without knowing the secret
+** (issue 32: a fixed hash let 100k chosen names turn the pool quadratic). The mixing step is the
+** folded multiply of wyhash and foldhash (the 128-bit product of two words, its halves XORed),
+** which neither XOR nor multiplication by a constant undoes; every word is XORed with a secret
+** word before it is multiplied. PROFSQL_HASH_SEED=<integer> in the environment fixes the secret
+** (tests run the suite under two seeds: no output may depend on it). */
+
+static uint64_t aHashKey[4];          /* the secret; set once by hash_key_init */
+static pthread_once_t hashOnce = PTHREAD_ONCE_INIT;
+
+/* splitmix64's step: spreads a seed over the four secret words */
+static uint64_t hash_splitmix(uint64_t *x){
+  uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+static void hash_key_init(void){
+  uint64_t seed = 0;
+  const char *zSeed = getenv("PROFSQL_HASH_SEED");
+  if( zSeed && zSeed[0] ){
+    seed = strtoull(zSeed, 0, 0);
+  }else{
+    ssize_t got = getrandom(&seed, sizeof(seed), GRND_NONBLOCK);
+    if( got!=(ssize_t)sizeof(seed) ){
+      /* no entropy yet (early boot): the clock and the addresses ASLR placed */
+      struct timespec ts; clock_gettime(CLOCK_REALTIME, &ts);
+      seed = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ (uint64_t)(uintptr_t)&seed
+           ^ ((uint64_t)(uintptr_t)&hash_key_init << 17) ^ ((uint64_t)getpid() << 40);
+    }
+  }
+  for(int i=0; i<4; i++) aHashKey[i] = hash_splitmix(&seed) | 1;   /* odd: never a zero factor */
+}
+
+static inline const uint64_t *hash_key(void){
+  pthread_once(&hashOnce, hash_key_init);
+  return aHashKey;
+}
+
+/* the folded multiply: the 128-bit product of a and b, its high half XORed into its low half */
+static inline uint64_t hash_mum(uint64_t a, uint64_t b){
+  __uint128_t r = (__uint128_t)a * b;
+  return (uint64_t)r ^ (uint64_t)(r >> 64);
+}
+static inline uint64_t hash_rd64(const unsigned char *p){ uint64_t w; memcpy(&w, p, 8); return w; }
+static inline uint64_t hash_rd32(const unsigned char *p){ uint32_t w; memcpy(&w, p, 4); return w; }
+
 uint64_t ps_hash(const void *pv, size_t n){
+  const unsigned char *p = pv;
+  const uint64_t *k = hash_key();
+  uint64_t h = k[0] ^ (uint64_t)n, a, b;
+  if( n<=16 ){
+    if( n>=8 ){ a = hash_rd64(p); b = hash_rd64(p + n - 8); }
+    else if( n>=4 ){ a = hash_rd32(p); b = hash_rd32(p + n - 4); }
+    else if( n>0 ){ a = ((uint64_t)p[0]<<16) | ((uint64_t)p[n>>1]<<8) | p[n-1]; b = 0; }
+    else{ a = b = 0; }
+  }else{
+    size_t i = n;
+    while( i>16 ){
+      h = hash_mum(hash_rd64(p) ^ k[1], hash_rd64(p + 8) ^ h);
+      p += 16; i -= 16;
+    }
+    a = hash_rd64(p + i - 16); b = hash_rd64(p + i - 8);
+  }
+  h = hash_mum(a ^ k[1], b ^ h);
+  return hash_mum(h ^ k[2], (uint64_t)n ^ k[3]);
+}
+
+uint64_t ps_hash_pair(uint64_t a, uint64_t b){
+  const uint64_t *k = hash_key();
+  return hash_mum(hash_mum(a ^ k[0], b ^ k[1]) ^ k[2], k[3]);
+}
+
+uint64_t ps_hash_u64(uint64_t x){
+  const uint64_t *k = hash_key();
+  return hash_mum(hash_mum(x ^ k[0], k[1]) ^ k[2], k[3]);
+}
+
+/* A fixed, unkeyed multiply-xorshift hash: the same value in every process, for what is shown
+** (a flame graph frame's colour), never for a table's slots. */
+uint64_t ps_hash_fixed(const void *pv, size_t n){
   const unsigned char *p = pv;
   uint64_t h = 0x9E3779B97F4A7C15ull ^ ((uint64_t)n * 0xff51afd7ed558ccdull);
   while( n>=8 ){

@@ -6,7 +6,7 @@
 **
 **   PsErr    a parse/load error: a message and, when known, the byte offset it refers to.
 **   PsArena  a bump allocator for strings owned by a capture (freed all at once).
-**   ps_hash  64-bit hash of a byte string (for interning and cache keys).
+**   ps_hash  keyed 64-bit hashes of byte strings and integers (every hash table's slots).
 **   ps_text_*  the text rule: every TEXT value is valid UTF-8 (RFC 3629) without NUL bytes.
 */
 #ifndef PS_UTIL_H
@@ -88,7 +88,17 @@ void ps_arena_adopt(PsArena *dst, PsArena *src);
 /* Copies z[0..n) into the arena and NUL-terminates it; NULL when out of memory. */
 char *ps_arena_strdup(PsArena *a, const char *z, size_t n);
 
+/* Keyed hashing (ps_util.c): every hash table's slots come from these. The key is a secret drawn
+** once per process (PROFSQL_HASH_SEED fixes it for tests), so an input cannot pick colliding keys;
+** no result may depend on it (a table's iteration order never reaches the output).
+**   ps_hash       a byte string
+**   ps_hash_u64   one integer (an id, a packed key)
+**   ps_hash_pair  two integers (a trie's parent and child key, a pid and a tid)
+**   ps_hash_fixed the same in every process, unkeyed: for what is shown (a colour), never slots */
 uint64_t ps_hash(const void *p, size_t n);
+uint64_t ps_hash_u64(uint64_t x);
+uint64_t ps_hash_pair(uint64_t a, uint64_t b);
+uint64_t ps_hash_fixed(const void *p, size_t n);
 
 /* The text rule (docs/security.md, "Text"): every TEXT value libprofsql returns is valid UTF-8
 ** (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF) without NUL bytes.

@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <libdeflate.h>
@@ -513,13 +514,30 @@ void ps_source_done_before(PsSource *pSrc, size_t off){
   pSrc->nDropped = ps_source_release(pSrc, pSrc->nDropped, off);
 }
 
+/* the monotonic clock in ns */
+static int64_t source_now(void){
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec*1000000000 + ts.tv_nsec;
+}
+
 int ps_source_poll(PsSource *pSrc){
   if( pSrc->pAbort && *pSrc->pAbort ) return 1;
-  if( pSrc->xInterrupt && pSrc->xInterrupt(pSrc->pInterruptArg) ){
+  if( pSrc->xInterrupt==0 ) return 0;
+  /* the host is asked at most once per PS_POLL_NS (its poll runs a statement: loader.c) */
+  int64_t t = source_now();
+  if( pSrc->tPoll!=0 && t - pSrc->tPoll < PS_POLL_NS ) return 0;
+  pSrc->tPoll = t;
+  if( pSrc->xInterrupt(pSrc->pInterruptArg) ){
     if( pSrc->pAbort ) *pSrc->pAbort = 1;
     return 1;
   }
   return 0;
+}
+
+int ps_work_poll(PsSource *pSrc){
+  pSrc->nWork = 0;
+  return ps_source_poll(pSrc);
 }
 
 int ps_interrupted(PsErr *err){

@@ -52,6 +52,8 @@ typedef struct PsSource {
   char zMember[128];   /* ... that member's name */
   int maxJsonDepth;    /* JSON nesting limit for parsing these bytes (0: PS_JSON_MAX_DEPTH); set by
                        ** the loader from its connection's setting, never process-wide */
+  uint64_t nWork;      /* work units counted by ps_work since it last polled */
+  int64_t tPoll;       /* CLOCK_MONOTONIC ns of the last host poll (ps_source_poll; 0: none yet) */
 } PsSource;
 
 /* Output bytes inflated between two interrupt polls (about 50 ms of zlib); a spilled stream's
@@ -145,10 +147,26 @@ int ps_source_open_blob(PsSource *pSrc, const void *p, size_t n, uint64_t maxInf
 int ps_source_open_blob_ex(PsSource *pSrc, const void *p, size_t n, uint64_t maxInflated, uint64_t nSpill,
                            int (*xInterrupt)(void*), void *pInterruptArg, PsErr *err);
 
-/* Parsers call this every few thousand rows: 1 when the parse must stop (the host's
-** xInterrupt said so, now or in another thread of the same parse). The parser then returns
-** ps_interrupted(err). */
+/* 1 when the parse must stop (the host's xInterrupt said so, now or in another thread of the same
+** parse); the parser then returns ps_interrupted(err). The host is asked at its first call and
+** then at most once per PS_POLL_NS (a clock read in between); another thread's stop is seen at
+** every call. Loops call it through ps_work, by work done. */
 int ps_source_poll(PsSource *pSrc);
+
+/* Polling by work done, not by rows (issue 32: 65,536 lines of a hostile input could take
+** seconds). A loop calls ps_work(pSrc, n) with the work it just did, in units of about a byte
+** read or a probe made (a line: its length; a trie step: 1 + the bytes compared). Every
+** PS_WORK_STEP units (tens of microseconds) it calls ps_source_poll, which asks the host once
+** PS_POLL_NS have passed since it last did, so an interrupt or a progress handler lands within
+** about that, whatever the input.
+** Returns 1 when the parse must stop (then return ps_interrupted(err)). */
+#define PS_WORK_STEP ((uint64_t)1 << 16)
+#define PS_POLL_NS   ((int64_t)10000000)   /* 10 ms */
+int ps_work_poll(PsSource *pSrc);
+static inline int ps_work(PsSource *pSrc, uint64_t n){
+  if( (pSrc->nWork += n) < PS_WORK_STEP ) return 0;
+  return ps_work_poll(pSrc);
+}
 /* The n bytes of the open file fd read into a heap buffer (*pz, malloc'ed, NUL-terminated; *pn
 ** bytes: fewer when the file was cut short meanwhile), polling pPoll (may be NULL) for an
 ** interrupt between reads: the no-mmap mode of a source, a spilled gzip stream, a report's staged

@@ -162,16 +162,25 @@ PsCacheEntry *ps_vt_acquire(PsConn *c, const char *zTable, sqlite3_value *pSourc
 
 /* The parsers' interrupt check (PsSource.xInterrupt): SQLite 3.40 has no
 ** sqlite3_is_interrupted(), but a statement stepped while the connection is interrupted (and
-** the query that loads this capture is still running) returns SQLITE_INTERRUPT. */
+** the query that loads this capture is still running) returns SQLITE_INTERRUPT. The statement
+** also runs the host's progress handler (sqlite3_progress_handler, which hosts such as Datasette
+** use as a time limit), which SQLite calls once per N virtual-machine steps of a statement: it
+** takes about 5,000 steps (a 300-row recursive count, ~40 us), so a handler of period up to
+** 5,000 runs at every poll (ext/source.h: at most every 10 ms of parsing), and one of period N
+** every N/5,000 polls; a non-zero answer stops the statement with SQLITE_INTERRUPT, and the parse
+** with it. (It was "SELECT 1", 4 steps: a handler of period 1,000 ran once per 250 polls.) */
+#define PS_POLL_SQL \
+  "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x<300) SELECT count(*) FROM c"
 int ps_poll_interrupt(void *pArg){
   PsPoll *p = pArg;
   if( p->st==0 ){
     /* an interrupt that came before the first poll fails the prepare itself (SQLite checks the
     ** flag there too): that is a stop, not "cannot poll" (a test saw the parse run on) */
-    int rc = sqlite3_prepare_v2(p->db, "SELECT 1", -1, &p->st, 0);
+    int rc = sqlite3_prepare_v2(p->db, PS_POLL_SQL, -1, &p->st, 0);
     if( rc!=SQLITE_OK ) return rc==SQLITE_INTERRUPT;
   }
-  int rc = sqlite3_step(p->st);
+  int rc;
+  while( (rc = sqlite3_step(p->st))==SQLITE_ROW ){}
   sqlite3_reset(p->st);
   return rc==SQLITE_INTERRUPT;
 }
