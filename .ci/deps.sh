@@ -25,9 +25,10 @@ BUILD="build-essential pkg-config libsqlite3-dev sqlite3 zlib1g-dev libminizip-d
 # extensions), pip + setuptools + wheel (the bindings/python package installed in a venv), gzip,
 # dpkg-dev (make deb: dpkg-deb, dpkg-architecture), libprotobuf-dev (google/protobuf/any.proto, which
 # the xprof .proto files import, so that protoc can encode and decode them) and python3-protobuf (the
-# independent decoder the xprof tests compare every row and JSON value with)
+# independent decoder the xprof tests compare every row and JSON value with), python3-markdown
+# (renders the Markdown writers' output: no name may become live HTML)
 TEST="$BUILD python3 python3-venv python3-pip python3-setuptools python3-wheel python3-pandas python3-apsw clang libclang-rt-dev gzip \
-protobuf-compiler libprotobuf-dev python3-protobuf unzip unixodbc libsqliteodbc chromium chromium-driver parallel dpkg-dev"
+protobuf-compiler libprotobuf-dev python3-protobuf unzip unixodbc libsqliteodbc chromium chromium-driver parallel dpkg-dev python3-markdown"
 
 # bench (make bench, not CI): the tests' python3, protoc and python3-protobuf (baselines of the XSpace
 # and tf_stats rows), gzip, and simdjson (libsimdjson-dev, with g++ from build-essential): the

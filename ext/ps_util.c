@@ -149,6 +149,8 @@ char *ps_arena_strdup(PsArena *a, const char *z, size_t n){
 ** word before it is multiplied. PROFSQL_HASH_SEED=<integer> in the environment fixes the secret
 ** (tests run the suite under two seeds: no output may depend on it). */
 
+_Thread_local uint64_t ps_nProbe;
+
 static uint64_t aHashKey[4];          /* the secret; set once by hash_key_init */
 static pthread_once_t hashOnce = PTHREAD_ONCE_INIT;
 

@@ -99,6 +99,10 @@ uint64_t ps_hash(const void *p, size_t n);
 uint64_t ps_hash_u64(uint64_t x);
 uint64_t ps_hash_pair(uint64_t a, uint64_t b);
 uint64_t ps_hash_fixed(const void *p, size_t n);
+/* Slots examined by this thread's hash-table lookups and inserts, every table: each probe loop
+** adds one per slot it looks at. Tests read it to assert bounded work under chosen keys (a count,
+** not a time: the same on any machine). */
+extern _Thread_local uint64_t ps_nProbe;
 
 /* The text rule (docs/security.md, "Text"): every TEXT value libprofsql returns is valid UTF-8
 ** (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF) without NUL bytes.
