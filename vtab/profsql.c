@@ -15,6 +15,9 @@
 **                                        {"loads":N,"hits":N,"cached":N,"cached_bytes":N,
 **                                         "live":N,"live_peak":N} (live: captures in memory,
 **                                         cached or held by a cursor; live_peak: most at once)
+**   profsql_debug('hash_probes')         INTEGER: hash-table slots examined so far by this thread's
+**                                        loads (ps_nProbe): bounded-work tests compare it across
+**                                        inputs of one size (its value depends on the hash's key)
 **   profsql_config(name [, value])       the limits (see configFunc)
 **   profile_jobs, profile_report, profile_write_csv/_markdown, profile_zip, profile_fixed,
 **   profile_import(source [, schema [, prefix]])  vtab/profile_import.c
@@ -35,8 +38,16 @@ static void versionFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 }
 
 static void debugFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
-  (void)argc; (void)argv;
   PsConn *c = sqlite3_user_data(ctx);
+  if( argc==1 ){
+    const char *zKey = (const char*)sqlite3_value_text(argv[0]);
+    if( zKey && strcmp(zKey, "hash_probes")==0 ){
+      sqlite3_result_int64(ctx, (sqlite3_int64)ps_nProbe);
+      return;
+    }
+    sqlite3_result_error(ctx, "profsql_debug: unknown key (known: hash_probes)", -1);
+    return;
+  }
   int n = 0; sqlite3_int64 nBytes = 0;
   for(PsCacheEntry *e=c->pFirst; e; e=e->pNext){
     n++;
@@ -154,7 +165,7 @@ static int profsql_init(sqlite3 *db, const sqlite3_api_routines *pApi, int bNoIo
   rc = sqlite3_create_function(db, "profsql_version", 0,
                                SQLITE_UTF8|SQLITE_DETERMINISTIC|SQLITE_INNOCUOUS, 0,
                                versionFunc, 0, 0);
-  if( rc==SQLITE_OK ) rc = ps_register_conn_function(db, pConn, "profsql_debug", 0, 0, debugFunc);
+  if( rc==SQLITE_OK ) rc = ps_register_conn_function(db, pConn, "profsql_debug", 0, 1, debugFunc);
   if( rc==SQLITE_OK ) rc = ps_register_conn_function(db, pConn, "profsql_config", 1, 2, configFunc);
   if( rc==SQLITE_OK ) rc = ps_events_register(db, pConn);
   if( rc==SQLITE_OK ) rc = ps_records_register(db, pConn);
