@@ -41,7 +41,8 @@ static int pool_rehash(PsPool *p){
   if( aNew==0 ) return -1;
   for(size_t id=1; id<p->n; id++){
     size_t h = (size_t)ps_hash(p->a[id].z, p->a[id].n) & (nNew-1);
-    while( aNew[h] ) h = (h+1) & (nNew-1);
+    ps_nProbe++;
+    while( aNew[h] ){ h = (h+1) & (nNew-1); ps_nProbe++; }
     aNew[h] = (uint32_t)id;
   }
   free(p->aHash);
@@ -54,9 +55,11 @@ static uint32_t pool_find(const PsPool *p, const char *z, size_t n, size_t *pSlo
   size_t mask = p->nHash-1;
   size_t h = (size_t)ps_hash(z, n) & mask;
   uint32_t id;
+  ps_nProbe++;
   while( (id = p->aHash[h])!=0 ){
     if( p->a[id].n==n && memcmp(p->a[id].z, z, n)==0 ) return id;
     h = (h+1) & mask;
+    ps_nProbe++;
   }
   *pSlot = h;
   return 0;
@@ -354,9 +357,10 @@ int64_t ps_track_add(PsCapture *cap, int kind, uint32_t thread, uint32_t name){
   return (int64_t)cap->nTrack++;
 }
 
+/* (keyed: ps_util.h; 40k chosen tids once made this table quadratic) */
 static uint64_t thread_hash(const PsValue *pid, const PsValue *tid){
-  uint64_t k[6] = { pid->type, (uint64_t)pid->i, pid->s, tid->type, (uint64_t)tid->i, tid->s };
-  return ps_hash(k, sizeof(k));
+  return ps_hash_pair(ps_hash_pair((uint64_t)pid->i, pid->s | (uint64_t)pid->type << 32),
+                      ps_hash_pair((uint64_t)tid->i, tid->s | (uint64_t)tid->type << 32));
 }
 
 static int thread_rehash(PsCapture *cap){
@@ -365,7 +369,8 @@ static int thread_rehash(PsCapture *cap){
   if( a==0 ) return -1;
   for(size_t k=0; k<cap->nThread; k++){
     size_t h = (size_t)thread_hash(&cap->aThread[k].pid, &cap->aThread[k].tid) & (nNew-1);
-    while( a[h] ) h = (h+1) & (nNew-1);
+    ps_nProbe++;
+    while( a[h] ){ h = (h+1) & (nNew-1); ps_nProbe++; }
     a[h] = (uint32_t)k+1;
   }
   free(cap->aThreadHash);
@@ -379,10 +384,12 @@ int64_t ps_thread_get(PsCapture *cap, const PsValue *pid, const PsValue *tid){
     size_t mask = cap->nThreadHash-1;
     h = (size_t)thread_hash(pid, tid) & mask;
     uint32_t k;
+    ps_nProbe++;
     while( (k = cap->aThreadHash[h])!=0 ){
       PsThread *t = &cap->aThread[k-1];
       if( value_eq(&t->pid, pid) && value_eq(&t->tid, tid) ) return (int64_t)(k-1);
       h = (h+1) & mask;
+      ps_nProbe++;
     }
   }
   if( ps_grow((void**)&cap->aThread, sizeof(PsThread), &cap->nThreadAlloc, cap->nThread+1) ) return -1;
@@ -405,24 +412,43 @@ const char *ps_value_text(const PsCapture *cap, const PsValue *v, char *buf, siz
   if( v->type==PS_VAL_INT ){ snprintf(buf, nBuf, "%lld", (long long)v->i); }
   else if( v->type==PS_VAL_TEXT ){
     PsStr s = ps_pool_get(&cap->pool, v->s);
-    snprintf(buf, nBuf, "'%.*s'", (int)(s.n > 200 ? 200 : s.n), s.z);
+    /* at most 200 bytes, and what fits between the quotes in buf: cut before a character, never
+    ** inside one (the pool's text is valid UTF-8; a cut half would not be, issue 32) */
+    size_t m = s.n > 200 ? 200 : s.n;
+    if( nBuf < 3 ) m = 0;
+    else if( m > nBuf - 3 ) m = nBuf - 3;
+    while( m>0 && m<s.n && ((unsigned char)s.z[m] & 0xC0)==0x80 ) m--;
+    snprintf(buf, nBuf, "'%.*s'", (int)m, s.z ? s.z : "");
   }else snprintf(buf, nBuf, "NULL");
   return buf;
 }
 
 const char *ps_track_text(const PsCapture *cap, size_t t, char *buf, size_t nBuf){
+  /* the text is made by one snprintf below, then, when nBuf cut it, its end is taken back to
+  ** the start of the character the cut split (its fields are valid UTF-8: pool strings) */
+#define TRACK_TEXT_END(buf, nBuf) do{ \
+    size_t nT_ = strlen(buf), iT_ = nT_; \
+    while( iT_>0 && nT_-iT_<4 && ((unsigned char)(buf)[iT_-1] & 0xC0)==0x80 ) iT_--; \
+    if( iT_>0 && (unsigned char)(buf)[iT_-1]>=0xC0 ){ \
+      unsigned char cT_ = (unsigned char)(buf)[iT_-1]; \
+      size_t nNeed_ = cT_>=0xF0 ? 4 : cT_>=0xE0 ? 3 : 2; \
+      if( nT_-(iT_-1) < nNeed_ ) (buf)[iT_-1] = 0; \
+    } \
+  }while(0)
   const PsTrack *tr = &cap->aTrack[t];
   const PsThread *th = &cap->aThread[tr->thread];
   char b1[64], b2[64];
   if( tr->kind==PS_TRACK_THREAD || tr->name==0 ){
     snprintf(buf, nBuf, "thread pid=%s tid=%s", ps_value_text(cap, &th->pid, b1, sizeof(b1)),
              ps_value_text(cap, &th->tid, b2, sizeof(b2)));
+    TRACK_TEXT_END(buf, nBuf);
     return buf;
   }
   /* key layout: kind \x1f field \x1f ...: async "A cat scope pid|g id", counter "C pid name id" */
   PsStr s = ps_pool_get(&cap->pool, tr->name);
   if( tr->kind==PS_TRACK_CPU ){            /* the name as it is: "cpu 2" */
     snprintf(buf, nBuf, "%.*s", (int)s.n, s.z);
+    TRACK_TEXT_END(buf, nBuf);
     return buf;
   }
   const char *azF[4] = {"", "", "", ""}; int anF[4] = {0, 0, 0, 0}, nF = 0;
@@ -442,6 +468,8 @@ const char *ps_track_text(const PsCapture *cap, size_t t, char *buf, size_t nBuf
              ps_value_text(cap, &th->pid, b1, sizeof(b1)), anF[1], azF[1],
              anF[2] ? " id=" : "", anF[2], azF[2]);
   }
+  TRACK_TEXT_END(buf, nBuf);
+#undef TRACK_TEXT_END
   return buf;
 }
 

@@ -349,8 +349,8 @@ int ps_meta_track(PsCapture *cap, size_t t);
 /* How every reader sees metadata row m. Its key: the pool's string (z NULL for id 0), or, for a
 ** PS_META_TRACK row, the track in decimal written into zBuf (PS_META_KEY_BUF bytes). Its value
 ** (type 0 for NULL): as stored, or a PS_META_TRACK row's ps_track_text written into zBuf
-** (PS_META_TRACK_BUF bytes: at most 511 bytes, which may end inside a character that the cut
-** split; a reader applies the text rule to it as to every value read lazily: ps_vt_result). */
+** (PS_META_TRACK_BUF bytes: at most 511 bytes, cut before a character, never inside one; a
+** reader applies the text rule to it as to every value read lazily: ps_vt_result). */
 #define PS_META_KEY_BUF 24
 #define PS_META_TRACK_BUF 512
 PsStr ps_meta_key(const PsCapture *cap, const PsMeta *m, char *zBuf);

@@ -709,7 +709,7 @@ static int ch_m_event(Chrome *p, int64_t thread){
 #define CH_STOPPED 3
 static int ch_event_loop(Chrome *p, size_t i, int bTop, size_t *pi){
   const char *z = p->z;
-  size_t n = p->n;
+  size_t n = p->n, iWork = i;     /* iWork: where the work last counted (ps_work) ended */
   for(;;){
     if( i>=n ){
       if( bTop ){ *pi = i; return PS_OK; }   /* unterminated array (allowed) */
@@ -728,10 +728,9 @@ static int ch_event_loop(Chrome *p, size_t i, int bTop, size_t *pi){
       if( est > (double)INT32_MAX ) est = (double)INT32_MAX;
       if( ps_events_reserve(p->cap, (size_t)est) ) return ps_nomem(p->err);
     }
-    if( (p->cap->ev.n & 0xFFF)==0 ){
-      ps_source_done_before(&p->cap->src, i);
-      if( ps_source_poll(&p->cap->src) ) return ps_interrupted(p->err);
-    }
+    if( (p->cap->ev.n & 0xFFF)==0 ) ps_source_done_before(&p->cap->src, i);
+    if( ps_work(&p->cap->src, i - iWork) ) return ps_interrupted(p->err);   /* by bytes parsed */
+    iWork = i;
     int rc = ch_event(p, &i);
     if( rc ){
       if( rc==PS_ERROR && p->err->zIn==0 ) p->err->zIn = "an event";   /* for a file cut short */
@@ -760,12 +759,15 @@ typedef struct ChHalf {
   size_t start, end;          /* in: first event; out: position after the array */
   int bTop, rc;
   PsErr err;
+  uint64_t nProbe;            /* out: the hash probes its thread made (added to the loader's) */
 } ChHalf;
 
 static void *ch_half_main(void *pArg){
   ChHalf *h = pArg;
   if( h->p.cap->src.maxJsonDepth>0 ) ps_json_depth_limit = h->p.cap->src.maxJsonDepth;   /* this thread's own */
+  uint64_t nProbe0 = ps_nProbe;
   h->rc = ch_event_loop(&h->p, h->start, h->bTop, &h->end);
+  h->nProbe = ps_nProbe - nProbe0;
   return 0;
 }
 
@@ -867,7 +869,7 @@ static int ch_events(Chrome *p, size_t *pi, int bTop){
                                       ** array, and the merges append to them in place) */
   int rc = ch_event_loop(p, i, bTop, pi);
   for(int k=0; k<nRun; k++){
-    if( aStarted[k] ) pthread_join(aTh[k], 0);
+    if( aStarted[k] ){ pthread_join(aTh[k], 0); ps_nProbe += aPart[k]->nProbe; }
     else ch_half_main(aPart[k]);      /* its thread could not start: parsed here, in order */
   }
   /* merge in order while each part stopped exactly where the next began; a part that ran past
@@ -1161,6 +1163,11 @@ static int ch_bind_flows(Chrome *p){
 ** process_name of a pid wins. One pass: a hash of pid -> name (open addressing, the last entry
 ** of a pid overwrites), then one lookup per thread, so the work is linear in names + threads
 ** (cap->nWork counts the probes: tests assert it grows linearly). Polls for interrupt. */
+/* The slot hash of a pid or tid value (keyed: ps_util.h) */
+static uint64_t ch_value_hash(const PsValue *v){
+  return ps_hash_pair((uint64_t)v->i, v->s | (uint64_t)v->type << 32);
+}
+
 static int ch_process_names(Chrome *p){
   PsCapture *cap = p->cap;
   if( p->nProc==0 ) return PS_OK;
@@ -1170,10 +1177,9 @@ static int ch_process_names(Chrome *p){
   if( aHash==0 ) return ps_nomem(p->err);
   for(size_t k=0; k<p->nProc; k++){
     const PsValue *w = &p->aProc[k].pid;
-    uint64_t key[3] = { w->type, (uint64_t)w->i, w->s };
-    size_t h = (size_t)ps_hash(key, sizeof(key)) & (nHash-1);
+    size_t h = (size_t)ch_value_hash(w) & (nHash-1);
     for(;;){
-      cap->nWork++;
+      cap->nWork++; ps_nProbe++;
       uint32_t j = aHash[h];
       if( j==0 ){ aHash[h] = (uint32_t)k+1; break; }
       const PsValue *v = &p->aProc[j-1].pid;
@@ -1182,13 +1188,12 @@ static int ch_process_names(Chrome *p){
     }
   }
   for(size_t t=0; t<cap->nThread; t++){
-    if( (t & 0xffff)==0xffff && ps_source_poll(&cap->src) ){ free(aHash); return ps_interrupted(p->err); }
+    if( ps_work(&cap->src, 1) ){ free(aHash); return ps_interrupted(p->err); }
     const PsValue *v = &cap->aThread[t].pid;
-    uint64_t key[3] = { v->type, (uint64_t)v->i, v->s };
-    size_t h = (size_t)ps_hash(key, sizeof(key)) & (nHash-1);
+    size_t h = (size_t)ch_value_hash(v) & (nHash-1);
     uint32_t j;
     while( (j = aHash[h])!=0 ){
-      cap->nWork++;
+      cap->nWork++; ps_nProbe++;
       const PsValue *w = &p->aProc[j-1].pid;
       if( v->type==w->type && v->i==w->i && v->s==w->s ){ cap->aThread[t].processName = p->aProc[j-1].name; break; }
       h = (h+1) & (nHash-1);
@@ -1225,16 +1230,19 @@ static int64_t ch_ids_get(ChIds *m, uint32_t str){
     uint32_t *a = calloc(nh, sizeof(uint32_t)); int64_t *b = malloc(nh*sizeof(int64_t));
     if( a==0 || b==0 ){ free(a); free(b); return -1; }
     for(size_t k=0; k<m->nHash; k++) if( m->aStr[k] ){
-      size_t j = (m->aStr[k]*2654435761u) & (nh-1);
-      while( a[j] ) j = (j+1) & (nh-1);
+      size_t j = (size_t)ps_hash_u64(m->aStr[k]) & (nh-1);
+      ps_nProbe++;
+      while( a[j] ){ j = (j+1) & (nh-1); ps_nProbe++; }
       a[j] = m->aStr[k]; b[j] = m->aId[k];
     }
     free(m->aStr); free(m->aId); m->aStr = a; m->aId = b; m->nHash = nh;
   }
-  size_t j = (str*2654435761u) & (m->nHash-1);
+  size_t j = (size_t)ps_hash_u64(str) & (m->nHash-1);
+  ps_nProbe++;
   while( m->aStr[j] ){
     if( m->aStr[j]==str ) return m->aId[j];
     j = (j+1) & (m->nHash-1);
+    ps_nProbe++;
   }
   m->aStr[j] = str; m->aId[j] = ch_ids_next(m); m->n++;
   return m->aId[j];
@@ -1377,22 +1385,24 @@ static int64_t ch_sample_thread(Chrome *p, const PsValue *pid, const PsValue *ti
     *pnTid = nh;
     for(size_t th=0; th<cap->nThread; th++){
       const PsValue *v = &cap->aThread[th].tid;
-      uint64_t key[3] = { v->type, (uint64_t)v->i, v->s };
-      size_t h = (size_t)ps_hash(key, sizeof(key)) & (nh-1);
+      size_t h = (size_t)ch_value_hash(v) & (nh-1);
+      ps_nProbe++;
       while( (*paTid)[h] ){
         const PsValue *w = &cap->aThread[(*paTid)[h]-1].tid;
         if( w->type==v->type && w->i==v->i && w->s==v->s ) break;
         h = (h+1) & (nh-1);
+        ps_nProbe++;
       }
       if( (*paTid)[h]==0 ) (*paTid)[h] = (uint32_t)th + 1;
     }
   }
-  uint64_t key[3] = { tid->type, (uint64_t)tid->i, tid->s };
-  size_t h = (size_t)ps_hash(key, sizeof(key)) & (*pnTid-1);
+  size_t h = (size_t)ch_value_hash(tid) & (*pnTid-1);
+  ps_nProbe++;
   while( (*paTid)[h] ){
     const PsThread *th = &cap->aThread[(*paTid)[h]-1];
     if( th->tid.type==tid->type && th->tid.i==tid->i && th->tid.s==tid->s ) return (int64_t)((*paTid)[h]-1);
     h = (h+1) & (*pnTid-1);
+    ps_nProbe++;
   }
   return ch_thread(p, pid, tid);
 }
@@ -1524,8 +1534,9 @@ static int ch_v8_profiles(Chrome *p, const ChV8Names *pN, int bOtherIds, int64_t
     if( vId && ps_json_skip(p->z, p->n, &vEnd, 0)==0 && ps_buf_append(&p->key, p->z+vId, vEnd-vId) ) goto out;
     uint32_t key = ps_pool_intern(&cap->pool, p->key.z, p->key.n, 0);
     if( key==0 ) goto out;
-    size_t j = (key*2654435761u) & (nHash-1);
-    while( aHash[j] && a[aHash[j]-1].key!=key ) j = (j+1) & (nHash-1);
+    size_t j = (size_t)ps_hash_u64(key) & (nHash-1);
+    ps_nProbe++;
+    while( aHash[j] && a[aHash[j]-1].key!=key ){ j = (j+1) & (nHash-1); ps_nProbe++; }
     ChV8 *x;
     if( aHash[j]==0 ){
       if( ps_grow((void**)&a, sizeof(ChV8), &nAlloc, nA+1) ) goto out;
@@ -1641,7 +1652,7 @@ static int ch_stacks(Chrome *p){
   }
   /* rows with sf / stack; P events are samples */
   for(size_t r=0; r<e->n; r++){
-    if( (r & 0xffff)==0xffff && ps_source_poll(&cap->src) ){ rc = ps_interrupted(p->err); goto out; }
+    if( ps_work(&cap->src, 1) ){ rc = ps_interrupted(p->err); goto out; }
     /* P events are samples; not the V8 profile's own Profile / ProfileChunk events */
     if( e->aPh[r]=='P' && e->aName[r]!=idProfile && e->aName[r]!=idChunk ) e->aFlags[r] |= PS_EV_SAMPLE;
     if( !(e->aFlags[r] & CH_HAS_STACK) ) continue;

@@ -239,9 +239,9 @@ static int ft_marker(const char *z, const FtLine *L, size_t *pA, size_t *pB){
 typedef struct FtSlot { uint64_t k1, k2; int64_t v1, v2; } FtSlot;
 typedef struct FtMap { FtSlot *a; size_t n, nUsed; } FtMap;
 
+/* (keyed: ps_util.h) */
 static uint64_t ft_mix(uint64_t k1, uint64_t k2){
-  uint64_t h = k1*0x9E3779B97F4A7C15ull ^ (k2 + 0x632BE59BD9B4E019ull)*0xC2B2AE3D27D4EB4Full;
-  return h ^ (h>>29);
+  return ps_hash_pair(k1, k2);
 }
 
 /* The slot of (k1, k2); *pbNew = 1 when it was added (v1 = v2 = 0). NULL when out of memory. */
@@ -253,15 +253,18 @@ static FtSlot *ft_map(FtMap *m, uint64_t k1, uint64_t k2, int *pbNew){
     if( a2==0 ) return 0;
     for(size_t i=0; i<m->n; i++) if( m->a[i].k1 ){
       size_t h = ft_mix(m->a[i].k1, m->a[i].k2) & (n2-1);
-      while( a2[h].k1 ) h = (h+1) & (n2-1);
+      ps_nProbe++;
+      while( a2[h].k1 ){ h = (h+1) & (n2-1); ps_nProbe++; }
       a2[h] = m->a[i];
     }
     free(m->a); m->a = a2; m->n = n2;
   }
   size_t h = ft_mix(k1, k2) & (m->n-1);
+  ps_nProbe++;
   while( m->a[h].k1 ){
     if( m->a[h].k1==k1 && m->a[h].k2==k2 ){ *pbNew = 0; return &m->a[h]; }
     h = (h+1) & (m->n-1);
+    ps_nProbe++;
   }
   m->a[h].k1 = k1; m->a[h].k2 = k2; m->nUsed++;
   *pbNew = 1;
@@ -639,10 +642,8 @@ static int ft_read(PsCapture *cap, const char *z, size_t n, size_t *pnEvents, Ps
   int bFirst = 1;
   while( rc==PS_OK && ps_next_line(z, n, &i, &a, &b) ){
     line++;
-    if( (line & 0xFFFF)==0 ){
-      if( bSource ) ps_source_done_before(&cap->src, a);
-      if( ps_source_poll(&cap->src) ){ rc = ps_interrupted(err); break; }
-    }
+    if( (line & 0xFFFF)==0 && bSource ) ps_source_done_before(&cap->src, a);
+    if( ps_work(&cap->src, b - a + 1) ){ rc = ps_interrupted(err); break; }   /* by bytes read */
     if( bFirst && b-a>=3 && z[b-1]=='\\' && z[b-2]=='n' && z[b-3]=='\\' ) pFmt->bEsc = 1;
     b = ft_line_end(z, a, b, pFmt->bEsc);
     size_t s = a;

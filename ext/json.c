@@ -525,17 +525,16 @@ void ps_json_keys_free(PsJsonKeys *k){ free(k->a); memset(k, 0, sizeof(*k)); }
 void ps_json_keys_reset(PsJsonKeys *k){ k->gen++; k->nUsed = 0; }
 
 /* A quick hash of a key (keys are short: one multiply per 8 bytes). */
+/* (keyed: ps_util.h; an object's keys are the input's to choose) */
 static inline size_t keys_hash(const char *z, size_t n){
-  uint64_t h = (uint64_t)n * 0x9E3779B97F4A7C15ull;
-  while( n>=8 ){ uint64_t w; memcpy(&w, z, 8); h = (h ^ w) * 0xff51afd7ed558ccdull; z += 8; n -= 8; }
-  if( n ){ uint64_t w = 0; memcpy(&w, z, n); h = (h ^ w) * 0xc4ceb9fe1a85ec53ull; }
-  return (size_t)(h ^ (h >> 31));
+  return (size_t)ps_hash(z, n);
 }
 
 /* The slot of the key at z[off..off+len) in the table: its entry, or a free one. */
 static PsJsonKeySlot *keys_slot(PsJsonKeys *k, const char *z, size_t off, size_t len){
   size_t mask = k->nSlot - 1, h = keys_hash(z+off, len) & mask;
   for(;;){
+    ps_nProbe++;
     PsJsonKeySlot *e = &k->a[h];
     if( e->gen!=k->gen || (e->len==len && memcmp(z+e->off, z+off, len)==0) ) return e;
     h = (h+1) & mask;

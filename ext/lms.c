@@ -93,10 +93,8 @@ static int lms_parse(PsCapture *cap, PsErr *err){
   size_t a, b;
   while( rc==PS_OK && ps_next_line(z, n, &i, &a, &b) ){
     line++;
-    if( (line & 0xFFFF)==0 ){
-      ps_source_done_before(&cap->src, a);
-      if( ps_source_poll(&cap->src) ){ rc = ps_interrupted(err); break; }
-    }
+    if( (line & 0xFFFF)==0 ) ps_source_done_before(&cap->src, a);
+    if( ps_work(&cap->src, b - a + 1) ){ rc = ps_interrupted(err); break; }   /* by bytes read */
     if( b==a ) continue;
     size_t j = a;
     int64_t type, v2 = 0, dUs = 0;

@@ -464,11 +464,10 @@ static int tm_config_close(const char *l, size_t ln){
 ** p->formatVersion (-1: no such line) and p->versionRead; PS_OK or ps_interrupted(). */
 static int tm_format_version(Tm *p, size_t i){
   size_t a, b;
-  uint32_t line = 0;
   int bConfig = 0;
   p->formatVersion = -1;
   while( ps_next_line(p->z, p->n, &i, &a, &b) ){
-    if( (++line & 0xFFF)==0 && ps_source_poll(&p->cap->src) ) return ps_interrupted(p->err);
+    if( ps_work(&p->cap->src, b - a + 1) ) return ps_interrupted(p->err);   /* by bytes read */
     const char *l = p->z+a; size_t ln = b-a;
     if( bConfig ){ bConfig = !tm_config_close(l, ln); continue; }
     if( tm_config_open(l, ln) ){ bConfig = 1; continue; }
@@ -501,10 +500,8 @@ static int tm_parse(PsCapture *cap, PsErr *err){
   size_t a, b;
   while( rc==PS_OK && ps_next_line(z, n, &i, &a, &b) ){
     line++;
-    if( (line & 0xFFF)==0 ){
-      ps_source_done_before(&cap->src, a);
-      if( ps_source_poll(&cap->src) ){ rc = ps_interrupted(err); break; }
-    }
+    if( (line & 0xFFF)==0 ) ps_source_done_before(&cap->src, a);
+    if( ps_work(&cap->src, b - a + 1) ){ rc = ps_interrupted(err); break; }   /* by bytes read */
     const char *l = z+a; size_t ln = b-a;
     if( bConfig ){
       if( tm_config_close(l, ln) ){

@@ -386,7 +386,7 @@ static int xs_plane(Xs *p, const PbMsg *space, const PbField *pf, size_t iPlane)
       cap->ev.aOff[r] = g.off;
       cap->ev.aLen[r] = (uint32_t)g.len;
       ln.nEvents++;
-      if( (r & 0xFFF)==0 && ps_source_poll(&cap->src) ){ ps_interrupted(p->err); goto fail; }
+      if( ps_work(&cap->src, g.len + 1) ){ ps_interrupted(p->err); goto fail; }   /* by bytes */
       if( cap->ev.n - rows.r0 >= ps_xspace_batch ){
         if( rows.r0==ln.firstRow ){
           tsApplied = ln.timestampNs;

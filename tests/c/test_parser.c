@@ -1070,9 +1070,10 @@ static void test_text_rule(void){
     CHECK_STR(meta_text(c, "diagnostic", "invalid_text_count"), "2");
     ps_capture_free(c);
   }
-  /* a track's text (made when read: PS_META_TRACK) of more than 511 bytes is cut there, as the
-  ** stored text was: "async cat=" (10 bytes) and 250 of the 300 "é" (2 bytes each) of the
-  ** category, then the first byte of the 251st, which the text rule makes U+FFFD */
+  /* a track's text (made when read: PS_META_TRACK) of more than 511 bytes is cut before the
+  ** character that would pass byte 511: "async cat=" (10 bytes) and 250 of the 300 "é" (2 bytes
+  ** each) of the category; the 251st, whose first byte is byte 511, is left out whole (it was
+  ** cut in two, and the lone byte became U+FFFD: issue 32) */
   {
     PsBuf t; memset(&t, 0, sizeof(t));
     for(int e=0; e<2; e++){
@@ -1086,8 +1087,7 @@ static void test_text_rule(void){
     CHECK(c!=0);
     if( c ){
       char want[600] = "async cat=";
-      for(int k=0; k<250; k++) strcat(want, "\xc3\xa9");
-      strcat(want, "\xef\xbf\xbd");
+      for(int k=0; k<250; k++) strcat(want, "\xc3\xa9");   /* cut before the 251st (issue 32) */
       CHECK_STR(meta_nth(c, "track", "1", 0, &off), want);
       CHECK_INT(off, -1);
       CHECK_STR(meta_nth(c, "track", "0", 0, 0), "thread pid=1 tid=1");
@@ -1976,6 +1976,191 @@ static void test_columns_grow(void){
   ps_capture_free(cap);
 }
 
+
+/* ---------------------------------------------------------------- hash flooding (issue 32) */
+/* The keys an attacker who knows the hash picks: every one lands in one slot. The hash before
+** issue 32 was public and invertible; it is kept as ps_hash_fixed (for colours), so the test
+** inverts it the way the attack did and checks that the generated keys really collide under it
+** (the check that makes the input adversarial to the old code), then that the keyed tables take
+** bounded work on them: the probes (ps_nProbe) of a load of colliding keys are at most 3x those
+** of random keys of the same size. Before the keyed hash, 20k colliding names made the pool
+** probe about n^2/2 = 2e8 slots against ~3e4. */
+
+#define FL_M1 0x87c37b91114253d5ull
+#define FL_M3 0xc4ceb9fe1a85ec53ull
+static uint64_t fl_inv(uint64_t a){          /* the inverse of odd a modulo 2^64 (Newton) */
+  uint64_t x = a;
+  for(int i=0; i<6; i++) x *= 2 - a*x;
+  return x;
+}
+static uint64_t fl_unxs29(uint64_t y){ return y ^ (y >> 29) ^ (y >> 58); }   /* x ^= x >> 29, undone */
+/* the state ps_hash_fixed must reach before its final mix for the result T */
+static uint64_t fl_unfinal(uint64_t t){
+  uint64_t h = fl_unxs29(t);
+  h *= fl_inv(FL_M3);
+  return h ^ (h >> 32);
+}
+/* its state after the 8-byte word w, from state h */
+static uint64_t fl_step(uint64_t h, uint64_t w){ h = (h ^ w) * FL_M1; return h ^ (h >> 29); }
+static uint64_t fl_rng = 0x243F6A8885A308D3ull;
+static uint64_t fl_rand(void){ fl_rng ^= fl_rng << 13; fl_rng ^= fl_rng >> 7; fl_rng ^= fl_rng << 17; return fl_rng; }
+static int fl_printable(uint64_t w){
+  for(int i=0; i<8; i++){ unsigned c = (w >> (8*i)) & 0xff; if( c<0x21 || c>0x7e || c=='"' || c=='\\' ) return 0; }
+  return 1;
+}
+
+/* 16-byte printable names whose ps_hash_fixed values all have the low 16 bits 0 (bCollide), or
+** random printable names (names[i*16 .. i*16+16)) */
+static void flood_names(char *names, size_t n, int bCollide){
+  const uint64_t h0 = 0x9E3779B97F4A7C15ull ^ (16ull * 0xff51afd7ed558ccdull);
+  const uint64_t m1inv = fl_inv(FL_M1);
+  for(size_t i=0; i<n; i++){
+    uint64_t w0 = 0, w1 = 0;
+    /* w0: the index in base 90 (distinct names), printable */
+    size_t k = i;
+    for(int j=0; j<8; j++){
+      unsigned c = 0x23 + (unsigned)(k % 90);   /* '#' .. '}' without the backslash */
+      if( c>='\\' ) c++;
+      w0 |= (uint64_t)c << (8*j); k /= 90;
+    }
+    if( bCollide ){
+      uint64_t h1 = fl_step(h0, w0);
+      do{
+        uint64_t t = fl_rand() << 16;             /* any value whose low 16 bits are 0 */
+        w1 = h1 ^ (fl_unxs29(fl_unfinal(t)) * m1inv);
+      }while( !fl_printable(w1) );
+    }else{
+      do w1 = fl_rand(); while( !fl_printable(w1) );
+    }
+    memcpy(names + 16*i, &w0, 8); memcpy(names + 16*i + 8, &w1, 8);
+  }
+}
+
+/* Loads a Chrome trace of n X events named names[] (one per name, one thread); returns the
+** probes the load made; checks that every name is one distinct row name. */
+static uint64_t flood_chrome_names(const char *names, size_t n){
+  PsBuf b; memset(&b, 0, sizeof(b));
+  ps_buf_append(&b, "[", 1);
+  for(size_t i=0; i<n; i++){
+    char e[120];
+    int k = snprintf(e, sizeof(e), "%s{\"ph\":\"X\",\"name\":\"%.16s\",\"pid\":1,\"tid\":1,\"ts\":%zu,\"dur\":1}",
+                     i ? "," : "", names + 16*i, 2*i);
+    ps_buf_append(&b, e, (size_t)k);
+  }
+  ps_buf_append(&b, "]", 1);
+  PsErr err;
+  uint64_t p0 = ps_nProbe;
+  PsCapture *c = load_n(b.z, b.n, &err);
+  uint64_t nProbe = ps_nProbe - p0;
+  CHECK(c!=0);
+  if( c ){
+    CHECK_INT(c->ev.n, n);
+    size_t nBad = 0;
+    for(size_t r=0; r<c->ev.n && r<n; r++){
+      PsStr s = ps_pool_get(&c->pool, c->ev.aName[r]);
+      if( s.n!=16 || memcmp(s.z, names + 16*r, 16)!=0 ) nBad++;
+    }
+    CHECK_INT(nBad, 0);
+    ps_capture_free(c);
+  }
+  ps_buf_free(&b);
+  return nProbe;
+}
+
+/* tids whose thread key (the 48-byte {type, i, s} x 2 of pid 1 and the tid) collides in the low
+** 16 bits of the old thread hash (ps_hash_fixed of those words), or random tids; loads a trace
+** of one event per tid and returns the probes made; checks one thread per tid. */
+static uint64_t flood_chrome_tids(size_t n, int bCollide){
+  const uint64_t m1inv = fl_inv(FL_M1);
+  PsBuf b; memset(&b, 0, sizeof(b));
+  ps_buf_append(&b, "[", 1);
+  size_t nCollide = 0;
+  for(size_t i=0; i<n; i++){
+    /* the words before the tid: pid (type INT, i 1, s 0), then the tid's type */
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ (48ull * 0xff51afd7ed558ccdull);
+    h = fl_step(h, PS_VAL_INT); h = fl_step(h, 1); h = fl_step(h, 0); h = fl_step(h, PS_VAL_INT);
+    int64_t tid;
+    if( bCollide ){
+      uint64_t t = fl_rand() << 16;
+      uint64_t h5 = fl_unxs29(fl_unfinal(t)) * m1inv;    /* before the last word (s = 0) */
+      uint64_t h4 = fl_unxs29(h5) * m1inv;               /* (h4' ^ tid) */
+      tid = (int64_t)(h ^ h4);
+      uint64_t k[6] = { PS_VAL_INT, 1, 0, PS_VAL_INT, (uint64_t)tid, 0 };
+      if( (ps_hash_fixed(k, sizeof(k)) & 0xffff)==0 ) nCollide++;
+    }else{
+      tid = (int64_t)(fl_rand() >> 1);
+    }
+    char e[160];
+    int k = snprintf(e, sizeof(e), "%s{\"ph\":\"X\",\"name\":\"x\",\"pid\":1,\"tid\":%lld,\"ts\":%zu,\"dur\":1}",
+                     i ? "," : "", (long long)tid, i);
+    ps_buf_append(&b, e, (size_t)k);
+  }
+  ps_buf_append(&b, "]", 1);
+  if( bCollide ) CHECK_INT(nCollide, n);     /* every key collides in the old table */
+  PsErr err;
+  uint64_t p0 = ps_nProbe;
+  PsCapture *c = load_n(b.z, b.n, &err);
+  uint64_t nProbe = ps_nProbe - p0;
+  CHECK(c!=0);
+  if( c ){ CHECK_INT(c->nThread, n); ps_capture_free(c); }
+  ps_buf_free(&b);
+  return nProbe;
+}
+
+static void test_hash_flooding(void){
+  enum { N = 20000 };
+  char *aCollide = malloc(16*N), *aRandom = malloc(16*N);
+  CHECK(aCollide && aRandom);
+  if( aCollide==0 || aRandom==0 ){ free(aCollide); free(aRandom); return; }
+  flood_names(aCollide, N, 1);
+  flood_names(aRandom, N, 0);
+  size_t nSame = 0;
+  for(size_t i=0; i<N; i++) nSame += (ps_hash_fixed(aCollide + 16*i, 16) & 0xffff)==0;
+  CHECK_INT(nSame, N);                    /* all in one slot of the old hash's 64k-slot table */
+  /* the string pool alone */
+  PsPool pool;
+  uint64_t aProbe[2];
+  for(int r=0; r<2; r++){
+    CHECK(ps_pool_init(&pool)==0);
+    uint64_t p0 = ps_nProbe;
+    const char *a = r ? aRandom : aCollide;
+    for(size_t i=0; i<N; i++) ps_pool_intern(&pool, a + 16*i, 16, 0);
+    aProbe[r] = ps_nProbe - p0;
+    CHECK_INT(pool.n, N + 1);             /* (id 0 is no string) */
+    ps_pool_free(&pool);
+  }
+  CHECK(aProbe[1] >= N);
+  CHECK(aProbe[0] <= 3*aProbe[1]);
+  if( aProbe[0] > 3*aProbe[1] ) printf("  pool: %llu probes for colliding names, %llu for random\n",
+                                       (unsigned long long)aProbe[0], (unsigned long long)aProbe[1]);
+  /* through the Chrome reader (names) */
+  uint64_t c0 = flood_chrome_names(aCollide, N), c1 = flood_chrome_names(aRandom, N);
+  CHECK(c0 <= 3*c1);
+  if( c0 > 3*c1 ) printf("  chrome names: %llu probes colliding, %llu random\n", (unsigned long long)c0, (unsigned long long)c1);
+  /* the thread table */
+  uint64_t t0 = flood_chrome_tids(N, 1), t1 = flood_chrome_tids(N, 0);
+  CHECK(t0 <= 3*t1);
+  if( t0 > 3*t1 ) printf("  threads: %llu probes colliding, %llu random\n", (unsigned long long)t0, (unsigned long long)t1);
+  free(aCollide); free(aRandom);
+}
+
+/* The keyed hashes: the same key gives the same value; the seed changes the values (the key
+** is used); no slot takes much more than its share of 2^16 consecutive integers or strings. */
+static void test_hash_keyed(void){
+  CHECK(ps_hash("abc", 3)==ps_hash("abc", 3));
+  CHECK(ps_hash_u64(7)==ps_hash_u64(7));
+  CHECK(ps_hash_pair(1, 2)!=ps_hash_pair(2, 1));
+  CHECK(ps_hash("", 0)!=ps_hash("\0", 1));
+  unsigned aCount[256]; memset(aCount, 0, sizeof(aCount));
+  for(uint64_t i=0; i<65536; i++) aCount[ps_hash_u64(i << 20) & 255]++;   /* ids 2^20 apart */
+  unsigned nMax = 0; for(int i=0; i<256; i++) if( aCount[i]>nMax ) nMax = aCount[i];
+  CHECK(nMax < 400);                      /* 256 expected; a multiplicative hash put all in one */
+  memset(aCount, 0, sizeof(aCount));
+  for(uint64_t i=0; i<65536; i++){ char z[24]; int k = snprintf(z, sizeof(z), "frame%llu", (unsigned long long)i); aCount[ps_hash(z, (size_t)k) & 255]++; }
+  nMax = 0; for(int i=0; i<256; i++) if( aCount[i]>nMax ) nMax = aCount[i];
+  CHECK(nMax < 400);
+}
+
 int main(void){
   test_columns_grow();
   test_shrink_chain();
@@ -2004,5 +2189,7 @@ int main(void){
   test_shrink();
   test_pb_varint();
   test_pb();
+  test_hash_keyed();
+  test_hash_flooding();
   return tl_done();
 }
