@@ -16,7 +16,10 @@
 ** lacks) a matching frame; (3) a reversed trie is built for the self weight; (4) values are summed
 ** upwards (children are created after their parents, so one reverse pass does it); (5) the SVG.
 ** Every step is linear in the rows and the trie's nodes (the reversed trie: at most
-** PS_FLAME_MAX_REVERSED + 1 frames per node).
+** PS_FLAME_MAX_REVERSED + 1 frames per node). The tries' and the sample pairs' hash tables take
+** their slots from the keyed ps_hash_pair (chosen names cannot make them quadratic; every slot
+** looked at counts in ps_nProbe), and every step polls the host's interrupt by work done
+** (fl_work), not by row count.
 **
 ** The SVG: one <g class="f"> per frame holding a <title> ("<name> — <ms> ms (<share>%)"), its
 ** <rect> and a <text> label, then a script (no external reference: it works from file:// offline)
@@ -37,6 +40,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+/* ---------------------------------------------------------------- polling by work done */
+/* Work done since a drawing began, and when the host was last asked to stop (fl_work). */
+typedef struct FlWork {
+  uint64_t nWork;         /* units counted by fl_work */
+  uint64_t nLast;         /* nWork + ps_nProbe at the last look at the clock */
+  int64_t tPoll;          /* CLOCK_MONOTONIC ns of the last xInterrupt call (0: none yet) */
+} FlWork;
+#define FL_WORK_STEP ((uint64_t)1 << 16)
+#define FL_POLL_NS ((int64_t)5000000)      /* 5 ms */
 
 /* ---------------------------------------------------------------- the trie of stacks */
 typedef struct FNode {
@@ -49,23 +63,30 @@ typedef struct FNode {
 
 typedef struct Fl {
   FNode *a; size_t n, nAlloc;
-  uint32_t *aHash; size_t nHash;      /* (parent, name, bThread) -> node + 1 */
+  uint32_t *aHash; size_t nHash;      /* (parent, name, bThread) -> node + 1; nHash a power of 2 */
 } Fl;
 
 static void fl_free(Fl *f){ free(f->a); free(f->aHash); memset(f, 0, sizeof(*f)); }
 
-static uint64_t fl_key(int32_t parent, uint32_t name, int bThread){
-  return ((uint64_t)(uint32_t)parent * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)name << 2) ^ (uint64_t)bThread;
+/* The home slot of (parent, name, bThread) in a table of nHash (a power of two) slots: the keyed
+** hash of the pair (ps_hash_pair), so no input can choose nodes that share a slot. (The fixed
+** formula it replaces, parent * golden ^ name << 2 with its low bits taken as they were, let a
+** 2 MB folded capture take 3.85 s to draw instead of 0.07 s: issue 32.) */
+static size_t fl_slot(int32_t parent, uint32_t name, int bThread, size_t nHash){
+  return (size_t)ps_hash_pair((uint64_t)(uint32_t)parent, ((uint64_t)name << 2) | (uint64_t)bThread)
+         & (nHash - 1);
 }
 
+/* Doubles the table (1024 slots at first) and places every node again. Each slot looked at
+** counts one in ps_nProbe. -1 when out of memory. */
 static int fl_rehash(Fl *f){
   size_t nh = f->nHash ? f->nHash*2 : 1024;
   uint32_t *h = calloc(nh, sizeof(uint32_t));
   if( h==0 ) return -1;
   for(size_t i=0; i<f->n; i++){
-    uint64_t k = fl_key(f->a[i].parent, f->a[i].name, f->a[i].bThread);
-    size_t j = (size_t)(k % nh);
-    while( h[j] ) j = (j+1) % nh;
+    size_t j = fl_slot(f->a[i].parent, f->a[i].name, f->a[i].bThread, nh);
+    ps_nProbe++;
+    while( h[j] ){ j = (j+1) & (nh-1); ps_nProbe++; }
     h[j] = (uint32_t)i + 1;
   }
   free(f->aHash); f->aHash = h; f->nHash = nh;
@@ -78,16 +99,18 @@ static void fl_add(int64_t *pV, int64_t d){
   if( __builtin_add_overflow(*pV, d, pV) || *pV==INT64_MIN ) *pV = d>0 ? INT64_MAX : -INT64_MAX;
 }
 
-/* The child of parent named name (created when missing); -1 when out of memory. */
+/* The child of parent named name (created when missing); -1 when out of memory. The table is
+** at most half full, so a lookup looks at about 1.5 slots (each counted in ps_nProbe). */
 static int32_t fl_child(Fl *f, int32_t parent, uint32_t name, int bThread){
   if( f->n*2 >= f->nHash && fl_rehash(f) ) return -1;
   if( f->n >= INT32_MAX-1 ) return -1;
-  uint64_t k = fl_key(parent, name, bThread);
-  size_t j = (size_t)(k % f->nHash);
+  size_t j = fl_slot(parent, name, bThread, f->nHash);
+  ps_nProbe++;
   while( f->aHash[j] ){
     FNode *x = &f->a[f->aHash[j]-1];
     if( x->parent==parent && x->name==name && x->bThread==bThread ) return (int32_t)(f->aHash[j]-1);
-    j = (j+1) % f->nHash;
+    j = (j+1) & (f->nHash-1);
+    ps_nProbe++;
   }
   if( ps_grow((void**)&f->a, sizeof(FNode), &f->nAlloc, f->n+1) ) return -1;
   int32_t id = (int32_t)f->n++;
@@ -108,16 +131,48 @@ typedef struct FlGraph {
   Fl f;                   /* the trie; node 0 is the root */
   int bTime, bWeighted;
   const char *zUnit;      /* without bTime: "samples", "weight" or "calls" */
+  FlWork w;               /* work done, for polling the host's interrupt */
 } FlGraph;
 
-static void xml_text(PsBuf *b, const char *z, size_t n){
-  for(size_t i=0; i<n; i++){
-    const char *r = z[i]=='<' ? "&lt;" : z[i]=='>' ? "&gt;" : z[i]=='&' ? "&amp;" : z[i]=='"' ? "&quot;" : 0;
-    unsigned char c = (unsigned char)z[i];
-    if( r ) ps_buf_puts(b, r);
-    else if( c < 0x20 && c!='\t' ) ps_buf_puts(b, " ");
-    else ps_buf_append(b, z+i, 1);
+/* z[0..n) as XML text (element content and attribute values alike), so that the SVG is
+** well-formed whatever a name holds: '<' '>' '&' '"' as entities; invalid UTF-8 (a character
+** cut in two, a stray byte) and NUL repaired as U+FFFD (ps_text_repair); the code points XML 1.0
+** has no place for (https://www.w3.org/TR/xml/#charsets) replaced: control characters (a tab
+** kept; line breaks too, as spaces: a label is one line) by a space, U+FFFE and U+FFFF by
+** U+FFFD. -1 when out of memory. */
+static int xml_text(PsBuf *b, const char *zIn, size_t nIn){
+  const unsigned char *z = (const unsigned char*)zIn;
+  size_t n = nIn;
+  char *zFix = 0;
+  if( !ps_text_check(zIn, nIn, 0) ){
+    n = ps_text_repair(zIn, nIn, 0);
+    if( (zFix = malloc(n ? n : 1))==0 ) return -1;
+    ps_text_repair(zIn, nIn, zFix);
+    z = (const unsigned char*)zFix;
   }
+  int bad = 0;
+  size_t s = 0;
+  for(size_t i=0; i<n && !bad; i++){
+    unsigned char c = z[i];
+    const char *r = 0;
+    size_t nSkip = 1;
+    if( c=='<' ) r = "&lt;";
+    else if( c=='>' ) r = "&gt;";
+    else if( c=='&' ) r = "&amp;";
+    else if( c=='"' ) r = "&quot;";
+    else if( c<0x20 && c!='\t' ) r = " ";
+    else if( c==0xEF && i+2<n && z[i+1]==0xBF && (z[i+2]==0xBE || z[i+2]==0xBF) ){
+      r = "\xEF\xBF\xBD"; nSkip = 3;                      /* U+FFFE, U+FFFF: not XML characters */
+    }
+    if( r ){
+      bad = ps_buf_append(b, (const char*)z+s, i-s) || ps_buf_puts(b, r);
+      i += nSkip-1;
+      s = i+1;
+    }
+  }
+  if( !bad ) bad = ps_buf_append(b, (const char*)z+s, n-s);
+  free(zFix);
+  return bad ? -1 : 0;
 }
 
 /* A frame's label text, escaped. */
@@ -183,8 +238,24 @@ static int fl_in_range(const PsFlameOpt *o, int64_t a, int64_t d, int64_t *pClip
 
 static int fl_has_range(const PsFlameOpt *o){ return o->tsFrom!=PS_NULL64 || o->tsTo!=PS_NULL64; }
 
-static int fl_poll(const PsFlameOpt *o, size_t i){
-  return o->xInterrupt && (i & 0xFFFF)==0 && i>0 && o->xInterrupt(o->pInterruptArg);
+/* Adds n units of work (a row, a frame, a byte of a name) to w and, with the slots the hash
+** tables looked at meanwhile (ps_nProbe), polls: every FL_WORK_STEP units (well under a
+** millisecond) it reads the clock, and asks the host (o->xInterrupt) when FL_POLL_NS have passed
+** since it last did, so an interrupt lands within milliseconds whatever the input's shape (a
+** million frames of one row, a hash table under chosen keys). Returns 1 when the host says stop
+** (the caller then returns ps_interrupted()). */
+static int fl_work(FlWork *w, const PsFlameOpt *o, uint64_t n){
+  w->nWork += n;
+  if( o==0 || o->xInterrupt==0 ) return 0;
+  uint64_t now = w->nWork + ps_nProbe;
+  if( now - w->nLast < FL_WORK_STEP ) return 0;
+  w->nLast = now;
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  int64_t t = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+  if( w->tPoll && t - w->tPoll < FL_POLL_NS ) return 0;
+  w->tPoll = t;
+  return o->xInterrupt(o->pInterruptArg)!=0;
 }
 
 /* Name flags of a frame label: bit 1 matches pName, bit 2 matches pExclude. */
@@ -203,17 +274,19 @@ static int fl_name_flags(const PsFlameOpt *o, const char *z, size_t n, char **pz
 
 /* The name filters: a node's stack is the frames from the root down to it (first-level group
 ** labels not included); its own value stays only when "name" matches a frame of that stack and
-** "exclude" matches none. Names are tested once per distinct name. */
+** "exclude" matches none. Names are tested once per distinct name. PS_OK, PS_NOMEM, or
+** PS_INTERRUPT (the host asked to stop: fl_work). */
 static int fl_filter_names(FlGraph *g, const PsFlameOpt *o){
-  if( o->pName==0 && o->pExclude==0 ) return 0;
+  if( o->pName==0 && o->pExclude==0 ) return PS_OK;
   Fl *f = &g->f;
   uint8_t *aFlag = calloc(f->n ? f->n : 1, 1);
   uint8_t *aCache = calloc(g->pPool->n + 1, 1);    /* per name id: bit 0 known, bits 1-2 flags */
   char *zBuf = 0; size_t nBuf = 0;
-  int rc = -1;
+  int rc = PS_NOMEM;
   if( aFlag==0 || aCache==0 ) goto out;
   for(size_t i=0; i<f->n; i++){
     FNode *x = &f->a[i];
+    if( fl_work(&g->w, o, 1) ){ rc = PS_INTERRUPT; goto out; }
     int fl = x->parent>=0 ? aFlag[x->parent] : 0;
     if( i>0 && x->bThread==0 ){
       uint32_t id = x->name < g->pPool->n ? x->name : 0;
@@ -221,6 +294,7 @@ static int fl_filter_names(FlGraph *g, const PsFlameOpt *o){
         PsStr s = id ? ps_pool_get(g->pPool, id) : (PsStr){"(unnamed)", 9};
         int k = fl_name_flags(o, s.z, s.n, &zBuf, &nBuf);
         if( k<0 ) goto out;
+        if( fl_work(&g->w, o, s.n) ){ rc = PS_INTERRUPT; goto out; }   /* a regexec per byte */
         aCache[id] = (uint8_t)(k | 1);
       }
       fl |= aCache[id] & 6;
@@ -229,7 +303,7 @@ static int fl_filter_names(FlGraph *g, const PsFlameOpt *o){
     int keep = (o->pName==0 || (fl & 2)) && (o->pExclude==0 || !(fl & 4));
     if( !keep ){ x->value = 0; x->nRows = 0; }
   }
-  rc = 0;
+  rc = PS_OK;
 out:
   free(aFlag); free(aCache); free(zBuf);
   return rc;
@@ -237,12 +311,12 @@ out:
 
 /* The self weight: a reversed trie. Under each group, the node a value was added at, then its
 ** parent, and so on up to the group (at most PS_FLAME_MAX_REVERSED frames; the rest merge into
-** one "(deeper callers)" frame). Replaces g->f. */
-static int fl_reverse(FlGraph *g){
+** one "(deeper callers)" frame). Replaces g->f. PS_OK, PS_NOMEM or PS_INTERRUPT. */
+static int fl_reverse(FlGraph *g, const PsFlameOpt *o){
   Fl *f = &g->f, r; memset(&r, 0, sizeof(r));
   int32_t *aGroup = malloc((f->n ? f->n : 1) * sizeof(int32_t));   /* node -> its group node or -1 */
   int32_t aUp[PS_FLAME_MAX_REVERSED];
-  int rc = -1;
+  int rc = PS_NOMEM;
   if( aGroup==0 || fl_child(&r, -1, 0, 0)<0 ) goto out;
   aGroup[0] = -1;
   for(size_t i=1; i<f->n; i++){
@@ -267,10 +341,11 @@ static int fl_reverse(FlGraph *g){
     if( bDeeper && (q = fl_child(&r, q, 0, 2))<0 ) goto out;
     fl_add(&r.a[q].value, f->a[i].value);
     r.a[q].nRows += f->a[i].nRows;
+    if( fl_work(&g->w, o, 1 + (uint64_t)nUp) ){ rc = PS_INTERRUPT; goto out; }
   }
   fl_free(f);
   *f = r; memset(&r, 0, sizeof(r));
-  rc = 0;
+  rc = PS_OK;
 out:
   fl_free(&r); free(aGroup);
   return rc;
@@ -359,8 +434,9 @@ static const char zScript[] =
 "window.flamegraph={zoom:function(i){zoom(frames[i]);}, unzoom:unzoom, search:search, resetSearch:resetSearch};\n"
 "})();\n";
 
-/* Lays out and writes the graph: depth-first, children by value (largest first). */
-static int fl_svg(FlGraph *g, const char *zTitle, PsBuf *out, PsFlameInfo *pInfo){
+/* Lays out and writes the graph: depth-first, children by value (largest first). PS_OK,
+** PS_NOMEM, or PS_INTERRUPT (fl_work: a frame and the bytes of its label are its work). */
+static int fl_svg(FlGraph *g, const PsFlameOpt *o, const char *zTitle, PsBuf *out, PsFlameInfo *pInfo){
   Fl *f = &g->f;
   const int32_t root = 0;
   int64_t total = f->a[root].value;
@@ -374,7 +450,8 @@ static int fl_svg(FlGraph *g, const char *zTitle, PsBuf *out, PsFlameInfo *pInfo
   double *aX = malloc(f->n * sizeof(double));
   int32_t *aStack = malloc(f->n * sizeof(int32_t));
   int32_t *aK = malloc(f->n * sizeof(int32_t));
-  if( aDepth==0 || aX==0 || aStack==0 || aK==0 ){ free(aDepth); free(aX); free(aStack); free(aK); return -1; }
+  if( aDepth==0 || aX==0 || aStack==0 || aK==0 ){ free(aDepth); free(aX); free(aStack); free(aK); return PS_NOMEM; }
+  int bStop = 0;
   aDepth[root] = 0; aX[root] = 0;
   for(size_t i=1; i<f->n; i++){ aDepth[i] = aDepth[f->a[i].parent] + 1; if( aDepth[i]>maxDepth ) maxDepth = aDepth[i]; }
   const double W = 1200.0, H = 17.0, pad = 10.0;
@@ -395,7 +472,7 @@ static int fl_svg(FlGraph *g, const char *zTitle, PsBuf *out, PsFlameInfo *pInfo
     "<text x=\"%.0f\" y=\"22\" text-anchor=\"middle\" style=\"font-size:15px\">",
     W + 2*pad, height, W + 2*pad, height, pad, pad + 8, pad + W - 96, pad + W - 48, pad + W/2);
   PsBuf tb; memset(&tb, 0, sizeof(tb));
-  xml_text(&tb, zTitle, strlen(zTitle));
+  bad |= xml_text(&tb, zTitle, strlen(zTitle));
   bad |= ps_buf_append(out, tb.z ? tb.z : "", tb.n);
   ps_buf_free(&tb);
   if( g->bTime ) bad |= ps_buf_printf(out, " — %.3f ms in all (width = time, hover a frame)</text>\n", total/1e6);
@@ -407,7 +484,7 @@ static int fl_svg(FlGraph *g, const char *zTitle, PsBuf *out, PsFlameInfo *pInfo
   /* DFS with an explicit stack; each child's x = parent's x + the widths of its elder siblings */
   int nSt = 0;
   aStack[nSt++] = root;
-  while( nSt>0 && !bad ){
+  while( nSt>0 && !bad && !bStop ){
     int32_t i = aStack[--nSt];
     FNode *x = &f->a[i];
     double w = total>0 ? (double)x->value / (double)total * W : 0;
@@ -446,6 +523,7 @@ static int fl_svg(FlGraph *g, const char *zTitle, PsBuf *out, PsFlameInfo *pInfo
       if( k>0 ) bad |= ps_buf_append(out, lab.z, k) | ps_buf_puts(out, "..");
     }
     bad |= ps_buf_puts(out, "</text></g>\n");
+    if( fl_work(&g->w, o, 1 + lab.n) ) bStop = 1;
     ps_buf_free(&lab);
     /* children, largest first: push in ascending order */
     int nKids = 0;
@@ -475,26 +553,27 @@ static int fl_svg(FlGraph *g, const char *zTitle, PsBuf *out, PsFlameInfo *pInfo
   bad |= ps_buf_puts(out, zScript);
   bad |= ps_buf_puts(out, "]]></script>\n</svg>\n");
   free(aDepth); free(aX); free(aStack); free(aK);
-  return bad ? -1 : 0;
+  return bad ? PS_NOMEM : bStop ? PS_INTERRUPT : PS_OK;
 }
 
 /* Steps (2) to (5) of the pipeline, then frees g. */
 static int fl_finish(FlGraph *g, const PsFlameOpt *o, PsBuf *out, PsFlameInfo *pInfo, PsErr *err){
-  int rc = PS_NOMEM;
+  int rc;
   Fl *f = &g->f;
-  if( fl_filter_names(g, o) ) goto out;
-  if( o->eWeight==PS_FLAME_W_SELF && fl_reverse(g) ) goto out;
+  if( (rc = fl_filter_names(g, o))!=PS_OK ) goto out;
+  if( o->eWeight==PS_FLAME_W_SELF && (rc = fl_reverse(g, o))!=PS_OK ) goto out;
   for(size_t i=f->n; i-- > 1; ){
     if( f->a[i].value<0 ) f->a[i].value = 0;
     fl_add(&f->a[f->a[i].parent].value, f->a[i].value);
     f->a[f->a[i].parent].nRows += f->a[i].nRows;
+    if( fl_work(&g->w, o, 1) ){ rc = PS_INTERRUPT; goto out; }
   }
   if( f->a[0].value<0 ) f->a[0].value = 0;
   const char *zT = o->zTitle ? o->zTitle : "Flame graph";
-  if( fl_svg(g, zT, out, pInfo) ) goto out;
-  rc = PS_OK;
+  rc = fl_svg(g, o, zT, out, pInfo);
 out:
   if( rc==PS_NOMEM ) ps_nomem(err);
+  if( rc==PS_INTERRUPT ) rc = ps_interrupted(err);
   if( g->azGroup ){ for(size_t i=0; i<g->nGroup; i++) free(g->azGroup[i]); free(g->azGroup); }
   fl_free(f);
   return rc;
@@ -545,7 +624,7 @@ static int fl_samples(FlGraph *g, const PsCapture *cap, const PsFlameOpt *o, PsE
   aChain = malloc((cap->nRec ? cap->nRec : 1) * sizeof(int32_t));
   if( h==0 || aChain==0 ) goto out;
   for(size_t r=0; r<e->n; r++){
-    if( fl_poll(o, r) ){ rc = ps_interrupted(err); goto out; }
+    if( fl_work(&g->w, o, 1) ){ rc = ps_interrupted(err); goto out; }
     int32_t leaf = e->aStack[r];
     if( !(e->aFlags[r] & PS_EV_SAMPLE) || leaf<0 || (size_t)leaf>=cap->nRec ) continue;
     if( o->aThreadKeep && !o->aThreadKeep[e->aThread[r]] ) continue;
@@ -559,14 +638,17 @@ static int fl_samples(FlGraph *g, const PsCapture *cap, const PsFlameOpt *o, PsE
       uint32_t *h2 = calloc(nh2, sizeof(uint32_t));
       if( h2==0 ) goto out;
       for(size_t k=0; k<nPair; k++){
-        size_t j = (size_t)(((uint64_t)a[k].group*0x9E3779B97F4A7C15ull ^ (uint64_t)(uint32_t)a[k].leaf*0xC2B2AE3D27D4EB4Full) >> 20) & (nh2-1);
-        while( h2[j] ) j = (j+1) & (nh2-1);
+        size_t j = (size_t)ps_hash_pair(a[k].group, (uint32_t)a[k].leaf) & (nh2-1);
+        ps_nProbe++;
+        while( h2[j] ){ j = (j+1) & (nh2-1); ps_nProbe++; }
         h2[j] = (uint32_t)k + 1;
       }
       free(h); h = h2; nh = nh2;
     }
-    size_t j = (size_t)(((uint64_t)gk*0x9E3779B97F4A7C15ull ^ (uint64_t)(uint32_t)leaf*0xC2B2AE3D27D4EB4Full) >> 20) & (nh-1);
-    while( h[j] && !(a[h[j]-1].group==gk && a[h[j]-1].leaf==leaf) ) j = (j+1) & (nh-1);
+    /* (group, leaf) pairs: the keyed hash, so no input can make them share a slot */
+    size_t j = (size_t)ps_hash_pair(gk, (uint32_t)leaf) & (nh-1);
+    ps_nProbe++;
+    while( h[j] && !(a[h[j]-1].group==gk && a[h[j]-1].leaf==leaf) ){ j = (j+1) & (nh-1); ps_nProbe++; }
     if( h[j]==0 ){
       if( ps_grow((void**)&a, sizeof(FlPair), &nAlloc, nPair+1) ) goto out;
       a[nPair].group = gk; a[nPair].leaf = leaf; a[nPair].value = 0; a[nPair].nRows = 0;
@@ -584,6 +666,7 @@ static int fl_samples(FlGraph *g, const PsCapture *cap, const PsFlameOpt *o, PsE
     /* the frames from the leaf up (a parent walk never repeats a record: at most nRec steps) */
     size_t nChain = 0;
     for(int32_t x = a[k].leaf; x>=0 && nChain<cap->nRec; x = cap->aRec[x].parent) aChain[nChain++] = x;
+    if( fl_work(&g->w, o, 1 + nChain) ){ rc = ps_interrupted(err); goto out; }
     while( nChain>0 ){
       parentNode = fl_child(&g->f, parentNode, cap->aRec[aChain[--nChain]].name, 0);
       if( parentNode<0 ) goto out;
@@ -623,7 +706,7 @@ static int fl_tree(FlGraph *g, const PsCapture *cap, const PsFlameOpt *o, int bR
     aSelf[r] = keep ? clip : 0;
   }
   for(size_t r0=0; r0<nRows; r0++){
-    if( fl_poll(o, r0) ){ rc = ps_interrupted(err); goto out; }
+    if( fl_work(&g->w, o, 1) ){ rc = ps_interrupted(err); goto out; }
     size_t nChain = 0;
     size_t r = r0;
     while( aNode[r]==-1 ){
@@ -711,7 +794,7 @@ static int fl_job_ns(const PsCapture *cap, size_t r, int iCol, int64_t *pNs, int
 ** elapsed_ms, such as active jobs, are left out). */
 static int fl_jobs(FlGraph *g, const PsCapture *cap, const PsFlameOpt *o, PsPool *pool, PsErr *err){
   for(size_t r=0; r<cap->nJob; r++){
-    if( fl_poll(o, r) ) return ps_interrupted(err);
+    if( fl_work(&g->w, o, 1) ) return ps_interrupted(err);
     int bNomem = 0;
     int64_t ns = 0, s = 0, e = 0;
     if( !fl_job_ns(cap, r, PS_JOB_ELAPSED_MS, &ns, &bNomem) ){ if( bNomem ) return ps_nomem(err); continue; }
@@ -825,11 +908,19 @@ int ps_flame_svg(const PsCapture *cap, int eGroup, const char *zTitle, PsBuf *ou
 struct PsFlameFolded {
   PsPool pool;            /* frame names */
   Fl f;                   /* node 0 the root */
+  PsFlameOpt oPoll;       /* only xInterrupt, pInterruptArg: what ps_flame_folded_add polls */
+  FlWork w;               /* work done by the adds (frames, and ps_nProbe's slots) */
 };
+
+void ps_flame_folded_interrupt(PsFlameFolded *p, int (*xInterrupt)(void*), void *pArg){
+  p->oPoll.xInterrupt = xInterrupt;
+  p->oPoll.pInterruptArg = pArg;
+}
 
 PsFlameFolded *ps_flame_folded_new(void){
   PsFlameFolded *p = calloc(1, sizeof(*p));
   if( p==0 ) return 0;
+  ps_flame_opt_init(&p->oPoll);
   if( ps_pool_init(&p->pool) || fl_child(&p->f, -1, 0, 0)<0 ){ ps_flame_folded_free(p); return 0; }
   return p;
 }
@@ -852,6 +943,7 @@ int ps_flame_folded_add(PsFlameFolded *p, const char *z, size_t n, int64_t v, Ps
       uint32_t id = ps_pool_intern(&p->pool, z+i, j-i, &bNew);
       if( id==0 ) return ps_nomem(err);
       if( (q = fl_child(&p->f, q, id, 0))<0 ) return ps_nomem(err);
+      if( fl_work(&p->w, &p->oPoll, 1 + (j-i)/16) ) return ps_interrupted(err);
     }
     i = j+1;
   }
@@ -868,6 +960,7 @@ int ps_flame_folded_svg(PsFlameFolded *p, const PsFlameOpt *o, PsBuf *out,
   g.f = p->f; memset(&p->f, 0, sizeof(p->f));       /* drawn once: the graph takes the trie */
   g.bTime = o->bNs;
   g.zUnit = "samples";
+  g.w = p->w;
   if( pInfo ){ memset(pInfo, 0, sizeof(*pInfo)); }
   return fl_finish(&g, o, out, pInfo, err);
 }

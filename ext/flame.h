@@ -50,8 +50,10 @@ typedef struct PsFlameOpt {
                               ** name it matches; NULL: no such filter */
   const void *pExclude;       /* a compiled regex_t: stacks with a frame it matches are left out */
   int bNs;                    /* folded rows: the values are ns (drawn as ms); else counts */
-  int (*xInterrupt)(void*);   /* polled every 64K rows: non-zero stops (PS_ERROR, rc
-                              ** PS_INTERRUPT); NULL: never */
+  int (*xInterrupt)(void*);   /* polled by work done (rows, frames, the bytes of names and
+                              ** the hash tables' probes: at least every 5 ms of it, see
+                              ** flame.c fl_work), not by row count: non-zero stops (PS_ERROR,
+                              ** rc PS_INTERRUPT); NULL: never */
   void *pInterruptArg;
 } PsFlameOpt;
 
@@ -89,10 +91,13 @@ int ps_flame_svg_opt(const PsCapture *cap, const PsFlameOpt *pOpt, PsBuf *out,
 typedef struct PsFlameFolded PsFlameFolded;
 PsFlameFolded *ps_flame_folded_new(void);            /* NULL when out of memory */
 void ps_flame_folded_free(PsFlameFolded *p);
+/* The host's interrupt for the adds (NULL: none): polled by work done, as PsFlameOpt's. */
+void ps_flame_folded_interrupt(PsFlameFolded *p, int (*xInterrupt)(void*), void *pArg);
 /* Adds value v (>= 0) at stack z[0..n). PS_OK, PS_NOMEM, or PS_ERROR for a stack without a
-** frame ("the stack has no frame"). */
+** frame ("the stack has no frame") or an interrupt (err->rc PS_INTERRUPT). Frames are kept in a
+** trie whose slots come from the keyed ps_hash_pair: chosen names cannot make it quadratic. */
 int ps_flame_folded_add(PsFlameFolded *p, const char *z, size_t n, int64_t v, PsErr *err);
-/* Draws what was added (pOpt: zTitle, eWeight DUR or SELF, pName, pExclude, bNs). */
+/* Draws what was added (pOpt: zTitle, eWeight DUR or SELF, pName, pExclude, bNs, xInterrupt). */
 int ps_flame_folded_svg(PsFlameFolded *p, const PsFlameOpt *pOpt, PsBuf *out,
                         PsFlameInfo *pInfo, PsErr *err);
 

@@ -5,7 +5,8 @@
 **
 ** How a file reaches its path (every writer): the target is looked at first (nothing there, or
 ** a regular file; a device, FIFO, socket, directory or symbolic link is refused by name); the
-** bytes go to "<dir>/.<name>.tmp.<hex>" created with O_EXCL and mode 0666 (so the umask
+** bytes go to "<dir>/.<name>.tmp.<hex>" (a name too long for that: a shortened one, temp_stem)
+** created with O_EXCL and mode 0666 (so the umask
 ** applies), which takes the replaced file's permission bits (and owner, where the process may
 ** set it); the temporary file is flock()ed for its whole life, fsync()ed and renamed over the
 ** target. A run killed mid-write leaves its temporary file unlocked: the next write to the same
@@ -19,6 +20,7 @@
 #include <errno.h>
 #include <math.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -52,14 +54,50 @@ int ps_buf_printf(PsBuf *b, const char *fmt, ...){
   return rc;
 }
 
-int ps_csv_cell(PsBuf *b, const char *z, size_t n){
+/* Appends z[0..n) as text that obeys the text rule (ps_util.h): copied when it is valid UTF-8
+** without NUL bytes, else repaired (each invalid sequence and each NUL as U+FFFD). -1 when out
+** of memory. Every writer's cell and string goes through it, so no file holds a cut or broken
+** character whatever the query's TEXT held (SQLite does not check the UTF-8 it is given). */
+static int buf_text(PsBuf *b, const char *z, size_t n){
+  if( ps_text_check(z, n, 0) ) return ps_buf_append(b, z, n);
+  size_t m = ps_text_repair(z, n, 0);
+  char *zFix = malloc(m ? m : 1);
+  if( zFix==0 ) return -1;
+  ps_text_repair(z, n, zFix);
+  int rc = ps_buf_append(b, zFix, m);
+  free(zFix);
+  return rc;
+}
+
+/* A cell a spreadsheet would read as a formula (OWASP "CSV injection"): its first byte is
+** '=', '+', '-', '@', a tab or a carriage return. */
+static int csv_formula_lead(const char *z, size_t n){
+  return n>0 && (z[0]=='=' || z[0]=='+' || z[0]=='-' || z[0]=='@' || z[0]=='\t' || z[0]=='\r');
+}
+
+int ps_csv_cell_ex(PsBuf *b, const char *z, size_t n, unsigned flags){
+  if( !ps_text_check(z, n, 0) ){
+    /* a broken character: the repaired text is the cell (rare: TEXT that SQLite was handed as
+    ** it was, CAST(x'ff' AS TEXT)) */
+    size_t m = ps_text_repair(z, n, 0);
+    char *zFix = malloc(m ? m : 1);
+    if( zFix==0 ) return -1;
+    ps_text_repair(z, n, zFix);
+    int rc = ps_csv_cell_ex(b, zFix, m, flags);
+    free(zFix);
+    return rc;
+  }
+  int bPrefix = (flags & PS_CSV_FORMULA_PREFIX) && csv_formula_lead(z, n);
   int bQuote = 0;
   for(size_t i=0; i<n; i++){
     char c = z[i];
     if( c==',' || c=='"' || c=='\n' || c=='\r' ){ bQuote = 1; break; }
   }
-  if( !bQuote ) return ps_buf_append(b, z, n);
-  if( ps_buf_append(b, "\"", 1) ) return -1;
+  if( !bQuote ){
+    if( bPrefix && ps_buf_append(b, "'", 1) ) return -1;
+    return ps_buf_append(b, z, n);
+  }
+  if( ps_buf_append(b, bPrefix ? "\"'" : "\"", bPrefix ? 2 : 1) ) return -1;
   size_t s = 0;
   for(size_t i=0; i<n; i++){
     if( z[i]=='"' ){                                       /* write up to it, then "" */
@@ -71,16 +109,78 @@ int ps_csv_cell(PsBuf *b, const char *z, size_t n){
   return ps_buf_append(b, "\"", 1);
 }
 
-int ps_md_cell(PsBuf *b, const char *z, size_t n){
+int ps_csv_cell(PsBuf *b, const char *z, size_t n){ return ps_csv_cell_ex(b, z, n, 0); }
+
+/* A byte that is part of a word for emphasis rules: an ASCII letter or digit, or any byte of a
+** non-ASCII character (CommonMark and Python-Markdown count Unicode letters as word characters). */
+static int md_word(unsigned char c){
+  return (c>='0' && c<='9') || (c>='a' && c<='z') || (c>='A' && c<='Z') || c>=0x80;
+}
+
+int ps_md_cell(PsBuf *b, const char *zIn, size_t nIn){
+  PsBuf t; memset(&t, 0, sizeof(t));
+  const char *z = zIn; size_t n = nIn;
+  if( !ps_text_check(zIn, nIn, 0) ){
+    if( buf_text(&t, zIn, nIn) ){ ps_buf_free(&t); return -1; }
+    z = t.z; n = t.n;
+  }
+  /* an underscore inside a word never opens or closes emphasis; one elsewhere can, but emphasis
+  ** takes two of them: a cell with fewer than two such keeps its underscores as they are, so
+  ** ordinary names ("render_frame", "Module._compile") read the same in the Markdown source */
+  int nEdge = 0;
+  for(size_t i=0; i<n && nEdge<2; i++){
+    if( z[i]=='_' && !(i>0 && i+1<n && md_word((unsigned char)z[i-1]) && md_word((unsigned char)z[i+1])) ) nEdge++;
+  }
   size_t s = 0;
-  for(size_t i=0; i<n; i++){
-    const char *r = z[i]=='|' ? "\\|" : (z[i]=='\n' || z[i]=='\r') ? " " : 0;
+  int bad = 0;
+  for(size_t i=0; i<n && !bad; i++){
+    unsigned char c = (unsigned char)z[i];
+    const char *r = 0;
+    switch( c ){
+      case '|': r = "\\|"; break;
+      case '\\': r = "\\\\"; break;
+      case '`': r = "\\`"; break;
+      case '*': r = "\\*"; break;
+      case '[': r = "\\["; break;
+      case ']': r = "\\]"; break;
+      case '<': r = "&lt;"; break;
+      case '>': r = "&gt;"; break;
+      case '&': r = "&amp;"; break;
+      case '_':
+        if( nEdge>=2 && !(i>0 && i+1<n && md_word((unsigned char)z[i-1]) && md_word((unsigned char)z[i+1])) ) r = "\\_";
+        break;
+      default:
+        if( c<0x20 ) r = " ";                              /* line breaks and other controls */
+    }
     if( r ){
-      if( ps_buf_append(b, z+s, i-s) || ps_buf_puts(b, r) ) return -1;
+      bad = ps_buf_append(b, z+s, i-s) || ps_buf_puts(b, r);
       s = i+1;
     }
   }
-  return ps_buf_append(b, z+s, n-s);
+  if( !bad ) bad = ps_buf_append(b, z+s, n-s);
+  ps_buf_free(&t);
+  return bad ? -1 : 0;
+}
+
+int ps_md_code(PsBuf *b, const char *zIn, size_t nIn){
+  PsBuf t; memset(&t, 0, sizeof(t));
+  if( buf_text(&t, zIn, nIn) ){ ps_buf_free(&t); return -1; }
+  size_t nRun = 0, nMax = 0;
+  for(size_t i=0; i<t.n; i++){
+    if( (unsigned char)t.z[i]<0x20 ) t.z[i] = ' ';         /* one line: a break would end the span */
+    if( t.z[i]=='`' ){ if( ++nRun>nMax ) nMax = nRun; }else nRun = 0;
+  }
+  /* a fence of more backticks than the longest run inside; a space between it and content that
+  ** begins or ends with a backtick (both renderers strip it) */
+  int bPad = t.n==0 || t.z[0]=='`' || t.z[t.n-1]=='`' || t.z[0]==' ' || t.z[t.n-1]==' ';
+  int bad = 0;
+  for(size_t k=0; k<=nMax && !bad; k++) bad = ps_buf_append(b, "`", 1);
+  if( bPad && !bad ) bad = ps_buf_append(b, " ", 1);
+  if( !bad && t.n ) bad = ps_buf_append(b, t.z, t.n);
+  if( bPad && !bad ) bad = ps_buf_append(b, " ", 1);
+  for(size_t k=0; k<=nMax && !bad; k++) bad = ps_buf_append(b, "`", 1);
+  ps_buf_free(&t);
+  return bad ? -1 : 0;
 }
 
 /* ------------------------------------------------------------------ serde_json's forms */
@@ -154,6 +254,13 @@ size_t ps_fmt_float(char *buf, double v){
 }
 
 int ps_json_serde_string(PsBuf *b, const char *z, size_t n){
+  if( !ps_text_check(z, n, 0) ){
+    /* a cut or broken character (or a NUL): written repaired, so the JSON stays valid UTF-8 */
+    PsBuf t; memset(&t, 0, sizeof(t));
+    int rc = buf_text(&t, z, n) ? -1 : ps_json_serde_string(b, t.z ? t.z : "", t.n);
+    ps_buf_free(&t);
+    return rc;
+  }
   if( ps_buf_append(b, "\"", 1) ) return -1;
   size_t s = 0;
   for(size_t i=0; i<n; i++){
@@ -219,7 +326,9 @@ int ps_json_pretty(PsBuf *b, const char *z, size_t n){
         int bEsc = 0;
         while( i<n && z[i]!='"' ){ if( z[i]=='\\' ){ i++; bEsc = 1; } i++; }
         size_t e = i<n ? i+1 : n;
-        if( !bEsc ){ rc = ps_buf_append(b, z+s, e-s); break; }
+        size_t nIn = (i<n ? i : n) - (s+1);               /* the bytes between the quotes */
+        if( !bEsc && ps_text_check(z+s+1, nIn, 0) ){ rc = ps_buf_append(b, z+s, e-s); break; }
+        if( !bEsc ){ rc = ps_json_serde_string(b, z+s+1, nIn); break; }   /* repaired */
         /* escapes: decoded and written again as serde_json escapes ("\/" is "/", "\u00e9"
         ** is the UTF-8 of é, controls other than \b \f \n \r \t as \u00XX) */
         size_t j = s; const char *d; size_t dn;
@@ -368,9 +477,30 @@ static unsigned long long unique_tag(int nTry){
   return x & 0xffffffffffffull;
 }
 
-/* Creates and locks the temporary file "<dir>/.<base>.tmp.<hex>" next to zPath (mode 0666 less
-** the umask), after removing stale ones of the same target. Returns the fd, *pzTmp (malloc'ed);
-** -1 with err set. */
+/* The temporary files of a target are named "<dir>/<stem>.tmp.<12 hex>". The stem is "." and
+** the base name, or, for a base name too long for that to fit in NAME_MAX (over 237 bytes:
+** names of 238 to 255 bytes are legal), "." and its first TEMP_HEAD bytes (cut before a
+** character) and "." and 16 hex digits of a fixed hash of the whole base name (ps_hash_fixed:
+** the same in every process, so the next write of the same target finds what a killed one left).
+** Writes the stem into zStem (TEMP_STEM_MAX bytes). */
+#define TEMP_SUFFIX_LEN 17          /* ".tmp." and 12 hex digits */
+#define TEMP_HEAD 200
+#define TEMP_STEM_MAX (NAME_MAX + 1)     /* at most ".", NAME_MAX - 17 bytes of name, NUL */
+static void temp_stem(const char *zBase, char *zStem){
+  size_t nBase = strlen(zBase);
+  if( 1 + nBase + TEMP_SUFFIX_LEN <= NAME_MAX ){
+    snprintf(zStem, TEMP_STEM_MAX, ".%s", zBase);
+    return;
+  }
+  size_t nHead = TEMP_HEAD < nBase ? TEMP_HEAD : nBase;
+  while( nHead>0 && ((unsigned char)zBase[nHead] & 0xC0)==0x80 ) nHead--;
+  snprintf(zStem, TEMP_STEM_MAX, ".%.*s.%016llx", (int)nHead, zBase,
+           (unsigned long long)ps_hash_fixed(zBase, nBase));
+}
+
+/* Creates and locks the temporary file "<dir>/<stem>.tmp.<hex>" next to zPath (temp_stem; mode
+** 0666 less the umask), after removing stale ones of the same target. Returns the fd, *pzTmp
+** (malloc'ed); -1 with err set. */
 static int temp_open(const char *zPath, char **pzTmp, PsErr *err){
   char zFit[PS_PATH_FIT+1];
   const char *zP = ps_path_fit(zPath, zFit);
@@ -378,14 +508,16 @@ static int temp_open(const char *zPath, char **pzTmp, PsErr *err){
   size_t nDir = split_dir(zPath, zDir, sizeof(zDir));
   const char *zBase = zPath + nDir;
   if( zBase[0]==0 ){ ps_err(err, "'%s' names a directory, not a file", zP); return -1; }
-  size_t n = strlen(zPath) + 32;
+  char zStem[TEMP_STEM_MAX];
+  temp_stem(zBase, zStem);
+  size_t n = nDir + sizeof(zStem) + 32;
   char *zTmp = malloc(n);
   if( zTmp==0 ){ ps_nomem(err); return -1; }
-  snprintf(zTmp, n, ".%s.tmp.", zBase);
+  snprintf(zTmp, n, "%s.tmp.", zStem);
   if( nDir < sizeof(zDir) ) clean_stale(zDir, zTmp);   /* never a cut-short (other) directory */
   int fd = -1, e = 0;
   for(int nTry=0; nTry<100 && fd<0; nTry++){
-    snprintf(zTmp, n, "%.*s.%s.tmp.%012llx", (int)nDir, zPath, zBase, unique_tag(nTry));
+    snprintf(zTmp, n, "%.*s%s.tmp.%012llx", (int)nDir, zPath, zStem, unique_tag(nTry));
     fd = open(zTmp, O_RDWR|O_CREAT|O_EXCL|O_CLOEXEC|O_NOFOLLOW, 0666);
     e = errno;
     if( fd<0 && e!=EEXIST ) break;

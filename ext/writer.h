@@ -6,7 +6,8 @@
 ** Safety rules every writer follows (writer.c says how):
 **   - only a regular file is ever replaced: a device, FIFO, socket, directory or symbolic link at
 **     the target is an error naming it, and nothing is written;
-**   - a file is written to "<dir>/.<name>.tmp.<hex>" in the same directory and renamed over
+**   - a file is written to "<dir>/.<name>.tmp.<hex>" in the same directory (for a name of over
+**     237 bytes, ".<its first 200 bytes>.<hash>.tmp.<hex>": any legal name can be written) and renamed over
 **     <name> only when complete and fsync()ed (a failure leaves the previous file untouched and
 **     removes the temporary one); a run killed meanwhile leaves an unlocked temporary file that
 **     the next write of the same target removes;
@@ -30,10 +31,34 @@ int ps_buf_printf(PsBuf *b, const char *fmt, ...)
 #endif
   ;
 /* A CSV cell as the StarProfiler writes it: quoted (with "" doubling) only when it holds
-** ',', '"', '\n' or '\r'. */
+** ',', '"', '\n' or '\r'. A cell that starts with '=', '+', '-' or '@' is written as it is (the
+** StarProfiler's byte-identical contract; docs/security.md, "CSV cells and spreadsheets").
+** Text that breaks the text rule (a cut character, invalid UTF-8, a NUL) is written repaired
+** (ps_text_repair), so the file is valid UTF-8. -1 when out of memory. */
 int ps_csv_cell(PsBuf *b, const char *z, size_t n);
-/* A Markdown table cell: '|' escaped as "\|", line breaks as spaces. */
+/* ps_csv_cell with flags: PS_CSV_FORMULA_PREFIX puts a "'" before a cell whose first byte is
+** '=', '+', '-', '@', a tab or a carriage return (OWASP's defence against CSV injection: a
+** spreadsheet shows the cell as text instead of running it as a formula), inside the quotes
+** when the cell is quoted. The caller decides which cells may take it (profile_write_csv: TEXT
+** and BLOB values, never numbers: "-1.5" stays a number). */
+#define PS_CSV_FORMULA_PREFIX 1
+int ps_csv_cell_ex(PsBuf *b, const char *z, size_t n, unsigned flags);
+/* A Markdown table cell that renders as the text it holds, in GitHub's (GFM, CommonMark) and
+** Python-Markdown's renderers alike: '<', '>' and '&' as the entities &lt; &gt; &amp; (no raw
+** HTML, no autolink, no entity of the input's), '\\', '`', '*', '[', ']', '|' backslash-escaped
+** (no code span, emphasis, link or image, no cell split), '_' escaped unless it sits inside a
+** word or is the only one outside words (no renderer reads either as emphasis, which takes two:
+** "render_frame" and "Module._compile" stay as they are), line breaks and
+** other control characters as spaces; invalid UTF-8 repaired. Other punctuation ('#', '+',
+** '-', '.', '!', '(', ')') acts only at the start of a line, which a cell never is. -1 when out
+** of memory. */
 int ps_md_cell(PsBuf *b, const char *z, size_t n);
+/* z[0..n) as one Markdown code span (for a name inside running text): a fence of one backtick
+** more than the longest run of backticks in z, padded with a space when z begins or ends with
+** a backtick or a space; line breaks and control characters as spaces (a span is one line);
+** invalid UTF-8 repaired. Inside a code span neither renderer reads HTML or Markdown. -1 when
+** out of memory. */
+int ps_md_code(PsBuf *b, const char *z, size_t n);
 /* Re-indents the JSON text z (already valid) with 2 spaces and ": " into b, writing its values
 ** as serde_json's to_vec_pretty writes the value it would read from z (the StarProfiler's
 ** report JSON): numbers with a fraction or an exponent, "-0" and integers beyond i64/u64 as the
@@ -53,7 +78,10 @@ int ps_json_pretty(PsBuf *b, const char *z, size_t n);
 size_t ps_fmt_float(char *buf, double v);
 
 /* z[0..n) as a JSON string the serde_json way: '"' and '\\' escaped, \b \f \n \r \t, other
-** control characters as \u00XX (lower-case hex), everything else (UTF-8, '/', DEL) as it is. */
+** control characters as \u00XX (lower-case hex), everything else (UTF-8, '/', DEL) as it is.
+** Text that breaks the text rule (a character cut in two, invalid UTF-8, a NUL) is written
+** repaired (ps_text_repair: U+FFFD), so the output is always valid JSON in valid UTF-8; so is
+** every string ps_json_pretty writes. -1 when out of memory. */
 int ps_json_serde_string(PsBuf *b, const char *z, size_t n);
 
 /* Writes n bytes to zPath atomically (temporary file + rename). PS_OK, or PS_ERROR with err

@@ -80,6 +80,16 @@ static void fg_opt_free(FgOpt *p){
   sqlite3_free(p->zErr);
 }
 
+/* z as the title, cut to fit zTitle before a character, never inside one (a title cut in a
+** character would be a broken one in the SVG; flame.c repairs what it is given anyway). */
+static void fg_title(FgOpt *p, const char *z){
+  size_t n = strlen(z), m = n < sizeof(p->zTitle) ? n : sizeof(p->zTitle) - 1;
+  while( m>0 && m<n && ((unsigned char)z[m] & 0xC0)==0x80 ) m--;
+  memcpy(p->zTitle, z, m);
+  p->zTitle[m] = 0;
+  p->o.zTitle = p->zTitle;
+}
+
 static int fg_err(FgOpt *p, const char *zFunc, const char *zFmt, const char *zArg){
   sqlite3_free(p->zErr);
   char *m = sqlite3_mprintf(zFmt, zArg);
@@ -146,8 +156,7 @@ static int fg_options(sqlite3 *db, sqlite3_value *pOpts, int bFolded, FgOpt *p){
     if( zKey==0 ) zKey = "";
     if( strcmp(zKey, "title")==0 ){
       if( !bText ){ rc = fg_err(p, zFunc, "option \"title\" must be a string", 0); break; }
-      snprintf(p->zTitle, sizeof(p->zTitle), "%s", zVal);
-      p->o.zTitle = p->zTitle;
+      fg_title(p, zVal);
     }else if( strcmp(zKey, "weight")==0 ){
       if( bText && strcmp(zVal, "dur")==0 ){ p->o.eWeight = PS_FLAME_W_DUR; p->zWeight = "dur"; }
       else if( bText && strcmp(zVal, "self")==0 ){ p->o.eWeight = PS_FLAME_W_SELF; p->zWeight = "self"; }
@@ -299,8 +308,7 @@ static void flameFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     fg_opt_free(&opt); return;
   }
   if( opt.o.zTitle==0 ){
-    snprintf(opt.zTitle, sizeof(opt.zTitle), "%s", sqlite3_value_type(argv[0])==SQLITE_TEXT ? (const char*)sqlite3_value_text(argv[0]) : "BLOB");
-    opt.o.zTitle = opt.zTitle;
+    fg_title(&opt, sqlite3_value_type(argv[0])==SQLITE_TEXT ? (const char*)sqlite3_value_text(argv[0]) : "BLOB");
   }
   char *zErr = 0;
   int rcLoad;
@@ -363,6 +371,7 @@ static void foldedFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   PsBuf b; memset(&b, 0, sizeof(b));
   PsErr err; memset(&err, 0, sizeof(err));
   char *zErr = 0;
+  PsPoll poll = { db, 0 };        /* the host's interrupt, polled by flame.c's work */
   rc = sqlite3_prepare_v2(db, zSql, -1, &st, &zTail);
   if( rc ){ zErr = sqlite3_mprintf("%s: query: %s", zF, sqlite3_errmsg(db)); goto done; }
   while( zTail && (*zTail==' ' || *zTail=='\t' || *zTail=='\n' || *zTail=='\r' || *zTail==';') ) zTail++;
@@ -373,6 +382,8 @@ static void foldedFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   }
   pF = ps_flame_folded_new();
   if( pF==0 ){ rc = SQLITE_NOMEM; goto done; }
+  ps_flame_folded_interrupt(pF, ps_poll_interrupt, &poll);
+  opt.o.xInterrupt = ps_poll_interrupt; opt.o.pInterruptArg = &poll;
   int64_t iRow = 0;
   while( (rc = sqlite3_step(st))==SQLITE_ROW ){
     iRow++;
@@ -393,6 +404,7 @@ static void foldedFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     const char *z = (const char*)sqlite3_column_text(st, 0);
     int rcA = ps_flame_folded_add(pF, z ? z : "", (size_t)sqlite3_column_bytes(st, 0), v, &err);
     if( rcA==PS_NOMEM ){ rc = SQLITE_NOMEM; goto done; }
+    if( rcA && err.rc==PS_INTERRUPT ){ rc = SQLITE_INTERRUPT; goto done; }
     if( rcA ){ zErr = sqlite3_mprintf("%s: row %lld: %s", zF, (long long)iRow, err.msg); goto done; }
   }
   if( rc!=SQLITE_DONE ){ zErr = sqlite3_mprintf("%s: query: %s", zF, sqlite3_errmsg(db)); goto done; }
@@ -412,6 +424,7 @@ done:
   else if( rc==SQLITE_NOMEM ) sqlite3_result_error_nomem(ctx);
   else if( rc ) sqlite3_result_error_code(ctx, rc);
   ps_flame_folded_free(pF);
+  sqlite3_finalize(poll.st);
   ps_buf_free(&b);
   fg_opt_free(&opt);
 }

@@ -221,17 +221,29 @@ static void result_pool_or(sqlite3_context *ctx, const PsCapture *cap, uint32_t 
   }
 }
 
-/* A thread's process (or thread) name, or "pid N" / "tid N" without one, into buf. */
+/* How many of the n bytes of the valid UTF-8 text z a cut at nMax bytes keeps: nMax or fewer,
+** so that the cut falls before a character and never inside one (issue 32: a label cut inside a
+** character made the report's JSON and CSVs invalid UTF-8). */
+static size_t pj_cut(const char *z, size_t n, size_t nMax){
+  if( n<=nMax ) return n;
+  size_t m = nMax;
+  while( m>0 && ((unsigned char)z[m] & 0xC0)==0x80 ) m--;
+  return m;
+}
+
+/* A thread's process (or thread) name, or "pid N" / "tid N" without one, into buf: at most
+** nBuf-1 bytes (a name of 80, cut before a character). */
 static void pj_label(const PsCapture *cap, uint32_t name, const char *zWhat, const PsValue *v, char *buf, size_t nBuf){
   if( name ){
     PsStr s = ps_pool_get(&cap->pool, name);
-    size_t n = s.n < nBuf ? s.n : nBuf-1;
+    size_t n = pj_cut(s.z, s.n, nBuf-1);
     if( n ) memcpy(buf, s.z, n);
     buf[n] = 0;
   }else if( v->type==PS_VAL_INT ) snprintf(buf, nBuf, "%s %lld", zWhat, (long long)v->i);
   else if( v->type==PS_VAL_TEXT ){
     PsStr s = ps_pool_get(&cap->pool, v->s);
-    snprintf(buf, nBuf, "%s %.*s", zWhat, (int)(s.n > 80 ? 80 : s.n), s.z ? s.z : "");
+    size_t nMax = strlen(zWhat) + 2 < nBuf ? nBuf - strlen(zWhat) - 2 : 0;
+    snprintf(buf, nBuf, "%s %.*s", zWhat, (int)pj_cut(s.z ? s.z : "", s.n, nMax < 80 ? nMax : 80), s.z ? s.z : "");
   }else snprintf(buf, nBuf, "%s ?", zWhat);
 }
 
@@ -370,7 +382,7 @@ static int pj_event_column(PjCursor *c, sqlite3_context *ctx, int iCol){
       }
       char zSrc[200], zCat[200];
       pj_label(cap, th->processName, "pid", &th->pid, zSrc, sizeof(zSrc));
-      if( e->aCat[r] ){ PsStr cs = ps_pool_get(&cap->pool, e->aCat[r]); snprintf(zCat, sizeof(zCat), "%.*s", (int)(cs.n > 190 ? 190 : cs.n), cs.z); }
+      if( e->aCat[r] ){ PsStr cs = ps_pool_get(&cap->pool, e->aCat[r]); snprintf(zCat, sizeof(zCat), "%.*s", (int)pj_cut(cs.z, cs.n, 190), cs.z); }
       else snprintf(zCat, sizeof(zCat), "%s", cap->pFormat->zName);
       size_t a = pj_args(c);
       free(c->own.zFree); free(c->meth.zFree);

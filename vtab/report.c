@@ -7,10 +7,17 @@
 **   profile_float(x)                    TEXT: x as serde_json writes an f64, the shortest decimal
 **                                       that reads back as the same double (1.0, 2.977057142857143,
 **                                       1e-7, 1e16); NULL for NULL, NaN, infinities. INNOCUOUS.
-**   profile_write_csv(path, query)      runs query, writes its rows as CSV (RFC 4180: header of
+**   profile_write_csv(path, query [, options_json])
+**                                       runs query, writes its rows as CSV (RFC 4180: header of
 **                                       the column names, a cell quoted only when it holds , " or
-**                                       a line break; NULL is empty); returns the row count
-**   profile_write_markdown(path, query) the same as a GitHub-flavoured Markdown table
+**                                       a line break; NULL is empty); returns the row count.
+**                                       options_json {"formula_prefix": true}: a TEXT or BLOB
+**                                       cell starting with = + - @ tab or CR gets a leading '
+**                                       (OWASP's CSV-injection defence; default false: cells as
+**                                       they are, as the StarProfiler writes them)
+**   profile_write_markdown(path, query) the same as a GitHub-flavoured Markdown table, every cell
+**                                       escaped to render as its text (writer.h ps_md_cell: no
+**                                       HTML, link, image or emphasis from the data)
 **   profile_zip(zip_path, file, ...)    archives the files (deflate, zlib's minizip) under their
 **                                       base names; returns the member count
 **   profile_report(source, out_dir [, options_json])
@@ -84,11 +91,20 @@ static void floatFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 struct Rep;
 static void rep_bind_caps(struct Rep *r, sqlite3_stmt *st);
 
+/* What render_query writes: */
+#define RQ_CSV         0   /* CSV as the StarProfiler writes it (ps_csv_cell) */
+#define RQ_MD          1   /* a Markdown table (ps_md_cell) */
+#define RQ_CSV_FORMULA 2   /* CSV whose TEXT and BLOB cells that a spreadsheet would take for a
+                           ** formula get OWASP's "'" first (PS_CSV_FORMULA_PREFIX); numbers never */
+
 /* Runs zSql (parameters bound from apArg, and ?20 ?21 ?22 from pRep when given: rep_bind_caps) and
-** renders the rows as CSV (bMd 0) or a Markdown table (bMd 1) into b. Returns SQLITE_OK and
+** renders the rows as eForm says (RQ_CSV, RQ_MD, RQ_CSV_FORMULA) into b: a header of the column
+** names, then a line per row. Every cell obeys the text rule (writer.h). Returns SQLITE_OK and
 ** *pnRow, or an error with *pzErr (sqlite3_malloc). */
-static int render_query(sqlite3 *db, const char *zSql, sqlite3_value **apArg, int nArg, int bMd,
+static int render_query(sqlite3 *db, const char *zSql, sqlite3_value **apArg, int nArg, int eForm,
                         PsBuf *b, sqlite3_int64 *pnRow, char **pzErr, struct Rep *pRep){
+  int bMd = eForm==RQ_MD;
+  unsigned mCsv = eForm==RQ_CSV_FORMULA ? PS_CSV_FORMULA_PREFIX : 0;
   sqlite3_stmt *st = 0;
   const char *zTail = 0;
   int rc = sqlite3_prepare_v2(db, zSql, -1, &st, &zTail);
@@ -115,7 +131,7 @@ static int render_query(sqlite3 *db, const char *zSql, sqlite3_value **apArg, in
   for(int c=0; c<nCol; c++){
     const char *z = sqlite3_column_name(st, c);
     if( bMd ){ bad |= ps_buf_puts(b, " ") | ps_md_cell(b, z, strlen(z)) | ps_buf_puts(b, " |"); }
-    else{ if( c ) bad |= ps_buf_puts(b, ","); bad |= ps_buf_append(b, z, strlen(z)); }
+    else{ if( c ) bad |= ps_buf_puts(b, ","); bad |= ps_csv_cell_ex(b, z, strlen(z), mCsv); }
   }
   bad |= ps_buf_puts(b, "\n");
   if( bMd ){
@@ -128,11 +144,15 @@ static int render_query(sqlite3 *db, const char *zSql, sqlite3_value **apArg, in
     nRow++;
     if( bMd ) bad |= ps_buf_puts(b, "|");
     for(int c=0; c<nCol; c++){
+      int t = sqlite3_column_type(st, c);          /* before the text conversion */
       const char *z = (const char*)sqlite3_column_text(st, c);
       size_t n = (size_t)sqlite3_column_bytes(st, c);
       if( z==0 ){ z = ""; n = 0; }
       if( bMd ){ bad |= ps_buf_puts(b, " ") | ps_md_cell(b, z, n) | ps_buf_puts(b, " |"); }
-      else{ if( c ) bad |= ps_buf_puts(b, ","); bad |= ps_csv_cell(b, z, n); }
+      else{
+        if( c ) bad |= ps_buf_puts(b, ",");
+        bad |= ps_csv_cell_ex(b, z, n, t==SQLITE_TEXT || t==SQLITE_BLOB ? mCsv : 0);
+      }
     }
     bad |= ps_buf_puts(b, "\n");
   }
@@ -147,18 +167,61 @@ static int render_query(sqlite3 *db, const char *zSql, sqlite3_value **apArg, in
   return SQLITE_OK;
 }
 
+/* profile_write_csv's options_json (NULL or SQL NULL: none): an object whose only key is
+** "formula_prefix" (true or false, default false; null is the default). Sets *pbPrefix. NULL
+** when fine, else the message (sqlite3_malloc'ed): "options_json must be a JSON object, e.g.
+** {\"formula_prefix\": true}", "unknown option 'x' (options: formula_prefix)", "option
+** 'formula_prefix' must be true or false, not text \"yes\"". */
+static char *csv_options(sqlite3 *db, sqlite3_value *pOpt, int *pbPrefix){
+  *pbPrefix = 0;
+  if( pOpt==0 || sqlite3_value_type(pOpt)==SQLITE_NULL ) return 0;
+  sqlite3_stmt *st = 0;
+  char *zMsg = 0;
+  int rc = sqlite3_prepare_v2(db, "SELECT o.key, o.type, substr(o.value, 1, 40) FROM json_each(?1) o "
+                              "WHERE json_valid(?1) AND json_type(?1)='object' UNION ALL "
+                              "SELECT NULL, NULL, NULL WHERE NOT coalesce(json_valid(?1) AND json_type(?1)='object', 0)", -1, &st, 0);
+  if( rc ) return sqlite3_mprintf("%s", sqlite3_errmsg(db));
+  if( sqlite3_value_type(pOpt)==SQLITE_TEXT ) sqlite3_bind_value(st, 1, pOpt);
+  while( zMsg==0 && sqlite3_step(st)==SQLITE_ROW ){
+    const char *zKey = (const char*)sqlite3_column_text(st, 0);
+    const char *zType = (const char*)sqlite3_column_text(st, 1);
+    const char *zVal = (const char*)sqlite3_column_text(st, 2);
+    if( zKey==0 || zType==0 ){
+      zMsg = sqlite3_mprintf("options_json must be a JSON object, e.g. {\"formula_prefix\": true}");
+    }else if( strcmp(zKey, "formula_prefix")!=0 ){
+      zMsg = sqlite3_mprintf("unknown option '%s' (options: formula_prefix)", zKey);
+    }else if( strcmp(zType, "true")==0 || strcmp(zType, "false")==0 || strcmp(zType, "null")==0 ){
+      *pbPrefix = strcmp(zType, "true")==0;
+    }else{
+      int bQuote = strcmp(zType, "text")==0, bShow = strcmp(zType, "object") && strcmp(zType, "array");
+      zMsg = sqlite3_mprintf("option 'formula_prefix' must be true or false, not %s%s%s%s%s", zType,
+                             bShow ? " " : "", bQuote ? "\"" : "", bShow && zVal ? zVal : "", bQuote ? "\"" : "");
+    }
+  }
+  sqlite3_finalize(st);
+  return zMsg;
+}
+
 static void writeQueryFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv, int bMd){
   const char *zFn = bMd ? "profile_write_markdown" : "profile_write_csv";
-  (void)argc;
   const char *zPath = (const char*)sqlite3_value_text(argv[0]);
   const char *zSql = (const char*)sqlite3_value_text(argv[1]);
   if( zPath==0 || zSql==0 ){
-    char *z = sqlite3_mprintf("%s: expected (path TEXT, query TEXT)", zFn);
+    char *z = sqlite3_mprintf("%s: expected (path TEXT, query TEXT%s)", zFn, bMd ? "" : " [, options_json]");
     sqlite3_result_error(ctx, z, -1); sqlite3_free(z); return;
+  }
+  int bPrefix = 0;
+  if( !bMd ){
+    char *zOptErr = csv_options(sqlite3_context_db_handle(ctx), argc>2 ? argv[2] : 0, &bPrefix);
+    if( zOptErr ){
+      char *z = sqlite3_mprintf("%s: %s", zFn, zOptErr);
+      sqlite3_result_error(ctx, z ? z : "out of memory", -1); sqlite3_free(z); sqlite3_free(zOptErr); return;
+    }
   }
   PsBuf b; memset(&b, 0, sizeof(b));
   sqlite3_int64 nRow = 0; char *zErr = 0;
-  int rc = render_query(sqlite3_context_db_handle(ctx), zSql, 0, 0, bMd, &b, &nRow, &zErr, 0);
+  int rc = render_query(sqlite3_context_db_handle(ctx), zSql, 0, 0, bMd ? RQ_MD : bPrefix ? RQ_CSV_FORMULA : RQ_CSV,
+                        &b, &nRow, &zErr, 0);
   if( rc==SQLITE_OK ){
     PsErr err; memset(&err, 0, sizeof(err));
     if( ps_write_file(zPath, b.z ? b.z : "", b.n, &err) ){
@@ -1062,6 +1125,15 @@ static char *rep_report_json(Rep *r, PsConn *pConn, sqlite3_value *pSource, cons
 
 /* ------------------------------------------------------------------ Markdown */
 
+/* z made one line: line breaks and other control characters as spaces. A name quoted in a
+** Markdown line sits in a code span with its backticks made quotes (the SQL's replace(x, '`',
+** <quote>)), where no renderer reads HTML or Markdown, as long as no line break ends the
+** paragraph (and the span with it) under it: "x\n\n<script>" would put the script in a block of
+** its own. */
+static void md_one_line(char *z){
+  for(; z && *z; z++) if( (unsigned char)*z<0x20 ) *z = ' ';
+}
+
 /* Unicode bar of v out of max, w cells wide (eighth blocks). */
 static void md_bar(PsBuf *b, double v, double max, int w){
   static const char *const aPart[8] = { "", "▏", "▎", "▍", "▌", "▋", "▊", "▉" };
@@ -1151,6 +1223,7 @@ static void md_chart(Rep *r, PsBuf *b, const char *zTitle, const char *zSql, con
     while( n<NMAX && (r->rc = sqlite3_step(st))==SQLITE_ROW ){
       const char *z = (const char*)sqlite3_column_text(st, 1);
       azKey[n] = sqlite3_mprintf("%s", z ? z : "");
+      md_one_line(azKey[n]);               /* a line break in a label could end the ```text block */
       aVal[n] = sqlite3_column_double(st, 2);
       aShare[n] = sqlite3_column_double(st, 3);
       if( azKey[n]==0 ){ r->rc = SQLITE_NOMEM; break; }
@@ -1197,9 +1270,10 @@ static void md_table(Rep *r, PsBuf *b, const char *zTitle, const char *zSql){
   md_table_or(r, b, zTitle, zSql, 0);
 }
 
-/* A section whose body is one line: the text of zSql's single value (a paragraph). */
+/* A section whose body is one line: the text of zSql's single value (a paragraph; md_one_line). */
 static void md_line(Rep *r, PsBuf *b, const char *zTitle, const char *zSql){
   char *z = rep_text(r, zSql);
+  md_one_line(z);
   if( z && zTitle ) ps_buf_printf(b, "## %s\n\n", zTitle);
   if( z && z[0] ) ps_buf_printf(b, "%s\n\n", z);
   sqlite3_free(z);
@@ -1232,9 +1306,9 @@ static sqlite3_int64 rep_budget_jobs(Rep *r){
 
 /* The header shared by the reports of every format but the StarProfiler's. */
 static void md_head(Rep *r, PsBuf *b, const char *zSource, const char *zFormat, const char *zJob){
-  ps_buf_puts(b, "# Profiler report\n\n- capture: `");
-  ps_md_cell(b, zSource, strlen(zSource));
-  ps_buf_printf(b, "` (format `%s`)\n", zFormat);
+  ps_buf_puts(b, "# Profiler report\n\n- capture: ");
+  ps_md_code(b, zSource, strlen(zSource));
+  ps_buf_printf(b, " (format `%s`)\n", zFormat);
   ps_buf_puts(b, "- written by libprofsql " PROFSQL_VERSION " (`profile_report`): the StarProfiler's file set, "
                  "with conclusions drawn for this format\n");
   ps_buf_printf(b, "- a job (a row of `profiler_jobs_latest.csv`) is %s\n", zJob);
@@ -1284,9 +1358,9 @@ static void md_budget(Rep *r, PsBuf *b, const char *zFormat, const char *zWhat){
 /* ---- the StarProfiler's own report: its sections, order and headings */
 static void rep_markdown(Rep *r, PsBuf *b, const char *zSource){
   ps_buf_puts(b, "# Profiler report\n\n");
-  ps_buf_puts(b, "- capture: `");
-  ps_md_cell(b, zSource, strlen(zSource));
-  ps_buf_puts(b, "`\n- written by libprofsql " PROFSQL_VERSION " (`profile_report`), the StarProfiler's report set\n");
+  ps_buf_puts(b, "- capture: ");
+  ps_md_code(b, zSource, strlen(zSource));
+  ps_buf_puts(b, "\n- written by libprofsql " PROFSQL_VERSION " (`profile_report`), the StarProfiler's report set\n");
   ps_buf_puts(b, "- `load = elapsed_ms / budget_ms`; a job is over budget when `load >= 1`\n\n");
   /* Quick answer */
   ps_buf_puts(b, "## Quick answer — кто жрёт время\n\n");
@@ -1295,6 +1369,7 @@ static void rep_markdown(Rep *r, PsBuf *b, const char *zSource){
     "max load %sx, slow/over-budget %d, failed %d.', replace(key,'`',''''), total_elapsed_ms, "
     "profile_fixed(total_share_percent,1), count, profile_fixed(max_load,2), slow, failed) "
     "FROM (" AGG_CSV(RAW_OFFENDERS) ") LIMIT 1");
+  md_one_line(zQ);
   if( zQ && zQ[0] ){
     ps_buf_puts(b, zQ); ps_buf_puts(b, "\n\n");
     char *zShare = rep_text(r, "SELECT share FROM (" RAW_OFFENDERS ") LIMIT 1");
@@ -1449,6 +1524,11 @@ static void md_slices(Rep *r, PsBuf *b, const char *zSource, const char *zFormat
   "  sum(violations) AS violations, CASE WHEN count(self_ns) THEN sum(self_ns) END AS self_ns, max(peak_ns) AS peak_ns " \
   "  FROM temp.profsql_rp_records GROUP BY group_name, name) r, temp.profsql_rp_fig f"
 
+/* x (SQL TEXT) as Markdown running text, the way ps_md_cell writes a cell: '\\' '[' ']' '*' '_'
+** '`' backslash-escaped, '<' '>' '&' as entities (md_line makes it one line) */
+#define MD_ESC(x) "replace(replace(replace(replace(replace(replace(replace(replace(replace(" x ", " \
+  "'\\','\\\\'), '&','&amp;'), '<','&lt;'), '>','&gt;'), '[','\\['), ']','\\]'), '*','\\*'), '_','\\_'), '`','\\`')"
+
 static void md_timings(Rep *r, PsBuf *b, const char *zSource){
   rep_table(r, "profsql_rp_records", "SELECT * FROM profile_records(?1)");
   rep_table(r, "profsql_rp_fig", TM_FIG);
@@ -1468,11 +1548,11 @@ static void md_timings(Rep *r, PsBuf *b, const char *zSource){
     "  || '%.3f ms (%.3f ms per tick, %.2f %% of a 50 ms tick).', f.tps, f.load, f.ticks, f.sample_ns / 1e9, "
     "  f.fst_ns / 1e6, f.fst_ns / 1e6 / f.ticks, f.fst_ns / 1e6 / f.ticks / 50.0 * 100.0) END "
     "|| ifnull(' ' || (SELECT CASE WHEN top.self_ns IS NOT NULL THEN printf('**Most self time:** `%s` (%s) — %.3f ms, '"
-    "  || '%.1f %% of all self time%s.', replace(top.name,'`',''''), top.group_name, top.self_ms, "
+    "  || '%.1f %% of all self time%s.', replace(top.name,'`',''''), " MD_ESC("ifnull(top.group_name,'')") ", top.self_ms, "
     "  CASE WHEN ts.tot<>0 THEN top.self_ns * 100.0 / ts.tot ELSE 0 END, "
     "  CASE WHEN top.per_tick IS NOT NULL THEN printf(', %.3f ms per tick (%.2f %% of the 50 ms tick)', top.per_tick, top.pct_tick) ELSE '' END) "
     "  ELSE printf('**Longest timer:** `%s` (%s) — %.3f ms%s (no record tree: its time includes the timers it calls).', "
-    "  replace(top.name,'`',''''), top.group_name, top.ms, "
+    "  replace(top.name,'`',''''), " MD_ESC("ifnull(top.group_name,'')") ", top.ms, "
     "  CASE WHEN top.per_tick IS NOT NULL THEN printf(', %.3f ms per tick (%.2f %% of the 50 ms tick)', top.per_tick, top.pct_tick) ELSE '' END) END "
     "  FROM top, ts), '') FROM temp.profsql_rp_fig f");
   md_table(r, b, "The timings viewer's figures",
@@ -2319,6 +2399,7 @@ int ps_report_register(sqlite3 *db, PsConn *pConn){
   if( rc==SQLITE_OK ) rc = sqlite3_create_function(db, "profile_float", 1, SQLITE_UTF8|SQLITE_DETERMINISTIC|SQLITE_INNOCUOUS,
                                                    0, floatFunc, 0, 0);
   if( rc==SQLITE_OK ) rc = sqlite3_create_function(db, "profile_write_csv", 2, SQLITE_UTF8|SQLITE_DIRECTONLY, 0, csvFunc, 0, 0);
+  if( rc==SQLITE_OK ) rc = sqlite3_create_function(db, "profile_write_csv", 3, SQLITE_UTF8|SQLITE_DIRECTONLY, 0, csvFunc, 0, 0);
   if( rc==SQLITE_OK ) rc = sqlite3_create_function(db, "profile_write_markdown", 2, SQLITE_UTF8|SQLITE_DIRECTONLY, 0, mdFunc, 0, 0);
   if( rc==SQLITE_OK ) rc = sqlite3_create_function(db, "profsql_rp_row", -1, SQLITE_UTF8|SQLITE_DIRECTONLY, 0,
                                                    ps_report_groups_row, 0, 0);
