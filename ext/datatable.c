@@ -39,11 +39,14 @@
 **                'cols', 'p' or 'rows' is written 'p.cols', 'p.p', 'p.rows'.
 **   'rows'       the number of rows (INTEGER; 0 without a rows member)
 **   <member>     any other member of the table object, as JSON text
-** and ('capture', 'tables', N).
+**   'empty'      1 for a table written {} (xprof's writer puts {} for a table it has nothing
+**                for: its overview_page output, the 2020 input_pipeline.json): no rows, 'rows' 0
+** and ('capture', 'tables', N), ('capture', 'empty_tables', N) when some are {}.
 **
 ** Errors (PS_ERROR, "byte N: ..."; indexes are 0-based): malformed JSON (the lexer's message; the
 ** whole document is validated before any row is made, so lazy attrs never meet bad bytes);
-** bytes after the document; a table that is not an object or holds none of cols/rows/p; cols,
+** bytes after the document; a table that is not an object, or a non-empty one that holds none of
+** cols/rows/p ("table 5 has none of 'cols', 'rows' and 'p': not a DataTable"); cols,
 ** rows or c not an array, p not an object; a column or row that is not an object; a column's
 ** id/label/type not a string; a cell that is neither an object nor null; a row with more cells
 ** than the table has columns; a table with rows but no cols. Diagnostics: a row with fewer cells
@@ -52,8 +55,8 @@
 ** ('invalid_text': a column key, name, category, metadata value, or a row whose attrs will hold
 ** it repaired).
 **
-** Detection: after the BOM and whitespace, '[' then '{' whose first key is "cols", "rows" or
-** "p", or '{' whose first key is "cols" (keys as written, followed by ':'): 3, above the Chrome
+** Detection: after the BOM and whitespace, '[' then (past up to 64 leading {}) '{' whose first
+** key is "cols", "rows" or "p", or '{' whose first key is "cols" (keys as written, followed by ':'): 3, above the Chrome
 ** probe (2 for "[{", 1 for '{"'), which would read such a file as events without 'ph'.
 **
 ** attrs is built on demand from the row's bytes (PsRecord.msgOff/msgLen) and the table's column
@@ -92,7 +95,8 @@ typedef struct Dt {
   PsBuf scratch;              /* decoded strings */
   PsJsonKeys kObj;            /* keys of the object being read (duplicates) */
   uint32_t iTable;            /* index of the table being read */
-  size_t nRow;                /* rows read over the file (for polling) */
+  size_t nRow;                /* rows read over the file */
+  uint32_t nEmpty;            /* tables written as {} (empty tables) */
   size_t lineAt; uint64_t line;   /* byte lineAt is on line `line` (1-based) */
   DtSuper table, props;      /* members of the table object / of its p that a later member
                               ** with the same key supersedes */
@@ -260,7 +264,7 @@ static int dt_col_key(Dt *p, size_t k, const char *s, size_t sn, size_t off){
     free(p->aHash); p->aHash = a; p->nHash = nh;
     for(size_t j=0; j<k; j++){
       size_t h = (size_t)ps_hash(t->z + p->aKOff[j], p->aKOff[j+1] - p->aKOff[j]) & (nh-1);
-      while( a[h] ) h = (h+1) & (nh-1);
+      while( a[h] ){ ps_nProbe++; h = (h+1) & (nh-1); }
       a[h] = (uint32_t)(j+1);
     }
   }
@@ -270,6 +274,7 @@ static int dt_col_key(Dt *p, size_t k, const char *s, size_t sn, size_t off){
     uint32_t j;
     while( (j = p->aHash[h])!=0 ){
       size_t jo = p->aKOff[j-1], jn = p->aKOff[j] - jo;
+      ps_nProbe++;
       if( jn==len && memcmp(t->z + jo, t->z + k0, len)==0 ) break;
       h = (h+1) & (p->nHash-1);
     }
@@ -409,10 +414,9 @@ static int dt_rows(Dt *p, size_t v, int bCols, const DtTable *t, int64_t iName, 
   while( (r = dt_elem(z, n, &i, &rv, &re))==1 ){
     if( !bCols ) return ps_err_at(p->err, (int64_t)rv, "table %u has rows but no 'cols': its cells have no keys", p->iTable);
     if( z[rv]!='{' ) return ps_err_at(p->err, (int64_t)rv, "table %u row %zu: expected a row object", p->iTable, nRow);
-    if( (p->nRow++ & 0xFFF)==0 ){
-      ps_source_done_before(&cap->src, rv);
-      if( ps_source_poll(&cap->src) ) return ps_interrupted(p->err);
-    }
+    p->nRow++;
+    if( cap->src.nWork + (re - rv) >= PS_WORK_STEP ) ps_source_done_before(&cap->src, rv);
+    if( ps_work(&cap->src, re - rv) ) return ps_interrupted(p->err);   /* by the row's bytes */
     /* the row's "c" (the last one) */
     DtMem m; size_t j = rv+1, cv = 0; uint32_t iMem = 0;
     ps_json_keys_reset(&p->kObj);
@@ -528,6 +532,13 @@ static int dt_table(Dt *p, size_t v){
     iMem++;
   }
   if( r<0 ) return ps_err_at(p->err, (int64_t)j, "table %u is not JSON", p->iTable);
+  if( iMem==0 ){
+    /* {}: xprof's own writer puts it for a table it has nothing for (its overview_page output,
+    ** the 2020 input_pipeline.json): an empty table, said so in its metadata */
+    p->nEmpty++;
+    if( ps_meta_int(cap, zScope, "empty", 1, (int64_t)v) || ps_meta_int(cap, zScope, "rows", 0, -1) ) return ps_nomem(p->err);
+    return PS_OK;
+  }
   if( !aV[0] && !aV[1] && !aV[2] ){
     return ps_err_at(p->err, (int64_t)v, "table %u has none of 'cols', 'rows' and 'p': not a DataTable", p->iTable);
   }
@@ -604,6 +615,7 @@ static int dt_parse(PsCapture *cap, PsErr *err){
     if( r<0 ) rc = ps_err_at(err, (int64_t)k, "the DataTable array is not JSON");
   }
   if( rc==PS_OK && ps_meta_int(cap, "capture", "tables", (int64_t)nTable, -1) ) rc = ps_nomem(err);
+  if( rc==PS_OK && p.nEmpty && ps_meta_int(cap, "capture", "empty_tables", (int64_t)p.nEmpty, -1) ) rc = ps_nomem(err);
 out:
   ps_buf_free(&p.scratch); ps_buf_free(&p.kText); ps_buf_free(&p.quoted);
   ps_json_keys_free(&p.kObj);
@@ -666,6 +678,13 @@ static int dt_probe(const char *z, size_t n){
   if( z[i]=='[' ){
     bArray = 1;
     i = ps_json_ws(z, n, i+1);
+    for(int k=0; k<64 && i<n && z[i]=='{'; k++){     /* leading empty tables {} (xprof's writer) */
+      size_t e = ps_json_ws(z, n, i+1);
+      if( e>=n || z[e]!='}' ) break;
+      e = ps_json_ws(z, n, e+1);
+      if( e>=n || z[e]!=',' ) return 0;
+      i = ps_json_ws(z, n, e+1);
+    }
     if( i>=n || z[i]!='{' ) return 0;
   }else if( z[i]!='{' ){
     return 0;

@@ -165,9 +165,57 @@ const char *ps_format_list(void){
   return azList;
 }
 
+/* What a forced format's content must be, for the error of a forced format that does not fit
+** (ps_capture_load): the noun, and what its reader found none of. One row per format. */
+static const struct { const char *zName, *zWhat, *zNone; } aForced[] = {
+  { "chrome",          "a Chrome trace",               "no traceEvents array and no event objects" },
+  { "timings",         "a timings report",             "no '<name> Time: N Count: N' record line" },
+  { "lms",             "an lms profiler CSV",          "no '<type>,<diff_us>,<label>' line" },
+  { "xspace",          "an XSpace",                    "no XPlane" },
+  { "newengine",       "a StarProfiler report or jobs CSV", "no job" },
+  { "tf_stats",        "a TfStatsDatabase",            "no TfStatsRecord" },
+  { "kernel_stats",    "a KernelStatsDb",              "no KernelReport" },
+  { "input_pipeline",  "an InputPipelineAnalysisResult", "no step or input op" },
+  { "overview_page",   "an OverviewPage",              "no step, op or analysis row" },
+  { "memory_profile",  "a MemoryProfile",              "no snapshot or allocation" },
+  { "xprof_trace",     "an xprof Trace",               "no trace event" },
+  { "xprof_datatable", "a DataTable JSON",             "no table row" },
+  { "cpuprofile",      "a V8 CPU profile",             "no nodes array and no head node" },
+  { "speedscope",      "a speedscope file",            "no profile with samples or events" },
+  { "pprof",           "a pprof Profile",              "no sample and no location" },
+  { "perf_script",     "perf script text",             "no sample header line" },
+  { "folded",          "folded stacks",                "no 'frame;frame count' line" },
+  { "ftrace",          "ftrace text",                  "no event line" },
+};
+
+/* PS_ERROR with err "not <what> (format '<name>' was forced): <none>[; the content reads as
+** <detected>]" when the format was forced, detection does not pick it for the bytes (another
+** format's probe scores higher, or none claims them: a weak claim such as Chrome's for any JSON
+** object does not count when a stronger one is there) and the parse made no row of any table
+** (events, records, XPlanes, jobs): the reader found nothing of its format there, and an empty
+** table would say nothing. A protobuf format whose parse succeeded counts as found unless another
+** format claims the bytes (a sparse message of the schema decodes the same). Else PS_OK. Runs the probes once more (the first 64 KiB or so). */
+static int forced_mismatch(const PsCapture *cap, PsErr *err){
+  if( cap->ev.n || cap->nRec || cap->nPlane || cap->nJob ) return PS_OK;
+  const PsFormat *pFormat = cap->pFormat;
+  const PsFormat *pIs = ps_format_detect(cap->src.z, cap->src.n);
+  if( pIs==pFormat ) return PS_OK;
+  /* a protobuf that decoded under the forced schema without an error and that no other format
+  ** claims is a sparse message of it (an empty pprof Profile: only string_table ['']), not
+  ** another format's bytes: the lenient readers are the JSON and text ones */
+  if( pIs==0 && is_protobuf(pFormat) ) return PS_OK;
+  const char *zWhat = pFormat->zName, *zNone = "nothing of that format";
+  for(size_t k=0; k<sizeof(aForced)/sizeof(aForced[0]); k++){
+    if( strcmp(aForced[k].zName, pFormat->zName)==0 ){ zWhat = aForced[k].zWhat; zNone = aForced[k].zNone; break; }
+  }
+  return ps_err(err, "not %s (format '%s' was forced): %s%s%s", zWhat, pFormat->zName, zNone,
+                pIs ? "; the content reads as " : "", pIs ? pIs->zName : "");
+}
+
 PsCapture *ps_capture_load(PsSource *src, const PsFormat *pFormat, PsErr *err, int *pbUnsupported){
   *pbUnsupported = 0;
   const PsFormat *pGuess = 0;
+  int bForced = pFormat!=0;
   if( pFormat==0 && (pFormat = ps_format_detect(src->z, src->n))==0 ){
     if( ps_source_lost_error(src, err)==PS_OK ) pGuess = format_guess(src->z, src->n);
     if( pGuess==0 ){
@@ -203,6 +251,9 @@ PsCapture *ps_capture_load(PsSource *src, const PsFormat *pFormat, PsErr *err, i
   }
   if( rc==PS_OK && cap->src.zText ) rc = ps_meta_int(cap, "capture", "html_ftrace_text_bytes", (int64_t)cap->src.nText, -1);
   if( rc==PS_OK ) rc = ps_diag_finish(cap);
+  if( rc==PS_OK && bForced && !ps_source_lost(&cap->src) && (rc = forced_mismatch(cap, err))!=PS_OK ){
+    *pbUnsupported = 1;          /* "'x' is not a Chrome trace ...": a directory scan passes over it */
+  }
   /* a mapped file cut short by another process read as zeros: whatever the parse made of them,
   ** the capture is not the file's */
   if( ps_source_lost(&cap->src) ) rc = ps_source_lost_error(&cap->src, err);

@@ -60,7 +60,11 @@ const char *ps_format_list(void);
 
 /* Loads a capture end to end: bytes already in src (ownership moves into the capture),
 ** pFormat NULL to detect. On error returns NULL with err set; src is released either way.
-** *pbUnsupported is set to 1 when no format matched (err then says so without a file name). */
+** *pbUnsupported is set to 1 when no format matched (err then says so without a file name), and
+** when pFormat was forced but is not what the bytes are: detection does not pick it for them and
+** its parse made no row of any table; err is then "not a Chrome trace (format 'chrome' was forced):
+** no traceEvents array and no event objects; the content reads as cpuprofile" (the noun and the
+** reason per format: formats.c aForced; the last part when another format claims the bytes). */
 PsCapture *ps_capture_load(PsSource *src, const PsFormat *pFormat, PsErr *err, int *pbUnsupported);
 
 #endif

@@ -146,7 +146,8 @@ typedef struct PfHdr {
   int64_t pid, tid;           /* bPid 0: only tid is known */
   int bPid;
   int32_t cpu;                /* -1: none */
-  int64_t ts;                 /* ns */
+  int64_t ts;                 /* ns; PS_NULL64 when the line has no time (bTs 0) */
+  int bTs;
   int bPeriod; int64_t period;
   size_t evA, evB;            /* event name without its ':' (empty when absent) */
   size_t restA, restB;        /* the rest, trimmed */
@@ -154,11 +155,47 @@ typedef struct PfHdr {
   int bRecord;                /* a PERF_RECORD_* line, not a sample */
 } PfHdr;
 
+/* Reads what follows the time (or, on a line without one, the pid / [cpu]) from z[t..b): the
+** optional period, the event token, the rest (into h). */
+static void pf_header_tail(const char *z, size_t t, size_t b, PfHdr *h){
+  size_t pe = t;                  /* the end of the last field read */
+  size_t j = pf_skip_ws(z, t, b);
+  t = pf_tok_end(z, j, b);
+  int64_t per;
+  h->bPeriod = 0; h->bRecord = 0;
+  if( j<b && pf_uint(z, j, t, &per)==0 ){
+    size_t k = pf_skip_ws(z, t, b), u = pf_tok_end(z, k, b);
+    if( k>=b || z[u-1]==':' ){ h->bPeriod = 1; h->period = per; pe = t; j = k; t = u; }
+  }
+  h->evA = h->evB = j;
+  if( b-j>=12 && memcmp(z+j, "PERF_RECORD_", 12)==0 ) h->bRecord = 1;
+  else if( t-j>=2 && z[t-1]==':' ){ h->evA = j; h->evB = t-1; pe = t; j = pf_skip_ws(z, t, b); }
+  h->restWs = pe; h->restA = j; h->restB = b;
+}
+
+/* 1 when z[j..) (after a pid and its optional [cpu]) is, without a time, "[period] event:":
+** the token ending in ':' that names the event, the period (digits) optionally before it. */
+static int pf_untimed_event(const char *z, size_t j, size_t b){
+  size_t t = pf_tok_end(z, j, b);
+  int64_t v;
+  if( j<b && pf_uint(z, j, t, &v)==0 ){ j = pf_skip_ws(z, t, b); t = pf_tok_end(z, j, b); }
+  if( t-j<2 || z[t-1]!=':' || (b-j>=12 && memcmp(z+j, "PERF_RECORD_", 12)==0) ) return 0;
+  for(size_t k=j; k<t-1; k++) if( !pf_digit(z[k]) && z[k]!='.' ) return 1;
+  return 0;                                       /* "123:" or "1.5:" is no event name */
+}
+
 /* 1 when z[a..b) is a sample header line (filled into *h); else 0. Linear in the line: each
-** token is looked at once as a pid candidate plus two tokens of lookahead. */
+** token is looked at once as a pid candidate plus two tokens of lookahead.
+** A line without a time (perf script -F comm,tid,event,...; old perf: "java  3244 cpu-clock:",
+** as in FlameGraph's test/perf-vertx-stacks-01.txt) is a header when it starts with its comm in
+** the first column, a pid[/tid] follows (and an optional [cpu]), then "[period] event:" - the
+** rule stackcollapse-perf.pl reads headers by (`^(\S.+?)\s+(\d+)\/?(\d+)?\s+`, its
+** quantifiers shown as `?`), narrowed by the event token; ts is then PS_NULL64. A line that also
+** reads with a time takes that reading. */
 static int pf_header(const char *z, size_t a, size_t b, PfHdr *h){
   b = pf_trim_end(z, a, b);
   size_t i = pf_skip_ws(z, a, b), commA = i, prevEnd = i;
+  int bUntimed = 0;                   /* an untimed reading was found (in *h); a timed one wins */
   while( i<b ){
     size_t e = pf_tok_end(z, i, b);
     size_t sl = i;
@@ -166,38 +203,29 @@ static int pf_header(const char *z, size_t a, size_t b, PfHdr *h){
     int64_t v1, v2 = 0;
     if( e<b && pf_small(z, i, sl, &v1)==0 && (sl==e || pf_small(z, sl+1, e, &v2)==0) ){
       size_t j = pf_skip_ws(z, e, b), t = pf_tok_end(z, j, b);
-      int64_t cpu = -1;
+      int64_t cpu = -1, ts;
       if( j<b && z[j]=='[' ){
         if( t-j<3 || z[t-1]!=']' || pf_small(z, j+1, t-1, &cpu) || cpu<0 ) goto next;
         j = pf_skip_ws(z, t, b); t = pf_tok_end(z, j, b);
       }
-      if( pf_time(z, j, t, &h->ts)==0 ){
+      int bTime = pf_time(z, j, t, &ts)==0;
+      if( bTime || (!bUntimed && commA==a && prevEnd>commA && pf_untimed_event(z, j, b)) ){
         h->commA = commA; h->commB = prevEnd;
         h->bPid = sl<e;
         h->pid = h->bPid ? v1 : 0;
         h->tid = h->bPid ? v2 : v1;
         h->cpu = (int32_t)cpu;
-        h->bPeriod = 0; h->bRecord = 0;
-        size_t pe = t;                  /* the end of the last field read */
-        j = pf_skip_ws(z, t, b);
-        t = pf_tok_end(z, j, b);
-        int64_t per;
-        if( j<b && pf_uint(z, j, t, &per)==0 ){
-          size_t k = pf_skip_ws(z, t, b), u = pf_tok_end(z, k, b);
-          if( k>=b || z[u-1]==':' ){ h->bPeriod = 1; h->period = per; pe = t; j = k; t = u; }
-        }
-        h->evA = h->evB = j;
-        if( b-j>=12 && memcmp(z+j, "PERF_RECORD_", 12)==0 ) h->bRecord = 1;
-        else if( t-j>=2 && z[t-1]==':' ){ h->evA = j; h->evB = t-1; pe = t; j = pf_skip_ws(z, t, b); }
-        h->restWs = pe; h->restA = j; h->restB = b;
-        return 1;
+        h->bTs = bTime; h->ts = bTime ? ts : PS_NULL64;
+        pf_header_tail(z, bTime ? t : j, b, h);
+        if( bTime ) return 1;
+        bUntimed = 1;
       }
     }
   next:
     prevEnd = e;
     i = pf_skip_ws(z, e, b);
   }
-  return 0;
+  return bUntimed;
 }
 
 /* ---------------------------------------------------------------- frame lines */
@@ -296,6 +324,7 @@ typedef struct Pf {
   int lastBPid; int64_t lastPid, lastTid; int64_t lastThread;
   uint32_t leafName;                  /* name of the sample's leaf (for its row) */
   size_t nSamples, nRecords;
+  size_t nUntimed;                    /* samples whose header has no time (ts NULL) */
 } Pf;
 
 /* Interns z[0..n) (source offset off) unless it is the string cached in zBuf; *pId. */
@@ -323,7 +352,7 @@ static int pf_cache_grow(Pf *p){
   for(size_t k=0; k<nOld; k++){
     if( aOld[k].len==0 ) continue;
     size_t j = (size_t)aOld[k].h & (nNew-1);
-    while( a[j].len ) j = (j+1) & (nNew-1);
+    while( a[j].len ){ ps_nProbe++; j = (j+1) & (nNew-1); }
     a[j] = aOld[k];
   }
   free(aOld);
@@ -351,6 +380,7 @@ static int pf_frame_names(Pf *p, size_t s, size_t e, PfEnt *pOut){
     int nProbe = 0;                     /* bounded work whatever the input (see pf_stk_find) */
     while( p->aEnt[j].len ){
       const PfEnt *x = &p->aEnt[j];
+      ps_nProbe++;
       if( x->h==h && x->len==len && x->nName==nName && x->flags==flags
        && memcmp(p->bytes.z + x->off, z+nA, nName)==0
        && memcmp(p->bytes.z + x->off + nName, z+f.dsoA, nDso)==0 ){ *pOut = *x; return PS_OK; }
@@ -459,6 +489,7 @@ static PfStk *pf_stk_find(Pf *p, uint64_t key, size_t a, size_t len, uint32_t co
   int nProbe = 0, nCmp = 0;
   while( p->aStk[j].len ){
     PfStk *x = &p->aStk[j];
+    ps_nProbe++;
     if( x->key==key && x->len==len && x->comm==comm ){
       if( memcmp(p->stkBytes.z + x->off, p->z + a, len)==0 ) return x;
       if( ++nCmp>=PF_MAX_COMPARE ){ *pj = (size_t)-1; return 0; }
@@ -502,7 +533,7 @@ static int pf_stk_add(Pf *p, size_t a, size_t len, uint32_t nLine, uint32_t comm
     for(size_t k=0; k<nOld; k++){
       if( aOld[k].len==0 ) continue;
       size_t i = (size_t)aOld[k].key & (nNew-1);
-      while( aNew[i].len ) i = (i+1) & (nNew-1);
+      while( aNew[i].len ){ ps_nProbe++; i = (i+1) & (nNew-1); }
       aNew[i] = aOld[k];
     }
     free(aOld);
@@ -616,6 +647,7 @@ static int pf_emit(Pf *p, int32_t leaf){
     cap->ev.aCpu[row] = h->cpu;
   }
   p->nSamples++;
+  p->nUntimed += !h->bTs;
   return PS_OK;
 }
 
@@ -738,6 +770,14 @@ static int pf_comment(Pf *p, size_t a, size_t b){
   return ps_meta_text(p->cap, "perf_script", zKey, z+vs, b-vs, PS_META_TEXT, (int64_t)a);
 }
 
+/* 1 when z[a..b) reads as a frame with both an address and a (dso): a frame line perf did not
+** indent (FlameGraph's test/perf-java-stacks-02.txt; stackcollapse-perf.pl takes any line
+** matching `^\s*(\w+)\s*(.+) \((\S*)\)` as a frame). */
+static int pf_frame_line(const char *z, size_t a, size_t b){
+  PfFrame f;
+  return pf_frame(z, a, b, &f) && f.addrB>f.addrA && f.bDso;
+}
+
 /* "  file.c:12" after a frame (-F +srcline): two spaces, then text that is not a frame. */
 static int pf_is_srcline(const char *z, size_t a, size_t b){
   PfFrame f;
@@ -750,8 +790,8 @@ static int pf_parse(PsCapture *cap, PsErr *err){
   p->cap = cap; p->z = cap->src.z; p->n = cap->src.n;
   p->lastThread = -1; p->commNode = -1;
   const char *z = p->z;
-  size_t n = p->n, i = 0, a, b;
-  uint32_t line = 0, nStep = 0;
+  size_t n = p->n, i = 0, a, b, iWork = 0;
+  uint32_t line = 0;
   int rc = pf_cache_reset(p, 1024);
   if( rc==PS_OK ) rc = pf_stk_reset(p, 1024);
   int bSkip = 0;                      /* after a bad line: skipping its sample */
@@ -760,10 +800,10 @@ static int pf_parse(PsCapture *cap, PsErr *err){
   if( rc==PS_OK && ps_events_reserve(cap, n/256 + 16) ) rc = PS_NOMEM;
   while( rc==PS_OK && ps_next_line(z, n, &i, &a, &b) ){
     if( line<UINT32_MAX ) line++;
-    if( (++nStep & 0xFFFF)==0 ){
-      ps_source_done_before(&cap->src, p->bOpen ? (size_t)p->hdrOff : a);
-      if( ps_source_poll(&cap->src) ){ rc = ps_interrupted(err); break; }
-    }
+    /* interrupt by work done: the bytes passed since the last line (pf_fast's too) */
+    if( cap->src.nWork + (i - iWork) >= PS_WORK_STEP ) ps_source_done_before(&cap->src, p->bOpen ? (size_t)p->hdrOff : a);
+    if( ps_work(&cap->src, i - iWork) ){ rc = ps_interrupted(err); break; }
+    iWork = i;
     if( p->bOpen && z[a]=='\t' ){                 /* the common line: a frame */
       size_t s = pf_skip_ws(z, a, b);
       if( s<b ){
@@ -798,8 +838,8 @@ static int pf_parse(PsCapture *cap, PsErr *err){
       }
       continue;
     }
-    if( p->bOpen && pf_ws(c) ){
-      rc = pf_push(p, s, pf_trim_end(z, s, b), line);
+    if( p->bOpen && (pf_ws(c) || pf_frame_line(z, a, b)) ){
+      rc = pf_push(p, s, pf_trim_end(z, s, b), line);   /* (unindented: "addr sym (dso)") */
       p->bLastFrame = 1;
       continue;
     }
@@ -814,6 +854,7 @@ static int pf_parse(PsCapture *cap, PsErr *err){
     rc = ps_err(err, "no perf script sample header line (comm pid[/tid] [cpu] secs.frac: event:) found");
   if( rc==PS_OK ) rc = ps_meta_int(cap, "capture", "samples", (int64_t)p->nSamples, -1);
   if( rc==PS_OK && p->nRecords ) rc = ps_meta_int(cap, "capture", "non_sample_records", (int64_t)p->nRecords, -1);
+  if( rc==PS_OK && p->nUntimed ) rc = ps_meta_int(cap, "capture", "samples_without_time", (int64_t)p->nUntimed, -1);
   if( rc==PS_OK && ps_stacks_finish(cap, 0, err) ) rc = PS_NOMEM;
   ps_stack_trie_free(&p->trie);
   free(p->aEnt); free(p->aFr); free(p->aStk);
@@ -893,8 +934,10 @@ static int pf_record_column(const PsCapture *cap, size_t row, int iCol, PsOut *o
 
 /* ---------------------------------------------------------------- detection */
 
-/* `perf script` text: past any '#' lines, the first line is a sample header; 4 when a frame
-** line follows it, else 3. Only the first 16 KiB are read (a '--header' block longer than that
+/* `perf script` text: past any '#' lines and blank lines, the first line is a sample header; 4
+** when a frame line follows it (tab-indented, or any "addr symbol (dso)" line: FlameGraph's
+** test/perf-js-stacks-01.txt indents with spaces, perf-java-stacks-02.txt not at all), else 3; a
+** header without a time counts only with a frame line after it. Only the first 16 KiB are read (a '--header' block longer than that
 ** still counts when it opens with perf's "# ========" / "# captured on" lines). */
 static int pf_probe(const char *z, size_t n){
   size_t lim = n < 16384 ? n : 16384, i = 0, a, b;
@@ -908,7 +951,9 @@ static int pf_probe(const char *z, size_t n){
     PfHdr h;
     PfFrame f;
     if( !pf_header(z, a, b, &h) || h.bRecord ) return 0;
-    if( ps_next_line(z, lim, &i, &a, &b) && z[a]=='\t' && pf_frame(z, a, b, &f) ) return 4;
+    if( ps_next_line(z, lim, &i, &a, &b) && pf_frame(z, a, b, &f)
+     && (z[a]=='\t' || (f.addrB>f.addrA && f.bDso)) ) return 4;
+    if( !h.bTs ) return 0;                        /* a line without a time needs its frames */
     return h.evB>h.evA || h.bPeriod ? 3 : 0;     /* perf's default fields have the event */
   }
   return 0;

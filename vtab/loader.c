@@ -90,25 +90,76 @@ static char *load_error(const char *zTable, const char *zName, int bGzip, const 
   return sqlite3_mprintf("%s: %s: %s", zTable, zName, err->msg);
 }
 
-/* Parses the optional format argument: *ppFmt = NULL for auto. Returns 0, or -1 with *pzErr. */
-static int parse_format(const char *zTable, sqlite3_value *pFormat, const PsFormat **ppFmt, char **pzErr){
+/* The format name z (NULL, '' and 'auto': detect) into *ppFmt. Returns 0, or -1 with *pzErr. */
+static int format_name(const char *zTable, const char *z, const PsFormat **ppFmt, char **pzErr){
   *ppFmt = 0;
-  if( pFormat && sqlite3_value_type(pFormat)!=SQLITE_NULL ){
-    const char *z = (const char*)sqlite3_value_text(pFormat);
-    if( z && z[0] && strcmp(z, "auto")!=0 ){
-      *ppFmt = ps_format_find(z);
-      if( *ppFmt==0 ){
-        *pzErr = sqlite3_mprintf("%s: unknown format '%s' (supported: %s)", zTable, z, ps_format_list());
-        return -1;
+  if( z==0 || z[0]==0 || strcmp(z, "auto")==0 ) return 0;
+  if( (*ppFmt = ps_format_find(z))!=0 ) return 0;
+  *pzErr = sqlite3_mprintf("%s: unknown format '%s' (supported: %s)", zTable, z, ps_format_list());
+  return -1;
+}
+
+/* Parses the optional format argument: a format name (NULL, '' or 'auto': detect), or a JSON
+** object of options {"format": <name>, "strict": true|false} (read with the connection's
+** json_each). *ppFmt = NULL for auto; *pbStrict (may be NULL) = the "strict" option: a directory
+** or glob source then fails on its first file that does not load, instead of listing it in
+** profile_metadata (scope 'files') and reading the others. Returns 0, or -1 with *pzErr:
+** "unknown format 'x' (supported: ...)", "the format argument is not a JSON object: ...",
+** "unknown option 'x' in the format argument (known: format, strict)", "option \"strict\" must
+** be true or false", "option \"format\" must be a format name". */
+static int parse_format(PsConn *c, const char *zTable, sqlite3_value *pFormat, const PsFormat **ppFmt,
+                        int *pbStrict, char **pzErr){
+  *ppFmt = 0;
+  if( pbStrict ) *pbStrict = 0;
+  if( pFormat==0 || sqlite3_value_type(pFormat)==SQLITE_NULL ) return 0;
+  const char *z = (const char*)sqlite3_value_text(pFormat);
+  if( z==0 ){ *pzErr = sqlite3_mprintf("%s: out of memory", zTable); return -1; }
+  size_t i = ps_json_ws(z, strlen(z), 0);
+  if( z[i]!='{' ) return format_name(zTable, z, ppFmt, pzErr);
+  sqlite3_stmt *st = 0;
+  int rc = c->db ? sqlite3_prepare_v2(c->db, "SELECT key, type, atom FROM json_each(?1) "
+                                      "WHERE json_type(?1)='object'", -1, &st, 0) : SQLITE_ERROR;
+  if( rc!=SQLITE_OK ){
+    *pzErr = sqlite3_mprintf("%s: the format argument's options cannot be read here (no JSON functions)", zTable);
+    return -1;
+  }
+  sqlite3_bind_value(st, 1, pFormat);
+  int bRow = 0;
+  while( (rc = sqlite3_step(st))==SQLITE_ROW ){
+    const char *zKey = (const char*)sqlite3_column_text(st, 0);
+    const char *zType = (const char*)sqlite3_column_text(st, 1);
+    bRow = 1;
+    if( zKey && strcmp(zKey, "format")==0 ){
+      if( zType==0 || (strcmp(zType, "text")!=0 && strcmp(zType, "null")!=0) ){
+        *pzErr = sqlite3_mprintf("%s: option \"format\" must be a format name (supported: %s)", zTable, ps_format_list());
+        break;
       }
+      if( format_name(zTable, (const char*)sqlite3_column_text(st, 2), ppFmt, pzErr) ) break;
+    }else if( zKey && strcmp(zKey, "strict")==0 ){
+      if( zType==0 || (strcmp(zType, "true")!=0 && strcmp(zType, "false")!=0) ){
+        *pzErr = sqlite3_mprintf("%s: option \"strict\" must be true or false", zTable);
+        break;
+      }
+      if( pbStrict ) *pbStrict = zType[0]=='t';
+    }else{
+      *pzErr = sqlite3_mprintf("%s: unknown option '%s' in the format argument (known: format, strict)",
+                               zTable, zKey ? zKey : "");
+      break;
     }
   }
-  return 0;
+  if( *pzErr==0 && rc!=SQLITE_DONE && rc!=SQLITE_ROW ){
+    *pzErr = sqlite3_mprintf("%s: the format argument is not a JSON object: %s", zTable, sqlite3_errmsg(c->db));
+  }
+  (void)bRow;
+  sqlite3_finalize(st);
+  return *pzErr ? -1 : 0;
 }
 
 /* Why acquire() failed (*pWhy): any other failure is 0. */
 #define LOAD_UNSUPPORTED 1      /* no format matched (a directory scan skips such files) */
 #define LOAD_INTERRUPTED 2      /* sqlite3_interrupt() stopped the parse */
+#define LOAD_DAMAGED     3      /* the file could not be read or its content does not parse (a
+                                ** directory or glob source lists it and reads the others) */
 static PsCacheEntry *acquire(PsConn *c, const char *zTable, const char *zPath, const void *pBlob,
                              size_t nBlob, const PsFormat *pFmt, char **pzErr, int *pWhy);
 
@@ -133,7 +184,7 @@ PsCacheEntry *ps_vt_acquire(PsConn *c, const char *zTable, sqlite3_value *pSourc
   int why = 0;
   *pzErr = 0;
   if( pRc ) *pRc = SQLITE_ERROR;
-  if( parse_format(zTable, pFormat, &pFmt, pzErr) ) return 0;
+  if( parse_format(c, zTable, pFormat, &pFmt, 0, pzErr) ) return 0;
   int eType = pSource ? sqlite3_value_type(pSource) : SQLITE_NULL;
   if( eType!=SQLITE_TEXT && eType!=SQLITE_BLOB ){
     *pzErr = sqlite3_mprintf("%s: the source argument must be a file path (TEXT) or the capture's "
@@ -198,9 +249,11 @@ static PsCacheEntry *acquire(PsConn *c, const char *zTable, const char *zPath, c
   if( zPath ){
     if( stat(zPath, &st)!=0 ){
       *pzErr = sqlite3_mprintf("%s: cannot open '%s': %s", zTable, zPath, strerror(errno));
+      *pWhy = LOAD_DAMAGED;
       return 0;
     }
     if( !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) ){   /* a FIFO would block the open */
+      *pWhy = LOAD_DAMAGED;
       *pzErr = sqlite3_mprintf("%s: cannot open '%s': it is %s, not a regular file", zTable, zPath,
                                ps_file_type(st.st_mode));
       return 0;
@@ -253,6 +306,7 @@ static PsCacheEntry *acquire(PsConn *c, const char *zTable, const char *zPath, c
       *pzErr = sqlite3_mprintf("%s: interrupted while reading %s", zTable, zName);
       *pWhy = LOAD_INTERRUPTED;
     }else if( rc ){                               /* the file or BLOB could not be read */
+      if( rc!=PS_NOMEM ) *pWhy = LOAD_DAMAGED;
       *pzErr = rc==PS_NOMEM ? sqlite3_mprintf("%s: out of memory reading %s", zTable, zName)
              : zPath && strncmp(err.msg, "cannot ", 7)==0 ? sqlite3_mprintf("%s: %s", zTable, err.msg)
              : load_error(zTable, zName, 0, &err);
@@ -268,6 +322,7 @@ static PsCacheEntry *acquire(PsConn *c, const char *zTable, const char *zPath, c
              : zPath ? sqlite3_mprintf("%s: '%s' is %s", zTable, zPath, err.msg)
                      : sqlite3_mprintf("%s: the BLOB is %s", zTable, err.msg);
     }else{
+      if( err.rc!=PS_NOMEM ) *pWhy = LOAD_DAMAGED;
       *pzErr = load_error(zTable, zName, bGzip, &err);
     }
     return 0;
@@ -415,8 +470,9 @@ static void set_drop(PsSet *p, int i){
 
 void ps_set_clear(PsSet *p){
   for(int i=0; i<p->nPart; i++){ set_drop(p, i); sqlite3_free(p->azFile[i]); }
-  for(int i=0; i<p->nSkipped; i++) sqlite3_free(p->azSkipped[i]);
+  for(int i=0; i<p->nSkipped; i++){ sqlite3_free(p->azSkipped[i]); sqlite3_free(p->azSkipWhy[i]); }
   sqlite3_free(p->ap); sqlite3_free(p->azFile); sqlite3_free(p->azSkipped); sqlite3_free(p->zKey);
+  sqlite3_free(p->azSkipWhy);
   sqlite3_free(p->aSkip);
   memset(p, 0, sizeof(*p));
 }
@@ -435,12 +491,53 @@ static int set_add(PsSet *p, PsCacheEntry *e, const char *zFile){
   return SQLITE_OK;
 }
 
-/* Moves a directory's file that is not a capture to the skipped list (zFile is taken over). */
-static int set_skip(PsSet *p, char *zFile){
+/* Whether a directory or glob source passes over a file whose load failed with why (acquire):
+** a file no format claims is passed over in a directory always (other files live there) and in a
+** glob unless strict; a damaged one (unreadable, or content that does not parse) unless strict.
+** An interrupt or out of memory never. */
+static int set_skippable(const PsSet *p, int why){
+  if( !p->bMany ) return 0;
+  if( why==LOAD_UNSUPPORTED ) return p->bDir || !p->bStrict;
+  return why==LOAD_DAMAGED && !p->bStrict;
+}
+
+/* Moves a file that does not load to the skipped list (zFile is taken over). zErr: the load's
+** message ("<table>: <reason>"; taken over, may be NULL), kept as the reason profile_metadata
+** shows without the table's name and the file's (NULL for a file no format claims, when no
+** format was forced: "not a supported capture"). */
+static int set_skip(PsSet *p, char *zFile, char *zErr, int why){
+  char *zWhy = 0;
+  if( zErr && (why!=LOAD_UNSUPPORTED || p->pFmt) ){
+    const char *z = zErr;
+    size_t nt = strlen(p->zTable), nf = strlen(zFile);
+    if( strncmp(z, p->zTable, nt)==0 && strncmp(z+nt, ": ", 2)==0 ) z += nt+2;
+    if( strncmp(z, zFile, nf)==0 && strncmp(z+nf, ": ", 2)==0 ) z += nf+2;
+    else if( z[0]=='\'' && strncmp(z+1, zFile, nf)==0 && strncmp(z+1+nf, "' is ", 5)==0 ) z += nf+6;
+    zWhy = sqlite3_mprintf("%s", z);
+    if( zWhy==0 ){ sqlite3_free(zFile); sqlite3_free(zErr); return SQLITE_NOMEM; }
+  }
+  sqlite3_free(zErr);
   char **az = sqlite3_realloc64(p->azSkipped, (p->nSkipped+1)*sizeof(char*));
-  if( az==0 ){ sqlite3_free(zFile); return SQLITE_NOMEM; }
-  p->azSkipped = az; az[p->nSkipped++] = zFile;
+  if( az ) p->azSkipped = az;
+  char **aw = az ? sqlite3_realloc64(p->azSkipWhy, (p->nSkipped+1)*sizeof(char*)) : 0;
+  if( aw ) p->azSkipWhy = aw;
+  if( az==0 || aw==0 ){ sqlite3_free(zFile); sqlite3_free(zWhy); return SQLITE_NOMEM; }
+  az[p->nSkipped] = zFile; aw[p->nSkipped] = zWhy;
+  if( why==LOAD_DAMAGED && p->iFirstDamaged<0 ) p->iFirstDamaged = p->nSkipped;
+  p->nSkipped++;
   return SQLITE_OK;
+}
+
+/* The error of a directory or glob source none of whose files loaded: "'x' holds no supported
+** capture" when none was damaged; else "no file of 'x' loads (N skipped; the first damaged,
+** <file>: <reason>)". */
+static char *no_load_error(const PsSet *p, const char *zSrc){
+  if( p->iFirstDamaged<0 ){
+    return sqlite3_mprintf("%s: '%s' holds no supported capture (supported: %s)", p->zTable, zSrc, ps_format_list());
+  }
+  return sqlite3_mprintf("%s: no file of '%s' loads (%d skipped; the first damaged, %s: %s)", p->zTable, zSrc,
+                         p->nSkipped, p->azSkipped[p->iFirstDamaged], p->azSkipWhy[p->iFirstDamaged]
+                         ? p->azSkipWhy[p->iFirstDamaged] : "not a supported capture");
 }
 
 static int str_cmp(const void *a, const void *b){ return strcmp(*(char*const*)a, *(char*const*)b); }
@@ -450,11 +547,6 @@ static int set_error(sqlite3_vtab *pVtab, char *zErr, int rc){
   sqlite3_free(pVtab->zErrMsg);
   pVtab->zErrMsg = zErr;
   return zErr ? rc : SQLITE_NOMEM;
-}
-
-static char *no_capture_error(const char *zTable, const char *zSrc){
-  return sqlite3_mprintf("%s: '%s' holds no supported capture (supported: %s)", zTable, zSrc,
-                         ps_format_list());
 }
 
 int ps_set_use(sqlite3_vtab *pVtab, PsSet *p, int *piPart, PsCapture **ppCap){
@@ -469,20 +561,20 @@ int ps_set_use(sqlite3_vtab *pVtab, PsSet *p, int *piPart, PsCapture **ppCap){
     char *zErr = 0; int why = 0;
     PsCacheEntry *e = acquire(p->pConn, p->zTable, p->azFile[i], 0, 0, p->pFmt, &zErr, &why);
     if( e ){ p->ap[i] = e; p->nLoaded++; *piPart = i; *ppCap = e->cap; return SQLITE_OK; }
-    if( !(p->bDir && why==LOAD_UNSUPPORTED) ) return set_error(pVtab, zErr, load_rc(why));
-    /* not a capture: listed as skipped (once) and passed over */
-    sqlite3_free(zErr);
+    if( !set_skippable(p, why) ) return set_error(pVtab, zErr, load_rc(why));
+    /* not a capture, or damaged: listed as skipped (once) and passed over */
     if( p->aSkip==0 ){
-      if( (p->aSkip = sqlite3_malloc64((size_t)p->nPart))==0 ) return SQLITE_NOMEM;
+      if( (p->aSkip = sqlite3_malloc64((size_t)p->nPart))==0 ){ sqlite3_free(zErr); return SQLITE_NOMEM; }
       memset(p->aSkip, 0, (size_t)p->nPart);
     }
     char *zFile = sqlite3_mprintf("%s", p->azFile[i]);
-    if( zFile==0 || set_skip(p, zFile) ) return SQLITE_NOMEM;
+    if( zFile==0 ){ sqlite3_free(zErr); return SQLITE_NOMEM; }
+    if( set_skip(p, zFile, zErr, why) ) return SQLITE_NOMEM;
     p->aSkip[i] = 1;
   }
   *piPart = p->nPart;
-  if( p->nLoaded==0 && p->bDir && !p->bFiltered ){
-    return set_error(pVtab, no_capture_error(p->zTable, p->zKey), SQLITE_ERROR);   /* (a path set: zKey set) */
+  if( p->nLoaded==0 && p->bMany && !p->bFiltered ){
+    return set_error(pVtab, no_load_error(p, p->zKey), SQLITE_ERROR);   /* (a path set: zKey set) */
   }
   return SQLITE_OK;
 }
@@ -530,9 +622,10 @@ int ps_vt_filter_set(sqlite3_vtab *pVtab, const char *zTable, sqlite3_value *pSo
    && (pFormat==0 || sqlite3_value_type(pFormat)==SQLITE_NULL) && pSet->pFmt==0 ){
     return SQLITE_OK;
   }
-  if( parse_format(zTable, pFormat, &pFmt, &zErr) ) return set_error(pVtab, zErr, SQLITE_ERROR);
+  int bStrict = 0;
+  if( parse_format(c, zTable, pFormat, &pFmt, &bStrict, &zErr) ) return set_error(pVtab, zErr, SQLITE_ERROR);
   /* the files the source names, in name order */
-  char **az = 0; int n = 0, bDir = 0;
+  char **az = 0; int n = 0, bDir = 0, bGlob = 0;
   struct stat st;
   int bStat = stat(zSrc, &st)==0;
   if( bStat && S_ISDIR(st.st_mode) ){
@@ -552,6 +645,7 @@ int ps_vt_filter_set(sqlite3_vtab *pVtab, const char *zTable, sqlite3_value *pSo
     }
     closedir(d);
   }else if( !bStat && strpbrk(zSrc, "*?[") ){
+    bGlob = 1;
     glob_t g;
     int grc = glob(zSrc, 0, 0, &g);
     if( grc==GLOB_NOMATCH ){
@@ -578,21 +672,21 @@ int ps_vt_filter_set(sqlite3_vtab *pVtab, const char *zTable, sqlite3_value *pSo
   if( n>1 ) qsort(az, (size_t)n, sizeof(char*), str_cmp);
   PsSet set; memset(&set, 0, sizeof(set));
   set.bDir = bDir; set.bFiltered = bFiltered; set.pConn = c; set.pFmt = pFmt; set.zTable = zTable;
+  set.bMany = bDir || bGlob; set.bStrict = bStrict; set.iFirstDamaged = -1;
   set.bStream = bCanStream && n>1;
   if( rc==SQLITE_OK && (set.zKey = sqlite3_mprintf("%s", zSrc))==0 ) rc = SQLITE_NOMEM;
   for(int i=0; i<n && rc==SQLITE_OK; i++){
     if( set.bStream ){ rc = set_add(&set, 0, az[i]); continue; }
     PsCacheEntry *e = acquire(c, zTable, az[i], 0, 0, pFmt, &zErr, &why);
     if( e ){ rc = set_add(&set, e, az[i]); if( rc ) ps_vt_release(e); }
-    else if( bDir && why==LOAD_UNSUPPORTED ){
-      sqlite3_free(zErr); zErr = 0;
-      rc = set_skip(&set, az[i]); az[i] = 0;
-    }else rc = load_rc(why);
+    else if( set_skippable(&set, why) ){
+      rc = set_skip(&set, az[i], zErr, why); az[i] = 0; zErr = 0;
+    }else rc = zErr ? load_rc(why) : SQLITE_NOMEM;
   }
   for(int i=0; i<n; i++) sqlite3_free(az[i]);
   sqlite3_free(az);
-  if( rc==SQLITE_OK && bDir && !bFiltered && !set.bStream && set.nPart==0 ){
-    zErr = no_capture_error(zTable, zSrc);
+  if( rc==SQLITE_OK && set.bMany && !bFiltered && !set.bStream && set.nPart==0 ){
+    zErr = no_load_error(&set, zSrc);
     rc = SQLITE_ERROR;
   }
   if( rc!=SQLITE_OK ){

@@ -4,7 +4,8 @@
 **
 **   SELECT * FROM profile_metadata('trace.json') WHERE scope = 'diagnostic';
 **
-** Arguments (HIDDEN columns): source (path TEXT or BLOB), format (optional name).
+** Arguments (HIDDEN columns): source (path TEXT or BLOB), format (optional: a name, or a JSON
+** object of options {"format": name, "strict": bool}: vtab/loader.c parse_format).
 ** Columns
 **   scope        what the row describes:
 **                  'capture'    format, form, bytes, compressed_bytes, events, threads, tracks, ...
@@ -21,8 +22,14 @@
 **   key          the name of the item
 **   value        INTEGER, REAL or TEXT (JSON text for structured values)
 **   byte_offset  offset in the (decompressed) file the row refers to, NULL when none
-**   file         the capture file the row belongs to (a directory or glob source names several;
-**                their files that are not captures show as scope 'files'); NULL for a BLOB
+**                  'files'      a directory or glob source's files that did not load: key = the
+**                               path, value = 'skipped: <why>' ('not a supported capture', or the
+**                               load error: "byte 69 (line 1, column 70): expected ..."), file =
+**                               the path; then key 'skipped', value = their number (file NULL).
+**                               With the format argument's {"strict": true} a damaged file fails
+**                               the query instead (docs/loading.md, "Many files at once")
+**   file         the capture file the row belongs to (a directory or glob source names several);
+**                NULL for a BLOB and for the 'skipped' count
 ** Errors: as profile_events (vtab/loader.c). SQLITE_VTAB_DIRECTONLY: it reads files.
 */
 #include "ps_vtab.h"
@@ -106,18 +113,37 @@ static int mdNext(sqlite3_vtab_cursor *cur){
 
 static int mdEof(sqlite3_vtab_cursor *cur){
   MdCursor *c = (MdCursor*)cur;
-  return c->iPart >= c->set.nPart && c->iRow >= c->set.nSkipped;
+  /* after the parts: a row per skipped file, then their count */
+  return c->iPart >= c->set.nPart && c->iRow >= c->set.nSkipped + (c->set.nSkipped>0);
 }
 
 static int mdColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
   MdCursor *c = (MdCursor*)cur;
   if( c->iPart >= c->set.nPart ){
-    /* a file of a directory source that is not a capture */
+    if( c->iRow >= c->set.nSkipped ){
+      /* ('files', 'skipped', N): how many files of the source did not load */
+      switch( iCol ){
+        case MD_SCOPE: sqlite3_result_text(ctx, "files", -1, SQLITE_STATIC); break;
+        case MD_KEY: sqlite3_result_text(ctx, "skipped", -1, SQLITE_STATIC); break;
+        case MD_VALUE: sqlite3_result_int(ctx, c->set.nSkipped); break;
+        default: sqlite3_result_null(ctx); break;
+      }
+      return SQLITE_OK;
+    }
+    /* a file of a directory or glob source that did not load, and why */
     const char *zFile = c->set.azSkipped[c->iRow];
+    const char *zWhy = c->set.azSkipWhy ? c->set.azSkipWhy[c->iRow] : 0;
     switch( iCol ){
       case MD_SCOPE: sqlite3_result_text(ctx, "files", -1, SQLITE_STATIC); break;
       case MD_KEY: case MD_FILE: sqlite3_result_text(ctx, zFile, -1, SQLITE_TRANSIENT); break;
-      case MD_VALUE: sqlite3_result_text(ctx, "skipped: not a supported capture", -1, SQLITE_STATIC); break;
+      case MD_VALUE:
+        if( zWhy==0 ) sqlite3_result_text(ctx, "skipped: not a supported capture", -1, SQLITE_STATIC);
+        else{
+          char *z = sqlite3_mprintf("skipped: %s", zWhy);
+          if( z==0 ) return SQLITE_NOMEM;
+          sqlite3_result_text(ctx, z, -1, sqlite3_free);
+        }
+        break;
       default: sqlite3_result_null(ctx); break;
     }
     return SQLITE_OK;

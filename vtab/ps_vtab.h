@@ -110,11 +110,17 @@ typedef struct PsSet {
   PsCacheEntry **ap;          /* each part's capture (reference held), NULL while not loaded */
   char **azFile;              /* each part's path; NULL for a BLOB source */
   char *zKey;                 /* the source path it was made from (reused within a statement) */
-  int nSkipped;               /* files of a directory that are not captures ... */
-  char **azSkipped;           /* ... and their paths (shown by profile_metadata) */
+  int nSkipped;               /* files of a directory or glob that did not load ... */
+  char **azSkipped;           /* ... their paths (shown by profile_metadata, scope 'files') ... */
+  char **azSkipWhy;           /* ... and why (the load error without table and file name; NULL:
+                              ** "not a supported capture") */
+  int iFirstDamaged;          /* the first skipped file that was damaged (not only unclaimed), -1 */
+  int bMany;                  /* a directory or glob: files that do not load are skipped */
+  int bStrict;                /* the format argument's {"strict": true}: only a directory's
+                              ** files no format claims are skipped; any other failure fails */
   /* lazily loaded sets (bStream) */
   int bStream;                /* parts load on use, one at a time */
-  int bDir;                   /* a directory: parts that are not captures are skipped */
+  int bDir;                   /* a directory: parts that are not captures are skipped (strict too) */
   unsigned char *aSkip;       /* per part: 1 once it turned out not to be a capture (listed in
                               ** azSkipped; a rescan passes over it); NULL until one does */
   int nLoaded;                /* parts that loaded (none, in a directory: an error) */

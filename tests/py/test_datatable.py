@@ -13,7 +13,8 @@ over json.JSONDecoder.raw_decode):
   3. errors: each structural error and malformed JSON names its byte (messages pinned); invalid
      UTF-8 is repaired with a diagnostic; the connection's max_json_depth holds; every prefix of
      the files is either the whole document or an error naming a byte, forced or detected;
-  4. profile_events, profile_report and profile_import accept the format; record_id lookups.
+  4. profile_events, profile_report and profile_import accept the format; record_id lookups;
+  5. {} for an absent table (xprof's writer): an empty table, recorded in profile_metadata.
 Corpus parts skip (with a SKIP line) when ../shared is absent."""
 import json
 import os
@@ -468,5 +469,38 @@ try:
           "profile_import: the records copied")
 except sqlite3.Error as e:
     check(False, "profile_import", str(e))
+
+
+# ---------------------------------------------------------------------------------------------
+# 5. {} for an absent table (issue 32): xprof's writer puts {} where a tool has no table (its
+# overview_page output, the 2020 input_pipeline.json); tests/data/xprof/datatable_empty.json,
+# hand-checked figures in tests/data/README.md, row counts also from Python's json
+emp = os.path.join(DATA, "datatable_empty.json")
+doc = json.load(open(emp, encoding="utf-8"))
+want_rows = {f"table {i}": len(t.get("rows", [])) for i, t in enumerate(doc) if t.get("rows")}
+check(detected(emp) == FMT, "a DataTable array whose first table is {}: detected", detected(emp))
+got = dict(db.execute("SELECT record_set, count(*) FROM profile_records(?) GROUP BY record_set", (emp,)).fetchall()) \
+    if detected(emp) == FMT else {}
+check(got == want_rows == {"table 1": 2, "table 3": 1, "table 4": 1}, "{} tables: the other tables' rows (Python's json)", got)
+try:
+    m = db.execute("SELECT scope, key, value, byte_offset FROM profile_metadata(?, ?) WHERE key IN ('empty', 'tables', "
+                   "'empty_tables') OR (key = 'rows' AND scope IN ('table 0', 'table 5')) ORDER BY scope, key",
+                   (emp, FMT)).fetchall()
+except sqlite3.Error as e:
+    m = str(e)
+raw = open(emp, "rb").read()
+off0 = raw.index(b"{}")
+off5 = raw.rindex(b"{}")
+check(m == [("capture", "empty_tables", 2, None), ("capture", "tables", 6, None),
+            ("table 0", "empty", 1, off0), ("table 0", "rows", 0, None),
+            ("table 5", "empty", 1, off5), ("table 5", "rows", 0, None)],
+      "{} tables: recorded in profile_metadata ('empty' at the {}'s byte, rows 0; the capture's counts)", m)
+check(db.execute("SELECT json_extract(attrs, '$.selfTimePercent') FROM profile_records(?) WHERE record_set = 'table 4'",
+                 (emp,)).fetchall() == [(0.82859041259087063,)] if detected(emp) == FMT else False,
+      "{} tables: a later table reads as before")
+# an object with members but none of cols / rows / p is still not a DataTable
+e = error("SELECT count(*) FROM profile_records(?, 'xprof_datatable')", (b'[{"p":{}},{}, {"foo":1}]',))
+check(e == "profile_records: BLOB: byte 14 (line 1, column 15): table 2 has none of 'cols', 'rows' and 'p': not a DataTable",
+      "a non-empty table without cols / rows / p: still an error", e)
 
 done()

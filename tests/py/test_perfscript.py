@@ -18,7 +18,9 @@ reading of the same bytes with a few lines of Python written from perf's own pri
      near-misses (ftrace text, timings-like lines), a --header block longer than the probe window;
   6. every prefix of perf_edge.txt loads or fails with a message (forced and detected), an empty
      input, hostile numbers, a generated file with 20000 samples (the stack cache's repeated
-     stacks and varying leaf addresses) against the Python reading.
+     stacks and varying leaf addresses) against the Python reading;
+  7. sample headers without a time (FlameGraph's test/ files; tests/data/stacks/perf_untimed_*):
+     detection, stacks and counts against stackcollapse-perf.pl's folded output, ts NULL.
 Corpus parts skip (with a SKIP line) when ../shared is absent."""
 import decimal
 import json
@@ -428,6 +430,81 @@ if os.path.isdir(CORPUS):
                 check(got == FMT, f"corpus {sub}/{f}: detected as {FMT}", got)
             else:
                 check(got != FMT, f"corpus {sub}/{f}: not claimed by perf_script", got)
+
+# ---------------------------------------------------------------------------------------------
+# 7. sample headers without a time (issue 32): 4 of the 13 files in FlameGraph's test/ folder
+# ("java  3244 cpu-clock:"), here in three small files of their shapes (tests/data/README.md).
+# The independent reference is stackcollapse-perf.pl's folded output for them (the .folded
+# files); its name tidying, ported below, is applied to our names before comparing.
+
+
+def sc_tidy(name, dso, comm):
+    """stackcollapse-perf.pl's naming of one frame (default options)."""
+    f = name
+    if f == "[unknown]":
+        f = "[" + (re.sub(r".*/", "", dso) if dso != "[unknown]" else "unknown") + "]"
+    f = f.replace(";", ":")
+    if not re.search(r"\.\(.*\)\.", f):
+        f = re.sub(r"\((?!anonymous namespace\)).*", "", f)
+    f = f.replace('"', "").replace("'", "")
+    if comm == "java" and "/" in f:
+        f = re.sub(r"^L", "", f)
+    return f
+
+
+def sc_stacks(src):
+    """{(root, ..., leaf) tidied: samples} from profile_records (the comm node is the root)."""
+    rec = {r["record_id"]: r for r in rows(
+        "SELECT record_id, parent_record_id, name, category, count FROM profile_records(?)", (src,))}
+    out = {}
+    for r in rec.values():
+        if not r["count"]:
+            continue
+        path, x = [], r
+        while x is not None:
+            path.append(x)
+            x = rec.get(x["parent_record_id"])
+        path.reverse()
+        comm = path[0]["name"].replace(" ", "_")
+        key = (comm,) + tuple(sc_tidy(y["name"], y["category"] or "", comm) for y in path[1:])
+        out[key] = out.get(key, 0) + r["count"]
+    return out
+
+
+for base, n_samples, tids in (("perf_untimed_vertx", 7, [3244, 3245, 3245, 3246, 3257, 3260, 3260]),
+                              ("perf_untimed_js", 3, [31912, 31912, 31913]),
+                              ("perf_untimed_unindented", 3, [19983, 19983, 19984])):
+    src = os.path.join(DATA, base + ".txt")
+    got = detected(src)
+    check(got == FMT, f"{base}: detected as {FMT} (headers without a time)", got)
+    want = {}
+    for ln in open(os.path.join(DATA, base + ".folded"), encoding="utf-8"):
+        stack, cnt = ln.rstrip("\n").rsplit(" ", 1)
+        want[tuple(stack.split(";"))] = int(cnt)
+    have = sc_stacks(src) if got == FMT else {}
+    check(have == want, f"{base}: stacks and counts = stackcollapse-perf.pl's folded output",
+          sorted(set(map(str, have.items())) ^ set(map(str, want.items())))[:4])
+    ev = rows("SELECT ts, pid, tid, cat, json_extract(args, '$.event') AS ev FROM profile_events(?) ORDER BY id", (src,)) if got == FMT else []
+    check([(e["ts"], e["pid"], e["tid"]) for e in ev] == [(None, None, t) for t in tids],
+          f"{base}: one row per sample, ts NULL, the lone number is the tid", ev[:3])
+    check(len({e["cat"] for e in ev}) == 1 and all(e["ev"] == e["cat"] for e in ev),
+          f"{base}: the event name as cat and in args", ev[:2])
+    m = db.execute("SELECT value FROM profile_metadata(?) WHERE scope = 'capture' AND key = 'samples_without_time'",
+                   (src,)).fetchone() if got == FMT else None
+    check(m == (n_samples,), f"{base}: profile_metadata counts {n_samples} samples without a time", m)
+    d = db.execute("SELECT count(*) FROM profile_metadata(?) WHERE scope = 'diagnostic'", (src,)).fetchone() \
+        if got == FMT else None
+    check(d == (0,), f"{base}: no diagnostic (every line read)", d)
+# the rule's edges: a timed reading wins; the comm must start the line; a lone "pid event:" is no
+# capture; without a frame after it an untimed header is not claimed
+r = rows("SELECT ts, tid, cat FROM profile_events(?, 'perf_script')",
+         (b"app 5 cycles:\n\t 4005f8 main (/bin/app)\n\napp 6 1.000002: cycles:\n\t 4005f8 main (/bin/app)\n\n",))
+check([(x["ts"], x["tid"], x["cat"]) for x in r] == [(None, 5, "cycles"), (1000002000, 6, "cycles")],
+      "an untimed and a timed sample in one file", r)
+for blob in (b"  app 5 cycles:\n\t 4005f8 main (/bin/app)\n", b"5 cycles:\n\t 4005f8 main (/bin/app)\n",
+             b"app 5 cycles:\nsome text\n", b"Foo 12 Count: 3\nBar 4 Count: 5\n"):
+    got = detected(blob)
+    check(got != FMT, f"{blob[:30]!r}: not claimed by perf_script", got)
 
 # ---------------------------------------------------------------------------------------------
 # 6. truncation, empty input, hostile numbers

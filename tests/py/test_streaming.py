@@ -4,7 +4,9 @@ captures"), and the `file = ?` / `file IN (...)` constraints that load only the 
 Six rank traces are written from examples/browser_trace.json (each rank's pids and times moved,
 plus one 'rank_step' slice of (k+1) ms) and one damaged file beside them. Checked against the
 traces' own JSON read by Python (count and sum(dur) of the complete X slices per file and per
-name; the hand sum of the rank steps, 21 ms): the per-file and per-name totals over the glob; that
+name; the hand sum of the rank steps, 21 ms): the per-file and per-name totals over the glob (the
+damaged file skipped and named in profile_metadata with its error and a count; with the format
+argument's {"strict": true} the query fails on it; 64 ranks with one damaged read the 63); that
 a full scan holds one capture at a time (profsql_debug's live_peak is 1 and, with more files
 than the cache keeps, nothing stays cached); that a glob of no more files than the cache keeps is
 cached as before; that `file = ?` / `file IN` read only the named files (the damaged file is never
@@ -16,6 +18,7 @@ import os
 import shutil
 import tempfile
 
+import testlib
 from testlib import check, connect, done, write_rank_traces
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -109,12 +112,28 @@ d2 = debug(db)
 check(d1["loads"] == 2 and d2["loads"] == 2 and d2["hits"] == 2, "a 2-file glob is served from the cache the second time", (d1, d2))
 
 # file = ? and file IN (...): only the named files are opened (the damaged one never is)
+# a glob over the damaged file reads the others and names it in profile_metadata (issue 32); the
+# format argument's {"strict": true} makes it fail instead, naming the file and the byte
 db = connect()
 try:
-    db.execute("SELECT count(*) FROM profile_events(?)", (glob_all,)).fetchone()
-    check(False, "the glob over the damaged file fails")
+    got = db.execute("SELECT count(DISTINCT file), count(*), sum(dur) FROM profile_events(?) WHERE ph = 'X' "
+                     "AND dur IS NOT NULL", (glob_all,)).fetchone()
 except Exception as e:
-    check("rank9.json" in str(e) and "byte" in str(e), "the glob over the damaged file fails, naming it", str(e))
+    got = str(e)
+check(got == (NRANK, sum(n for n, _ in per_file.values()), sum(s for _, s in per_file.values())),
+      "the glob over the damaged file: every other file's X rows (Python's json)", got)
+try:
+    sk = db.execute("SELECT key, value, file FROM profile_metadata(?) WHERE scope = 'files'", (glob_all,)).fetchall()
+except Exception as e:
+    sk = str(e)
+check(isinstance(sk, list) and len(sk) == 2 and sk[0][0] == bad and sk[0][2] == bad
+      and sk[0][1].startswith("skipped: byte ") and "rank9.json" not in sk[0][1] and sk[1] == ("skipped", 1, None),
+      "... the damaged file listed with its error, and the count", sk)
+try:
+    db.execute("SELECT count(*) FROM profile_events(?, '{\"strict\": true}')", (glob_all,)).fetchone()
+    check(False, "strict: the glob over the damaged file fails")
+except Exception as e:
+    check(str(e).startswith(f"profile_events: {bad}: byte "), "strict: the glob over the damaged file fails, naming it", str(e))
 db = connect()
 n = db.execute("SELECT count(*), sum(dur) FROM profile_events(?) WHERE file = ? AND ph = 'X' AND dur IS NOT NULL",
                (glob_all, ranks[3])).fetchone()
@@ -170,8 +189,11 @@ db = connect()
 got = db.execute("SELECT count(DISTINCT file), count(*) FROM profile_events(?) WHERE ph = 'X' AND dur IS NOT NULL",
                  (mixed,)).fetchone()
 check(tuple(got) == (NRANK, sum(n for n, _ in per_file.values())), "a directory with notes between the captures: every capture's X rows", got)
-skipped = [r[0] for r in db.execute("SELECT key FROM profile_metadata(?) WHERE scope = 'files' ORDER BY key", (mixed,))]
+skipped = [r[0] for r in db.execute("SELECT key FROM profile_metadata(?) WHERE scope = 'files' AND file IS NOT NULL "
+                                     "ORDER BY key", (mixed,))]
 check(skipped == sorted(os.path.join(mixed, f"r{k}.note") for k in range(NRANK)), "each note listed once as skipped", skipped)
+n = db.execute("SELECT value FROM profile_metadata(?) WHERE scope = 'files' AND key = 'skipped'", (mixed,)).fetchall()
+check(n == [(NRANK,)], "... and their count", n)
 check(debug(db)["live_peak"] == 1, "the mixed directory is read one capture at a time", debug(db))
 # a file comparison in another collation is SQLite's to make, not a name lookup (it used to
 # match nothing)
@@ -179,6 +201,55 @@ r1 = os.path.join(mixed, "r1.json")
 n = db.execute("SELECT count(*) FROM profile_events(?) WHERE file = ? COLLATE NOCASE", (mixed, r1.upper())).fetchone()[0]
 m = db.execute("SELECT count(*) FROM profile_events(?) WHERE file = ?", (mixed, r1)).fetchone()[0]
 check(n == m and m > 0, "file = UPPER(path) COLLATE NOCASE finds that file's rows", (n, m))
+
+# 64 rank files with one damaged (issue 32): the 63 are read, the damaged one is named with its
+# error in profile_metadata (a row and the count), streamed or held; strict fails; all damaged fails
+many = os.path.join(tmp, "many")
+os.mkdir(many)
+want_n = want_s = 0
+for k in range(64):
+    pth = os.path.join(many, f"rank{k:02d}.json")
+    if k == 37:
+        with open(pth, "w") as f:       # a rank cut short mid-write
+            f.write('{"traceEvents":[{"name":"step","ph":"X","ts":1,"dur":2,"pid":1,"tid":1},{"name":"st')
+        continue
+    evs = [{"name": "step", "ph": "X", "ts": 10 * j, "dur": k + j + 1, "pid": 1, "tid": k} for j in range(3)]
+    with open(pth, "w") as f:
+        json.dump({"traceEvents": evs}, f)
+    want_n += len(evs); want_s += sum(round(e["dur"] * 1000) for e in evs)
+dmg = os.path.join(many, "rank37.json")
+for src in (many, os.path.join(many, "rank*.json")):
+    db = connect()
+    for sql in ("SELECT count(DISTINCT file), count(*), sum(dur) FROM profile_events(?)",
+                "SELECT count(DISTINCT file), count(*), sum(dur) FROM (SELECT * FROM profile_events(?) ORDER BY name)"):
+        try:
+            got = db.execute(sql, (src,)).fetchone()
+        except Exception as e:
+            got = str(e)
+        check(got == (63, want_n, want_s), f"{os.path.basename(src)}: 63 of 64 files read ({sql[-40:]})", got)
+    sk = db.execute("SELECT key, value, file FROM profile_metadata(?) WHERE scope = 'files'", (src,)).fetchall()
+    check(len(sk) == 2 and sk[0][0] == dmg == sk[0][2] and sk[0][1].startswith("skipped: the input ends inside an event at byte ")
+          and sk[0][1].endswith("unterminated string") and sk[1] == ("skipped", 1, None),
+          f"{os.path.basename(src)}: profile_metadata names the damaged file, its error, the count", sk)
+    try:
+        db.execute("SELECT count(*) FROM profile_events(?, '{\"strict\": true, \"format\": \"auto\"}')", (src,)).fetchone()
+        check(False, f"{os.path.basename(src)}: strict fails")
+    except Exception as e:
+        check(str(e).startswith(f"profile_events: {dmg}: the input ends inside"), f"{os.path.basename(src)}: strict fails, naming the file", str(e))
+alld = os.path.join(tmp, "alldamaged")
+os.mkdir(alld)
+for k in range(3):
+    with open(os.path.join(alld, f"r{k}.json"), "w") as f:
+        f.write('{"traceEvents":[{"ph":')
+e = testlib.error(db, "SELECT count(*) FROM profile_events(?)", (alld,))
+check(e is not None and e.startswith(f"profile_events: no file of '{alld}' loads (3 skipped; the first damaged, {alld}/r0.json: "),
+      "every file damaged: an error naming the first", e)
+for arg, msg in (('{"strict": 1}', 'option "strict" must be true or false'),
+                 ('{"stric": true}', "unknown option 'stric' in the format argument (known: format, strict)"),
+                 ('{"format": "nope"}', "unknown format 'nope'"),
+                 ('{"strict": tru', "the format argument is not a JSON object")):
+    e = testlib.error(db, "SELECT count(*) FROM profile_events(?, ?)", (many, arg))
+    check(e is not None and e.startswith("profile_events: " + msg), f"format argument {arg}: an error", e)
 
 shutil.rmtree(tmp)
 done()
