@@ -10,7 +10,7 @@
 #   make static     libprofsql.a (vtab/profsql.h declares sqlite3_profsql_init for it)
 #   make install    PREFIX=/usr/local DESTDIR= LIBDIR=$(PREFIX)/lib/<multiarch>: the library,
 #                   profsql.h, libprofsql.pc, the sql/ helpers and docs (make uninstall)
-#   make deb        build/libprofsql_<version>_<arch>.deb (dpkg-deb)
+#   make deb        build/libprofsql_<version>_<arch>.deb and build/libprofsql-dev_<version>_<arch>.deb
 #   make clean
 #
 # make, make demo and make test first run `sh .ci/deps.sh ensure build|test`: missing Debian
@@ -194,12 +194,14 @@ PCDIR      ?= $(LIBDIR)/pkgconfig
 DATADIR    ?= $(PREFIX)/share/libprofsql
 DOCDIR     ?= $(PREFIX)/share/doc/libprofsql
 
-# libprofsql.pc for this PREFIX/LIBDIR (pkg-config --cflags --libs --static libprofsql). Programs
-# link the archive (-l:libprofsql.a): the shared library is the loadable extension, which reaches
-# SQLite through the pointer SQLite passes when it loads it.
+# libprofsql.pc for this PREFIX/LIBDIR (pkg-config --cflags --libs libprofsql). Programs link the
+# archive (-l:libprofsql.a): the shared library is the loadable extension, which reaches SQLite
+# through the pointer SQLite passes when it loads it. An archive brings none of its own
+# dependencies, so they are all in Requires and Libs, not the .private fields (which only
+# --static reads): plain --libs links, with --static or without.
 PC_LINES = 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' 'Name: libprofsql' \
   'Description: SQLite extension that turns profiler captures into SQL tables' 'Version: $(VERSION)' \
-  'Requires.private: sqlite3 zlib minizip libdeflate' 'Libs: -L$${libdir} -l:libprofsql.a' 'Libs.private: -lpthread -lm' \
+  'Requires: sqlite3 zlib minizip libdeflate' 'Libs: -L$${libdir} -l:libprofsql.a -lpthread -ldl -lm' \
   'Cflags: -I$${includedir}'
 
 install: all
@@ -219,8 +221,10 @@ uninstall:
 	      $(DESTDIR)$(LIBDIR)/libprofsql.a $(DESTDIR)$(INCLUDEDIR)/profsql.h $(DESTDIR)$(PCDIR)/libprofsql.pc
 	rm -rf $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR)
 
-# make deb: a Debian package of the install above (PREFIX=/usr, LIBDIR=/usr/lib/<multiarch>), by
-# dpkg-deb; its Depends are the packages of the libraries libprofsql.so links (dpkg -S)
+# make deb: Debian packages of the install above (PREFIX=/usr, LIBDIR=/usr/lib/<multiarch>), by
+# dpkg-deb: libprofsql (the stripped loadable library, the sql/ helpers, the docs; Depends: the
+# packages of the libraries libprofsql.so links, dpkg -S) and libprofsql-dev (profsql.h,
+# libprofsql.a, libprofsql.pc). .ci/deb.sh prints the two paths.
 deb: all
 	@$(SUBMAKE) libprofsql.a
 	@sh .ci/deb.sh "$(VERSION)" "$(BUILD)"

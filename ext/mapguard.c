@@ -1,5 +1,27 @@
 /*
 ** mapguard.c — the SIGBUS guard over memory-mapped capture files. See mapguard.h for the contract.
+**
+** The slot table is written by ps_mapguard_add / ps_mapguard_remove (under g_mutex, any thread)
+** and read by the SIGBUS handler (no lock: a handler that waited for a mutex the interrupted
+** thread holds would never return). The handler needs the pair (base, len) of one registration:
+** a base from one and a len from the next one to use the slot would make it map zero pages from
+** the faulting page to base + that len, over whatever follows the faulting mapping (another
+** capture, the heap). Each slot is therefore a seqlock (Boehm, "Can seqlocks get along with
+** programming language memory models?", 2012, the variant with release stores and acquire loads):
+**
+**   writer (g_mutex held)              handler
+**   seq = s+1          (relaxed)       s1 = seq               (acquire)
+**   base, len, lost    (release)       b = base, n = len      (acquire)
+**   seq = s+2          (release)       s2 = seq               (relaxed)
+**
+** An odd seq is a slot being changed; s1 != s2 one changed while the handler read it. Either way
+** the handler skips the slot rather than retrying (it must not spin on another thread): the
+** mapping that faulted cannot be in such a slot, because its owner registers it before its first
+** read and removes it only after its last, so its slot is stable from before the fault until the
+** handler returns. A base and len read between equal even counts belong to one registration. All
+** fields are accessed atomically, so ThreadSanitizer sees no data race; the counter is 64 bits
+** (no wrap). (Fault and handler run on the faulting thread, never inside add/remove: those touch
+** no mapped file page.)
 */
 #define _GNU_SOURCE 1      /* dladdr, RTLD_NODELETE */
 #include "mapguard.h"
@@ -14,8 +36,9 @@
 #include <unistd.h>
 
 typedef struct Slot {
-  uintptr_t base;       /* 0: free; published last on add, cleared first on remove */
-  size_t len;
+  uint64_t seq;         /* even: stable; odd: being changed (the seqlock above) */
+  uintptr_t base;       /* 0: free */
+  size_t len;           /* bytes mapped at base (the last page is guarded whole) */
   uint64_t lost;        /* 0, or 1 + lowest faulting offset */
 } Slot;
 
@@ -54,9 +77,12 @@ static void on_sigbus(int sig, siginfo_t *si, void *uc){
   if( si && si->si_code>0 ){
     uintptr_t a = (uintptr_t)si->si_addr;
     for(int i=0; i<PS_MAPGUARD_SLOTS; i++){
+      uint64_t s1 = __atomic_load_n(&g_slots[i].seq, __ATOMIC_ACQUIRE);
+      if( s1 & 1 ) continue;                    /* being changed: not the faulting mapping's */
       uintptr_t b = __atomic_load_n(&g_slots[i].base, __ATOMIC_ACQUIRE);
+      size_t n = __atomic_load_n(&g_slots[i].len, __ATOMIC_ACQUIRE);
+      if( __atomic_load_n(&g_slots[i].seq, __ATOMIC_RELAXED)!=s1 ) continue;   /* changed meanwhile */
       if( b==0 || a<b ) continue;
-      size_t n = __atomic_load_n(&g_slots[i].len, __ATOMIC_RELAXED);
       uintptr_t end = (b + n + g_page - 1) & ~(g_page - 1);   /* the mapping's last page too */
       if( a >= end ) continue;
       uintptr_t pg = a & ~(g_page - 1);
@@ -94,16 +120,24 @@ static void install(void){
   if( sigaction(SIGBUS, &sa, &g_old)==0 ) g_installed = 1;
 }
 
+/* Writes a slot's registration (p, n), or frees it (0, 0), as one seqlock update; g_mutex held. */
+static void slot_set(Slot *s, uintptr_t p, size_t n){
+  uint64_t q = __atomic_load_n(&s->seq, __ATOMIC_RELAXED);
+  __atomic_store_n(&s->seq, q+1, __ATOMIC_RELAXED);
+  __atomic_store_n(&s->base, p, __ATOMIC_RELEASE);
+  __atomic_store_n(&s->len, n, __ATOMIC_RELEASE);
+  __atomic_store_n(&s->lost, 0, __ATOMIC_RELEASE);
+  __atomic_store_n(&s->seq, q+2, __ATOMIC_RELEASE);
+}
+
 uint64_t *ps_mapguard_add(const void *p, size_t n){
   pthread_once(&g_once, install);
   if( !g_installed || p==0 || n==0 ) return 0;
   uint64_t *pLost = 0;
   pthread_mutex_lock(&g_mutex);
   for(int i=0; i<PS_MAPGUARD_SLOTS; i++){
-    if( g_slots[i].base==0 ){
-      g_slots[i].len = n;
-      __atomic_store_n(&g_slots[i].lost, 0, __ATOMIC_RELAXED);
-      __atomic_store_n(&g_slots[i].base, (uintptr_t)p, __ATOMIC_RELEASE);
+    if( __atomic_load_n(&g_slots[i].base, __ATOMIC_RELAXED)==0 ){
+      slot_set(&g_slots[i], (uintptr_t)p, n);
       pLost = &g_slots[i].lost;
       break;
     }
@@ -116,6 +150,6 @@ void ps_mapguard_remove(uint64_t *pLost){
   if( pLost==0 ) return;
   Slot *s = (Slot*)((char*)pLost - offsetof(Slot, lost));
   pthread_mutex_lock(&g_mutex);
-  __atomic_store_n(&s->base, 0, __ATOMIC_RELEASE);
+  slot_set(s, 0, 0);
   pthread_mutex_unlock(&g_mutex);
 }

@@ -18,8 +18,9 @@
 ** Installing the handler also marks the library RTLD_NODELETE: SQLite unloads an extension when
 ** its last connection closes, and the handler must outlive that.
 **
-** The handler is async-signal-safe: atomic loads of a fixed slot table, mmap through syscall(2),
-** no allocation, no locks. A host that installs its own SIGBUS handler later replaces this one
+** The handler is async-signal-safe: atomic loads of a fixed slot table (a seqlock per slot, so
+** that it never pairs one registration's base with another's length: mapguard.c), mmap through
+** syscall(2), no allocation, no locks. A host that installs its own SIGBUS handler later replaces this one
 ** (the guard then no longer applies; docs/security.md says so).
 */
 #ifndef PS_MAPGUARD_H

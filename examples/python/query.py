@@ -17,7 +17,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "bindings", "python"))
 sys.dont_write_bytecode = True                  # no __pycache__ left in the checkout
-import libprofsql  # noqa: E402  (this checkout's loader)
+import profsql as libprofsql  # noqa: E402  (this checkout's loader; its import name is profsql)
 
 if not os.environ.get(libprofsql.ENV) and os.path.isfile(os.path.join(ROOT, "libprofsql.so")):
     os.environ[libprofsql.ENV] = os.path.join(ROOT, "libprofsql.so")   # the one `make` built here

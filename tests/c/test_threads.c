@@ -10,6 +10,11 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include "mapguard.h"
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 int sqlite3_profsql_init(sqlite3 *db, char **pzErrMsg, const void *pApi);
 
@@ -62,6 +67,58 @@ static void *worker(void *p){
 
 extern size_t ps_chrome_parallel_min, ps_xspace_parallel_min, ps_xspace_batch, ps_parse_threads;
 
+/* The SIGBUS guard's slots under change (issue 32): one slot is registered and removed again
+** and again (a small mapping below the victim, then a larger one above it) while another slot's
+** mapping faults; a handler that read one registration's base with another's length (the slot's
+** fields were read without the lock their writer holds) would map zero pages over the sentinel
+** page after the victim. ThreadSanitizer reported that race on the old ext/mapguard.c; the
+** sentinel must never change, and every fault must be healed. */
+static volatile int mg_stop; static char *mg_r; static size_t mg_pg; static long mg_churns;
+static void *mg_churn(void *p){
+  (void)p;
+  while( !__atomic_load_n(&mg_stop, __ATOMIC_RELAXED) ){
+    ps_mapguard_remove(ps_mapguard_add(mg_r, 2*mg_pg));
+    ps_mapguard_remove(ps_mapguard_add(mg_r + 10*mg_pg, 6*mg_pg));
+    mg_churns++;
+  }
+  return 0;
+}
+static void mapguard_race(void){
+  mg_pg = (size_t)sysconf(_SC_PAGESIZE);
+  const char *t = getenv("TMPDIR"); char zDir[512], zFile[600];
+  snprintf(zDir, sizeof(zDir), "%s/profsql-mg-XXXXXX", t && *t ? t : "/tmp");
+  if( mkdtemp(zDir)==0 ){ CHECK(0); return; }
+  snprintf(zFile, sizeof(zFile), "%s/victim", zDir);
+  int fd = open(zFile, O_RDWR|O_CREAT|O_TRUNC, 0600);
+  CHECK(fd>=0);
+  mg_r = mmap(0, 16*mg_pg, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0);
+  char *v = mg_r + 4*mg_pg, *sentinel = mg_r + 6*mg_pg;
+  memset(sentinel, 0xA5, mg_pg);
+  uint64_t *hold = ps_mapguard_add(mg_r, 2*mg_pg);          /* slot 0, freed for the churn */
+  uint64_t *lost = ps_mapguard_add(v, 2*mg_pg);             /* slot 1: the victim */
+  ps_mapguard_remove(hold);
+  pthread_t th; pthread_create(&th, 0, mg_churn, 0);
+  int nFault = 0, nClob = 0, nRound = 20000;
+  for(int i=0; i<nRound; i++){
+    if( ftruncate(fd, 0) ) break;
+    mmap(v, 2*mg_pg, PROT_READ, MAP_SHARED|MAP_FIXED, fd, 0);
+    __atomic_store_n(lost, 0, __ATOMIC_RELAXED);
+    nFault += *(volatile char*)v==0 && ps_mapguard_lost(lost)==1;
+    if( *(volatile unsigned char*)sentinel!=0xA5 ){
+      nClob++;
+      mmap(sentinel, mg_pg, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS|MAP_FIXED, -1, 0);
+      memset(sentinel, 0xA5, mg_pg);
+    }
+  }
+  __atomic_store_n(&mg_stop, 1, __ATOMIC_RELAXED);
+  pthread_join(th, 0);
+  ps_mapguard_remove(lost);
+  CHECK_INT(nFault, nRound);
+  CHECK_INT(nClob, 0);
+  printf("  mapguard: %d faults healed while another slot changed %ld times\n", nFault, mg_churns);
+  close(fd); unlink(zFile); rmdir(zDir); munmap(mg_r, 16*mg_pg);
+}
+
 int main(void){
   ps_chrome_parallel_min = 0; ps_xspace_parallel_min = 0; ps_xspace_batch = 16; ps_parse_threads = 3;
   sqlite3 *db;
@@ -83,5 +140,6 @@ int main(void){
   sqlite3_close(shared);
   CHECK_INT(nBad, 0);
   printf("  6 threads x 15 rounds x %d queries, %d mismatches\n", N_SQL, nBad);
+  mapguard_race();
   return tl_done();
 }

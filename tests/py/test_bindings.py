@@ -2,9 +2,11 @@
 sum(dur) of the complete ('X') slices of examples/browser_trace.json, computed here from the
 JSON with Python's json module (dur is in microseconds, the table's in nanoseconds).
 
-Python (bindings/python): pip installs the package, without network (--no-index,
---no-build-isolation: setuptools is Debian's), into a venv that sees the system's packages;
-from there libprofsql.load() loads ./libprofsql.so into sqlite3 ($LIBPROFSQL_PATH) and into
+Python (bindings/python): `pip install ./bindings/python` as documented, with build isolation,
+without network (--no-index: the build backend is the package's own, standard library only), into
+a venv that sees the system's packages, leaving nothing in the source folder; the module is
+profsql (libprofsql, its former name, is the same module); from there profsql.load() loads
+./libprofsql.so into sqlite3 ($LIBPROFSQL_PATH) and into
 apsw (python3-apsw), the entry point and the search order are pinned, and a sqlite3 without
 extension loading (simulated) gets the message that names python3-apsw and /usr/bin/python3.
 
@@ -84,25 +86,42 @@ def results(r, what):
 
 
 # ---- Python: pip install ./bindings/python into a venv -----------------------------------
-# A copy of the folder is installed, so the build leaves no build/ or egg-info in the checkout.
-# The venv runs with cwd=tmp: run from the folder that holds libprofsql.so, `import libprofsql`
-# would find that file first and fail (Python takes any *.so as an extension module).
+# A copy of the folder is installed (the documented command, build isolation on), so that what
+# the build leaves behind can be listed; --no-index is the machine without network: the build
+# must need nothing from PyPI (setuptools>=61 was fetched before, and failed offline).
+
+
+def listing(top):
+    return sorted(os.path.relpath(os.path.join(d, f), top) for d, _, fs in os.walk(top) for f in fs + ["."])
+
+
 venv = os.path.join(tmp, "venv")
 py = os.path.join(venv, "bin", "python")
 r = run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", venv])
 check(r.returncode == 0, f"python3 -m venv: {r.stderr[-400:]}")
-shutil.copytree("bindings/python", os.path.join(tmp, "pysrc"))
-r = run([py, "-m", "pip", "install", "--no-index", "--no-build-isolation", "--no-deps", "--quiet",
-         os.path.join(tmp, "pysrc")])
-check(r.returncode == 0, f"pip install ./bindings/python: {r.stdout[-400:]} {r.stderr[-800:]}")
+pysrc = os.path.join(tmp, "pysrc")
+shutil.copytree("bindings/python", pysrc, ignore=shutil.ignore_patterns("__pycache__"))
+before = listing(pysrc)
+r = run([py, "-m", "pip", "install", "--no-index", "--quiet", pysrc])
+check(r.returncode == 0, f"pip install ./bindings/python, offline, build isolation on: {r.stdout[-400:]} {r.stderr[-800:]}")
+check(listing(pysrc) == before, "pip install leaves the source folder as it was (no build/, no *.egg-info)",
+      sorted(set(listing(pysrc)) - set(before)))
+r2 = run([py, "-m", "pip", "wheel", "--no-index", "--no-build-isolation", "--no-deps", "--quiet", "-w",
+          os.path.join(tmp, "wheels"), pysrc])
+check(r2.returncode == 0 and os.listdir(os.path.join(tmp, "wheels")) == [f"libprofsql-{VERSION}-py3-none-any.whl"],
+      "--no-build-isolation works too (no setuptools, no wheel needed): a pure wheel",
+      [r2.stderr[-800:], os.listdir(os.path.join(tmp, "wheels")) if r2.returncode == 0 else None])
 
 PY_CHECKS = r"""
 import json, os, sqlite3, sys, sysconfig
-import libprofsql
+import importlib.metadata
+import profsql
+import libprofsql as old_name
 LIB, TRACE, QUERY = sys.argv[1:4]
-out = {"file": libprofsql.__file__, "version": libprofsql.__version__}
+out = {"file": profsql.__file__, "version": profsql.__version__, "old_name": old_name is profsql,
+       "dist_version": importlib.metadata.version("libprofsql")}
 db = sqlite3.connect(":memory:")
-out["loaded"] = libprofsql.load(db)
+out["loaded"] = profsql.load(db)
 out["sqlite3"] = list(db.execute(QUERY, (TRACE,)).fetchone())
 try:
     db.execute("SELECT load_extension('x')")
@@ -110,7 +129,7 @@ try:
 except sqlite3.OperationalError as e:
     out["off_after"] = str(e)
 noio = sqlite3.connect(":memory:")
-libprofsql.load(noio, entrypoint="sqlite3_profsql_noio_init")
+profsql.load(noio, entrypoint="sqlite3_profsql_noio_init")
 try:
     noio.execute(QUERY, (TRACE,)).fetchone()
     out["noio_path"] = "read a path"
@@ -123,10 +142,10 @@ except ImportError:
     out["apsw"] = None
 else:
     a = apsw.Connection(":memory:")
-    libprofsql.load(a)
+    profsql.load(a)
     out["apsw"] = list(list(a.execute(QUERY, (TRACE,)))[0])
     a = apsw.Connection(":memory:")
-    libprofsql.load(a, "sqlite3_profsql_noio_init")
+    profsql.load(a, "sqlite3_profsql_noio_init")
     out["apsw_noio"] = list(list(a.execute(QUERY, (open(TRACE, "rb").read(),)))[0])
 
 class NoExt(sqlite3.Connection):        # a sqlite3 built without extension loading
@@ -135,47 +154,51 @@ class NoExt(sqlite3.Connection):        # a sqlite3 built without extension load
             raise AttributeError(name)
         return super().__getattribute__(name)
 try:
-    libprofsql.load(sqlite3.connect(":memory:", factory=NoExt))
+    profsql.load(sqlite3.connect(":memory:", factory=NoExt))
     out["noext"] = "loaded"
-except libprofsql.LoadingUnavailable as e:
+except profsql.LoadingUnavailable as e:
     out["noext"] = str(e)
 try:
-    libprofsql.load(object())
+    profsql.load(object())
     out["not_conn"] = "loaded"
 except TypeError as e:
     out["not_conn"] = str(e)
 
 os.environ["LIBPROFSQL_PATH"] = LIB[:-3]          # as for .load: the suffix may be left off
-out["env_nosuffix"] = libprofsql.loadable_path()
+out["env_nosuffix"] = profsql.loadable_path()
 os.environ["LIBPROFSQL_PATH"] = os.path.dirname(LIB)
-out["env_dir"] = libprofsql.loadable_path()
+out["env_dir"] = profsql.loadable_path()
 os.environ["LIBPROFSQL_PATH"] = "/nonexistent/libprofsql.so"
 try:
-    out["env_missing"] = libprofsql.loadable_path()
+    out["env_missing"] = profsql.loadable_path()
 except FileNotFoundError as e:
     out["env_missing"] = str(e)
 del os.environ["LIBPROFSQL_PATH"]
-out["search_path"] = libprofsql.search_path()
+out["search_path"] = profsql.search_path()
 try:
-    out["unset"] = libprofsql.loadable_path()
-except libprofsql.LibraryNotFound as e:
+    out["unset"] = profsql.loadable_path()
+except profsql.LibraryNotFound as e:
     out["unset"] = str(e)
-shipped = os.path.join(os.path.dirname(libprofsql.__file__), "libprofsql.so")
+shipped = os.path.join(os.path.dirname(profsql.__file__), "libprofsql.so")
 import shutil; shutil.copy(LIB, shipped)          # a package built with a copy inside
 db = sqlite3.connect(":memory:")
-out["shipped"] = [libprofsql.load(db), list(db.execute(QUERY, (TRACE,)).fetchone())]
+out["shipped"] = [profsql.load(db), list(db.execute(QUERY, (TRACE,)).fetchone())]
 os.remove(shipped)
 sysconfig.get_config_var = lambda name: None      # no MULTIARCH: gcc -print-multiarch
-out["multiarch"] = [libprofsql._multiarch(), sysconfig.get_config_vars().get("MULTIARCH")]
+out["multiarch"] = [profsql._multiarch(), sysconfig.get_config_vars().get("MULTIARCH")]
 print(json.dumps(out))
 """
 if r.returncode == 0:
     r = run([py, "-c", PY_CHECKS, LIB, TRACE, QUERY], env={"LIBPROFSQL_PATH": LIB})
     out = results(r, "the Python checks")
-    check(out.get("file", "").startswith(venv), "libprofsql is imported from the venv, not the checkout", out.get("file"))
-    check(out.get("version") == VERSION, f"libprofsql.__version__ is VERSION ({VERSION})", out.get("version"))
+    check(out.get("file", "").startswith(venv) and out.get("file", "").endswith("/profsql/__init__.py"),
+          "profsql is imported from the venv, not the checkout", out.get("file"))
+    check(out.get("version") == VERSION and out.get("dist_version") == VERSION,
+          f"profsql.__version__ and the distribution's version are VERSION ({VERSION})",
+          [out.get("version"), out.get("dist_version")])
+    check(out.get("old_name") is True, "import libprofsql (the former name) gives the profsql module", out.get("old_name"))
     check(out.get("loaded") == LIB, "load() returns the file it loaded, $LIBPROFSQL_PATH", out.get("loaded"))
-    check(out.get("sqlite3") == WANT, f"sqlite3 + libprofsql.load(): count and sum(dur) of the X slices are {WANT}",
+    check(out.get("sqlite3") == WANT, f"sqlite3 + profsql.load(): count and sum(dur) of the X slices are {WANT}",
           out.get("sqlite3"))
     check(out.get("off_after") == "not authorized", "load() turns extension loading off again", out.get("off_after"))
     check("file paths are disabled" in out.get("noio_path", "") and out.get("noio_blob") == WANT,
@@ -184,7 +207,7 @@ if r.returncode == 0:
         skip_part("the apsw route: apsw is not importable (apt-get install python3-apsw)")
     else:
         check(out.get("apsw") == WANT and out.get("apsw_noio") == WANT,
-              "apsw.Connection + libprofsql.load(), with and without an entry point", [out.get("apsw"), out.get("apsw_noio")])
+              "apsw.Connection + profsql.load(), with and without an entry point", [out.get("apsw"), out.get("apsw_noio")])
     msg = out.get("noext", "")
     check("cannot load SQLite extensions" in msg and "apt-get install python3-apsw" in msg and "/usr/bin/python3" in msg
           and "apsw.Connection(" in msg, "sqlite3 without enable_load_extension: the routes that work", msg)
@@ -205,11 +228,17 @@ if r.returncode == 0:
           out.get("shipped"))
     check(out.get("multiarch", [0, 1])[0] == TRIPLET or not shutil.which("gcc"),
           "the triplet from gcc -print-multiarch without MULTIARCH", out.get("multiarch"))
-    # docs/install.md's example, run as the page says: a script, from the repository root
+    # docs/install.md's example, run as the page says: a script saved in the repository root,
+    # beside libprofsql.so (here a folder of its own holding a link to it: tests write only
+    # under their temporary folder), run from the root. The script's folder is sys.path[0]:
+    # `import libprofsql` there imported the library file (PyInit_libprofsql).
     code, shown = doc_example("### From Python", "python")
-    with open(os.path.join(tmp, "example.py"), "w") as f:
+    root_like = os.path.join(tmp, "root")
+    os.makedirs(root_like)
+    os.symlink(LIB, os.path.join(root_like, "libprofsql.so"))
+    with open(os.path.join(root_like, "example.py"), "w") as f:
         f.write(code)
-    r = run([py, os.path.join(tmp, "example.py")], env={"LIBPROFSQL_PATH": LIB}, cwd=ROOT)
+    r = run([py, os.path.join(root_like, "example.py")], env={"LIBPROFSQL_PATH": LIB}, cwd=ROOT)
     check(r.stdout.strip() == shown == str(tuple(WANT)), "docs/install.md, From Python: the output shown",
           [r.stdout, r.stderr[-500:], shown])
 

@@ -70,14 +70,33 @@ r = subprocess.run(["cc", "-Wall", "-Werror", "-o", prog, src, "-I" + os.path.jo
                     os.path.join(dest, libdir, "libprofsql.a")] + [a for a in libs if a != "-l:libprofsql.a" and not a.startswith("-L")],
                    capture_output=True, text=True)
 check(r.returncode == 0, f"a program using only profsql.h links libprofsql.a: {r.stderr[-400:]}")
+# independent: the X events of basic.json and their durations (us -> ns, half away from zero)
+doc = json.load(open("tests/data/basic.json"))
+evs = doc["traceEvents"] if isinstance(doc, dict) else doc
+xs = [e for e in evs if e.get("ph") == "X"]
+want = f"{version} {len(xs)} {sum(int(e['dur'] * 1000 + 0.5) for e in xs)}"
 if r.returncode == 0:
     out = subprocess.run([prog], capture_output=True, text=True).stdout.strip()
-    # independent: the X events of basic.json and their durations (us -> ns, half away from zero)
-    doc = json.load(open("tests/data/basic.json"))
-    evs = doc["traceEvents"] if isinstance(doc, dict) else doc
-    xs = [e for e in evs if e.get("ph") == "X"]
-    want = f"{version} {len(xs)} {sum(int(e['dur'] * 1000 + 0.5) for e in xs)}"
     check(out == want, f"the static program answers what Python counts ({want})", out)
+
+# the same program built as the .pc says, without --static: an archive carries none of its
+# dependencies, so plain --libs must name them all (it gave only -l:libprofsql.a: llround, the
+# SQLite API and zlib were undefined). PKG_CONFIG_SYSROOT_DIR puts the DESTDIR before the .pc's
+# -I and -L.
+if shutil.which("pkg-config"):
+    r = subprocess.run(["pkg-config", "--cflags", "--libs", "libprofsql"], capture_output=True, text=True,
+                       env=dict(env, PKG_CONFIG_SYSROOT_DIR=dest))
+    flags = r.stdout.split()
+    check(r.returncode == 0 and "-L" + os.path.join(dest, libdir) in flags and "-I" + os.path.join(dest, "usr/include") in flags,
+          "pkg-config --cflags --libs libprofsql: the installed -I and -L", r.stdout + r.stderr)
+    plain = prog + "_pc"
+    r = subprocess.run(["cc", "-Wall", "-Werror", "-o", plain, src] + flags, capture_output=True, text=True)
+    check(r.returncode == 0, "cc prog.c $(pkg-config --cflags --libs libprofsql), no --static, links", r.stderr[-400:])
+    if r.returncode == 0:
+        out = subprocess.run([plain], capture_output=True, text=True).stdout.strip()
+        check(out == want, f"that program answers the same ({want})", out)
+else:
+    skip_part("pkg-config --libs link: pkg-config is not installed (Debian package pkg-config)")
 
 # the loadable library linked into a program and called with pApi 0: SQLITE_MISUSE (21), no crash
 so_prog = prog + "_so"
