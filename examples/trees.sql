@@ -14,7 +14,11 @@ SELECT t.path, t.inclusive_ns / 1e6 AS inclusive_ms, round(100 * t.share_of_root
 SELECT key, round(value, 2) AS value FROM pm_metadata WHERE scope = 'derived';
 
 -- 2. The self-time flame graph input of a Chrome trace: folded stacks for flamegraph.pl or
---    speedscope (`sqlite3 ... "SELECT line FROM event_folded" > trace.folded`)
+--    speedscope. To a file, in list mode without headers (column mode's header and padding make
+--    flamegraph.pl skip the lines), under a directory of your own, out=$(mktemp -d):
+--      sqlite3 -cmd '.load ./libprofsql' -cmd '.output /dev/null' \
+--        -cmd "SELECT profile_open('examples/browser_trace.json')" -cmd '.output' :memory: \
+--        "SELECT line FROM event_folded" > "$out/trace.folded"
 SELECT profile_open('examples/browser_trace.json') AS views;
 SELECT line FROM event_folded ORDER BY self_ns DESC LIMIT 8;
 

@@ -58,6 +58,9 @@ fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# every unit's temporary files (Python's tempfile, mktemp, SQLite's) go under this run's directory,
+# so they go with it, and two runs on one machine share none
+mkdir "$tmp/tmp" && TMPDIR=$tmp/tmp && export TMPDIR
 rm -f libprofsql          # a stray file of that name once came from a test; the check below keeps it out
 
 # the units, slowest first so that the last ones to start are short

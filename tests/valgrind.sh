@@ -5,13 +5,16 @@ cd "$(dirname "$0")/.." || exit 1
 SQLITE3=${SQLITE3:-sqlite3}
 VG="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite"
 status=0
+tmp=$(mktemp -d)              # the run's own scratch file: two runs on one machine do not share it
+trap 'rm -rf "$tmp"' EXIT
+vg_out=$tmp/vg.out
 for t in build/test_parser build/test_sql; do
-  if $VG "$t" > /tmp/profsql-vg.out 2>&1; then echo "clean $t"; else echo "FAIL $t"; tail -n 30 /tmp/profsql-vg.out; status=1; fi
+  if $VG "$t" > "$vg_out" 2>&1; then echo "clean $t"; else echo "FAIL $t"; tail -n 30 "$vg_out"; status=1; fi
 done
 for sql in tests/sql/*.sql; do
-  if $VG "$SQLITE3" -batch -init /dev/null -cmd '.load ./libprofsql' :memory: < "$sql" > /tmp/profsql-vg.out 2>&1 \
-     || grep -q "^==[0-9]*==" /tmp/profsql-vg.out; then
-    if grep -q "^==[0-9]*==" /tmp/profsql-vg.out; then echo "FAIL $sql"; grep "^==" /tmp/profsql-vg.out | head -30; status=1; continue; fi
+  if $VG "$SQLITE3" -batch -init /dev/null -cmd '.load ./libprofsql' :memory: < "$sql" > "$vg_out" 2>&1 \
+     || grep -q "^==[0-9]*==" "$vg_out"; then
+    if grep -q "^==[0-9]*==" "$vg_out"; then echo "FAIL $sql"; grep "^==" "$vg_out" | head -30; status=1; continue; fi
   fi
   echo "clean $sql"
 done
