@@ -18,7 +18,9 @@
 --   event_ancestors(file, id, ancestor_id, distance)      every (row, ancestor) pair; distance 1 = parent
 --   event_descendants(file, id, descendant_id, distance)  every (row, descendant) pair
 --   event_folded(stack, self_ns, line)   folded stacks for flamegraph.pl / speedscope:
---       line = 'a;b;c <self ns>' (negative self time, from overlapping slices, counts as 0)
+--       line = 'a;b;c <self ns>', one per distinct stack with self time (self_ns > 0: stacks
+--       whose slices have none, such as every level of a chain above its leaf, have no line,
+--       as in a folded file; negative self time, from overlapping slices, counts as 0)
 -- Cycle-safe: the walks start at roots and stop at depth 100000, so a parent cycle (possible in
 -- imported or hand-made tables) is never entered and never loops.
 --
@@ -33,11 +35,16 @@
 -- ORDER BY x` with no WHERE (or LIMIT) builds every path. Name only the columns you need and
 -- pick the rows first: `WHERE id IN (SELECT id FROM event_tree ORDER BY x LIMIT 10)`.
 -- event_folded walks a trie of the distinct stacks, not the slices: the children of a
--- stack's slices are merged by name (the trie rows hold integer keys, no strings) and each
--- distinct stack's string is built once from its parent's, so it costs the input plus its
--- output, however many slices share a stack.
--- Ids that repeat within a file (hand-made tables): the walk takes every row with the parent's
--- id as a parent, as before; path and stack follow the first of them (in `events` order).
+-- stack's slices are merged by name, and a trie row holds integer keys only (its parent row's,
+-- its slices'), never a string; the stack text is built only for the rows with self time, each
+-- from its own parent rows. So it costs the input plus its output, however many slices share a
+-- stack and however deep the tree: a chain 100,000 deep with self time at its leaf gives one
+-- line, built once (it used to build all 100,000 stacks above it: O(d^2) bytes, spilled to
+-- temporary files).
+-- Ids that repeat within a file (hand-made tables): the walk of event_tree takes every row with
+-- the parent's id as a parent, as before; path and stack follow the first of them (in `events`
+-- order), and so does event_folded: a slice hangs under the first slice with its parent's id
+-- only, so its self time counts once and a cycle through a repeated id is never entered.
 DROP VIEW IF EXISTS temp.event_tree;
 CREATE TEMP VIEW event_tree AS
 WITH RECURSIVE
@@ -120,34 +127,48 @@ WITH RECURSIVE
   node(k, file, id, parent_id, name, dur) AS MATERIALIZED (
     SELECT row_number() OVER (), coalesce(file, ''), id, parent_id, name, dur
       FROM events WHERE dur IS NOT NULL),
-  child(file, parent_id, total) AS MATERIALIZED (
-    SELECT file, parent_id, sum(dur) FROM node WHERE parent_id IS NOT NULL GROUP BY file, parent_id),
-  -- the stack trie: one row per distinct stack (names root first), members = JSON array of
-  -- the k of the slices the walk reaches with that stack; a row's children are the children
-  -- of its members grouped by name, found by integer keys
-  trie(depth, stack, members) AS (
-    SELECT 0, name, json_group_array(k)
-      FROM node n
-     WHERE n.parent_id IS NULL
-        OR NOT EXISTS (SELECT 1 FROM node p WHERE p.id = n.parent_id AND p.file = n.file)
-     GROUP BY name, typeof(name)
+  -- each slice with up = the k of its parent: the first slice with its parent_id (of slices
+  -- sharing an id, the first, as path and stack in event_tree; NULL for a root)
+  link(k, up, root, name, dur) AS MATERIALIZED (
+    SELECT n.k, (SELECT min(p.k) FROM node p WHERE p.id = n.parent_id AND p.file = n.file),
+           n.parent_id IS NULL OR NOT EXISTS (SELECT 1 FROM node p WHERE p.id = n.parent_id AND p.file = n.file),
+           n.name, n.dur
+      FROM node n),
+  child(up, total) AS MATERIALIZED (SELECT up, sum(dur) FROM link WHERE up IS NOT NULL GROUP BY up),
+  -- the stack trie: one row per distinct stack, named by tk (the smallest k of its members: each
+  -- slice is the member of one row at most) with up = its parent row's tk, and members = JSON
+  -- array of the k of the slices the walk reaches with that stack; a row's children are the
+  -- children of its members grouped by name. Integer keys only: no row holds its stack's text.
+  trie(tk, up, depth, name, members) AS (
+    SELECT min(k), NULL, 0, name, json_group_array(k) FROM link WHERE root GROUP BY name, typeof(name)
     UNION ALL
-    SELECT t.depth + 1,
-           t.stack || ';' || coalesce((SELECT name FROM node WHERE k = json_extract(g.value, '$[0]')), ''),
+    SELECT json_extract(g.value, '$[0]'), t.tk, t.depth + 1,
+           (SELECT coalesce(name, '') FROM link WHERE k = json_extract(g.value, '$[0]')),
            json_extract(g.value, '$[1]')
       FROM trie t, json_each((
              SELECT json_group_array(json_array(first, json(members))) FROM (
                SELECT min(c.k) AS first, json_group_array(c.k) AS members
-                 FROM json_each(t.members) j CROSS JOIN node m ON m.k = j.value
-                 JOIN node c ON c.parent_id = m.id AND c.file = m.file
+                 FROM json_each(t.members) j CROSS JOIN link c ON c.up = j.value
                 GROUP BY coalesce(c.name, '') || ''))) g
      WHERE t.depth < 100000
   ),
   -- the self time of each trie row, summed over its members (a column: computed once)
-  folded(stack, self) AS MATERIALIZED (
-    SELECT stack, (SELECT sum(max(n.dur - coalesce(c.total, 0), 0))
-                     FROM json_each(t.members) j CROSS JOIN node n ON n.k = j.value
-                     LEFT JOIN child c ON c.parent_id = n.id AND c.file = n.file)
-      FROM trie t)
+  folded(tk, up, depth, name, self) AS MATERIALIZED (
+    SELECT tk, up, depth, name, (SELECT sum(max(l.dur - coalesce(c.total, 0), 0))
+                                   FROM json_each(t.members) j CROSS JOIN link l ON l.k = j.value
+                                   LEFT JOIN child c ON c.up = l.k)
+      FROM trie t),
+  -- the stack text, only for the rows with self time: the names of the row and of its parent
+  -- rows up to the root, root first (a NULL root name makes it NULL); built once per row here, where
+  -- the GROUP BY below would build it for its key and again for each column naming it
+  lines(stack, self) AS MATERIALIZED (
+    SELECT CASE WHEN f.depth = 0 THEN f.name ELSE (
+             WITH RECURSIVE up(d, tk, name) AS (
+               SELECT f.depth, f.up, f.name
+               UNION ALL
+               SELECT p.depth, p.up, p.name FROM up u JOIN folded p ON p.tk = u.tk)
+             SELECT CASE WHEN max(d = 0 AND name IS NULL) THEN NULL ELSE group_concat(name, ';') END
+               FROM (SELECT d, name FROM up ORDER BY d)) END, f.self
+      FROM folded f WHERE f.self > 0)
 -- two trie rows can spell one stack (a name holding ';'; 5 and '5'): GROUP BY merges them
-SELECT stack, sum(self) AS self_ns, stack || ' ' || sum(self) AS line FROM folded GROUP BY stack;
+SELECT stack, sum(self) AS self_ns, stack || ' ' || sum(self) AS line FROM lines GROUP BY stack;

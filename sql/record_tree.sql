@@ -17,7 +17,8 @@
 --       self_ns = time minus the children's time, shares as fractions of parent's / root's time
 --   record_ancestors(file, record_id, ancestor_id, distance)
 --   record_descendants(file, record_id, descendant_id, distance)
---   record_folded(stack, self_ns, line)   folded stacks: 'a;b;c <self ns>' (negative as 0)
+--   record_folded(stack, self_ns, line)   folded stacks: 'a;b;c <self ns>', one per distinct
+--       stack with self time (self_ns > 0; negative counts as 0: a stack without has no line)
 -- Cycle-safe: records out of the tree (depth NULL in profile_records: in a ParentRecordId cycle,
 -- or a RecordId used again) are never roots and never reached, the walks skip them, and every
 -- walk stops at depth 100000.
@@ -39,9 +40,12 @@
 -- ORDER BY x` with no WHERE (or LIMIT) builds every path. Name only the columns you need and
 -- pick the rows first: `WHERE record_id IN (SELECT record_id FROM record_tree ORDER BY x LIMIT 10)`.
 -- record_folded walks a trie of the distinct stacks, not the records: the children of a
--- stack's records are merged by name (the trie rows hold integer keys, no strings) and each
--- distinct stack's string is built once from its parent's, so it costs the input plus its
--- output, however many records share a stack.
+-- stack's records are merged by name, and a trie row holds integer keys only (its parent row's,
+-- its records'), never a string; the stack text is built only for the rows with self time, each
+-- from its own parent rows. So it costs the input plus its output, however many records share a
+-- stack and however deep the tree: a .cpuprofile chain 100,000 deep with samples at its leaf
+-- gives one line, built once (it used to build all 100,000 stacks above it: O(d^2) bytes,
+-- spilled to temporary files).
 -- A RecordId used twice (profile_records keeps both, with a diagnostic, and leaves the later
 -- ones out of the tree: depth NULL): links by that id go to the first, as depth, path and stack
 -- do; the other views take every record of the id as a parent.
@@ -117,34 +121,47 @@ WITH RECURSIVE
   node(k, file, id, parent_id, name, t, in_tree) AS MATERIALIZED (
     SELECT row_number() OVER (), coalesce(file, ''), record_id, parent_record_id, name, time_ns,
            depth IS NOT NULL FROM records),
-  child(file, parent_id, total) AS MATERIALIZED (
-    SELECT file, parent_id, sum(t) FROM node WHERE parent_id IS NOT NULL AND in_tree GROUP BY file, parent_id),
-  -- the stack trie: one row per distinct stack (names root first), members = JSON array of
-  -- the k of the records the walk reaches with that stack; a row's children are the children
-  -- of its members grouped by name, found by integer keys
-  trie(depth, stack, members) AS (
-    SELECT 0, name, json_group_array(k)
-      FROM node n
-     WHERE n.in_tree AND (n.parent_id IS NULL
-        OR NOT EXISTS (SELECT 1 FROM node p WHERE p.id = n.parent_id AND p.file = n.file))
-     GROUP BY name, typeof(name)
+  -- the records in the tree, each with up = the k of its parent (the first record in the tree
+  -- with its parent_record_id) and root = 1 when it has no parent (none, or naming no record)
+  link(k, up, root, name, t) AS MATERIALIZED (
+    SELECT n.k, (SELECT min(p.k) FROM node p WHERE p.id = n.parent_id AND p.file = n.file AND p.in_tree),
+           n.parent_id IS NULL OR NOT EXISTS (SELECT 1 FROM node p WHERE p.id = n.parent_id AND p.file = n.file),
+           n.name, n.t
+      FROM node n WHERE n.in_tree),
+  child(up, total) AS MATERIALIZED (SELECT up, sum(t) FROM link WHERE up IS NOT NULL GROUP BY up),
+  -- the stack trie: one row per distinct stack, named by tk (the smallest k of its members: each
+  -- record is the member of one row) with up = its parent row's tk, and members = JSON array of
+  -- the k of the records the walk reaches with that stack; a row's children are the children of
+  -- its members grouped by name. Integer keys only: no row holds its stack's text.
+  trie(tk, up, depth, name, members) AS (
+    SELECT min(k), NULL, 0, name, json_group_array(k) FROM link WHERE root GROUP BY name, typeof(name)
     UNION ALL
-    SELECT t.depth + 1, t.stack || ';' || (SELECT name FROM node WHERE k = json_extract(g.value, '$[0]')),
-           json_extract(g.value, '$[1]')
+    SELECT json_extract(g.value, '$[0]'), t.tk, t.depth + 1,
+           (SELECT name FROM link WHERE k = json_extract(g.value, '$[0]')), json_extract(g.value, '$[1]')
       FROM trie t, json_each((
              SELECT json_group_array(json_array(first, json(members))) FROM (
                SELECT min(c.k) AS first, json_group_array(c.k) AS members
-                 FROM json_each(t.members) j CROSS JOIN node m ON m.k = j.value
-                 JOIN node c ON c.parent_id = m.id AND c.file = m.file
-                WHERE c.in_tree
+                 FROM json_each(t.members) j CROSS JOIN link c ON c.up = j.value
                 GROUP BY c.name || ''))) g
      WHERE t.depth < 100000
   ),
   -- the self time of each trie row, summed over its members (a column: computed once)
-  folded(stack, self) AS MATERIALIZED (
-    SELECT stack, (SELECT sum(max(n.t - coalesce(c.total, 0), 0))
-                     FROM json_each(t.members) j CROSS JOIN node n ON n.k = j.value
-                     LEFT JOIN child c ON c.parent_id = n.id AND c.file = n.file)
-      FROM trie t)
+  folded(tk, up, depth, name, self) AS MATERIALIZED (
+    SELECT tk, up, depth, name, (SELECT sum(max(l.t - coalesce(c.total, 0), 0))
+                                   FROM json_each(t.members) j CROSS JOIN link l ON l.k = j.value
+                                   LEFT JOIN child c ON c.up = l.k)
+      FROM trie t),
+  -- the stack text, only for the rows with self time: the names of the row and of its parent
+  -- rows up to the root, root first (a NULL name makes it NULL); built once per row here, where
+  -- the GROUP BY below would build it for its key and again for each column naming it
+  lines(stack, self) AS MATERIALIZED (
+    SELECT CASE WHEN f.depth = 0 THEN f.name ELSE (
+             WITH RECURSIVE up(d, tk, name) AS (
+               SELECT f.depth, f.up, f.name
+               UNION ALL
+               SELECT p.depth, p.up, p.name FROM up u JOIN folded p ON p.tk = u.tk)
+             SELECT CASE WHEN max(name IS NULL) THEN NULL ELSE group_concat(name, ';') END
+               FROM (SELECT d, name FROM up ORDER BY d)) END, f.self
+      FROM folded f WHERE f.self > 0)
 -- two trie rows can spell one stack (a name holding ';'; 5 and '5'): GROUP BY merges them
-SELECT stack, sum(self) AS self_ns, stack || ' ' || sum(self) AS line FROM folded GROUP BY stack;
+SELECT stack, sum(self) AS self_ns, stack || ' ' || sum(self) AS line FROM lines GROUP BY stack;

@@ -23,10 +23,15 @@
 -- Cycle-safe as record_tree.sql: nodes out of the tree (depth NULL) are never reached; every walk
 -- stops at depth 100000.
 --
--- Cost (n nodes, d deep): both walks carry a string per node (the set of functions above it /
--- the stack text), so they cost O(n·d) — for a profile's call tree (thousands to a few hundred
--- thousand nodes, tens deep) well under a second. stack_functions explodes only nodes with
--- samples of their own.
+-- Cost (n nodes, d deep): stack_functions' walk carries a string per node (the set of functions
+-- above it), so it costs O(n·d) — for a profile's call tree (thousands to a few hundred
+-- thousand nodes, tens deep) well under a second; it explodes only nodes with samples of their
+-- own. stack_folded's walk carries integers only, and the stack text is built only for the
+-- nodes with samples, each from its own ancestors: it costs the input plus its output (a chain
+-- 100,000 deep with samples at its leaf: one row, built once).
+-- Node ids that repeat within a file (hand-made tables: profile_records leaves the later ones
+-- out of the tree): in stack_folded a node hangs under the first node in the tree with its
+-- parent's id.
 DROP VIEW IF EXISTS temp.stack_functions;
 CREATE TEMP VIEW stack_functions AS
 WITH RECURSIVE
@@ -69,18 +74,32 @@ SELECT nullif(t.file, '') AS file, f.name, f.category,
 DROP VIEW IF EXISTS temp.stack_folded;
 CREATE TEMP VIEW stack_folded AS
 WITH RECURSIVE
-  node(file, id, parent_id, name, cnt, self_t, in_tree) AS MATERIALIZED (
-    SELECT coalesce(file, ''), record_id, parent_record_id, name, count, self_ns,
+  node(k, file, id, parent_id, name, cnt, self_t, in_tree) AS MATERIALIZED (
+    SELECT row_number() OVER (), coalesce(file, ''), record_id, parent_record_id, name, count, self_ns,
            depth IS NOT NULL FROM records),
-  walk(file, id, stack, cnt, self_t, depth) AS (
-    SELECT n.file, n.id, coalesce(n.name, ''), n.cnt, n.self_t, 0
-      FROM node n
-     WHERE n.in_tree AND (n.parent_id IS NULL
-        OR NOT EXISTS (SELECT 1 FROM node p WHERE p.id = n.parent_id AND p.file = n.file))
+  -- the nodes in the tree, each with up = the k of its parent (the first node in the tree with its
+  -- parent_record_id) and root = 1 when it has no parent (none, or naming no node)
+  link(k, up, root, file, name, cnt, self_t) AS MATERIALIZED (
+    SELECT n.k, (SELECT min(p.k) FROM node p WHERE p.id = n.parent_id AND p.file = n.file AND p.in_tree),
+           n.parent_id IS NULL OR NOT EXISTS (SELECT 1 FROM node p WHERE p.id = n.parent_id AND p.file = n.file),
+           n.file, n.name, n.cnt, n.self_t
+      FROM node n WHERE n.in_tree),
+  -- the walk carries integers, no stack text
+  walk(k, up, file, name, cnt, self_t, depth) AS (
+    SELECT k, up, file, name, cnt, self_t, 0 FROM link WHERE root
     UNION ALL
-    SELECT c.file, c.id, w.stack || ';' || coalesce(c.name, ''), c.cnt, c.self_t, w.depth + 1
-      FROM walk w JOIN node c ON c.parent_id = w.id AND c.file = w.file
-     WHERE c.in_tree AND w.depth < 100000
+    SELECT c.k, c.up, c.file, c.name, c.cnt, c.self_t, w.depth + 1
+      FROM walk w JOIN link c ON c.up = w.k
+     WHERE w.depth < 100000
   )
-SELECT nullif(file, '') AS file, stack, cnt AS samples, self_t AS self_ns
-  FROM walk WHERE cnt > 0;
+-- the stack text only for the nodes with samples: the names of the node and of its parents up
+-- to the root, root first
+SELECT nullif(w.file, '') AS file,
+       CASE WHEN w.depth = 0 THEN coalesce(w.name, '') ELSE (
+         WITH RECURSIVE up(d, k, name) AS (
+           SELECT w.depth, w.up, w.name
+           UNION ALL
+           SELECT u.d - 1, p.up, p.name FROM up u JOIN link p ON p.k = u.k WHERE u.d > 0)
+         SELECT group_concat(coalesce(name, ''), ';') FROM (SELECT d, name FROM up ORDER BY d)) END AS stack,
+       w.cnt AS samples, w.self_t AS self_ns
+  FROM walk w WHERE w.cnt > 0;

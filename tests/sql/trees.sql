@@ -6,7 +6,7 @@ SELECT id, parent_id, root_id, depth, path, inclusive_ns, self_ns, round(share_o
   FROM event_tree ORDER BY id;
 SELECT * FROM event_ancestors ORDER BY id, distance;
 SELECT * FROM event_descendants WHERE id = 2 ORDER BY descendant_id;
-SELECT line FROM event_folded ORDER BY stack;
+SELECT line FROM event_folded ORDER BY stack;  -- stacks with self time: none for GlobalMark, RunTask;Paint;Mark
 SELECT count(*) FROM metadata WHERE scope = 'ph';
 -- the timings report, with a prefix: cycles (records 6, 7, 8) never enter the tree
 SELECT profile_open('tests/data/timings_edge.txt', 'pm_');
