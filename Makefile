@@ -60,7 +60,9 @@ $(BUILD)/sql_text.h: $(SQL_SRC) sql/embed.sh
 	@mkdir -p $(BUILD)
 	sh sql/embed.sh $(SQL_SRC) > $@
 
-# ---- objects, one directory per flavour. ext/ never includes SQLite, so its objects serve the
+# ---- objects, one directory per flavour. ext/ is compiled with -DPS_EXT_ALLOC: its malloc & co.
+# are ps_malloc & co. (ext/ps_util.h: the host's allocator and the load's memory budget).
+# ext/ never includes SQLite, so its objects serve the
 # loadable library and the programs alike (PIC); vtab/ is compiled twice: as the loadable
 # extension (sqlite3ext.h indirection) and with -DSQLITE_CORE for programs that link SQLite.
 SAN       := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
@@ -87,7 +89,7 @@ VTAB_O     = $(call objs,$(1),$(VTAB_SRC))
 define FLAVOUR
 $(BUILD)/$(1)/ext/%.o: ext/%.c $(EXT_HDR)
 	@mkdir -p $$(dir $$@)
-	$$(CC_$(1)) $$(FL_$(1)) $(WARN) $(DEFS) -c -o $$@ $$<
+	$$(CC_$(1)) $$(FL_$(1)) $(WARN) $(DEFS) -DPS_EXT_ALLOC -c -o $$@ $$<
 $(BUILD)/$(1)/vtab/%.o: vtab/%.c $(EXT_HDR) $(VTAB_HDR)
 	@mkdir -p $$(dir $$@)
 	$$(CC_$(1)) $$(FL_$(1)) $(WARN) $(DEFS) -I$(BUILD) -c -o $$@ $$<

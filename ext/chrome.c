@@ -760,14 +760,18 @@ typedef struct ChHalf {
   int bTop, rc;
   PsErr err;
   uint64_t nProbe;            /* out: the hash probes its thread made (added to the loader's) */
+  PsBudget *pBudget;          /* the loader's memory budget (ps_budget), shared */
 } ChHalf;
 
 static void *ch_half_main(void *pArg){
   ChHalf *h = pArg;
   if( h->p.cap->src.maxJsonDepth>0 ) ps_json_depth_limit = h->p.cap->src.maxJsonDepth;   /* this thread's own */
   uint64_t nProbe0 = ps_nProbe;
+  PsBudget *pPrev = ps_budget;
+  ps_budget = h->pBudget;
   h->rc = ch_event_loop(&h->p, h->start, h->bTop, &h->end);
   h->nProbe = ps_nProbe - nProbe0;
+  ps_budget = pPrev;
   return 0;
 }
 
@@ -859,7 +863,7 @@ static int ch_events(Chrome *p, size_t *pi, int bTop){
     h->p.z = p->z; h->p.n = n; h->p.cap = cb; h->p.err = &h->err; h->p.lastThread = -1;
     h->p.regionStart = aSplit[k]; h->p.regionEnd = end;
     h->p.stopAt = k+1<nPart ? aSplit[k+1] : 0;
-    h->start = aSplit[k]; h->bTop = bTop;
+    h->start = aSplit[k]; h->bTop = bTop; h->pBudget = ps_budget;
     aPart[nRun++] = h;
   }
   if( nRun && nRun<nPart ){ aPart[nRun-1]->p.stopAt = 0; aPart[nRun-1]->p.regionEnd = n; }  /* no thread runs yet */

@@ -141,6 +141,7 @@ typedef struct FlGraph {
 ** kept; line breaks too, as spaces: a label is one line) by a space, U+FFFE and U+FFFF by
 ** U+FFFD. -1 when out of memory. */
 static int xml_text(PsBuf *b, const char *zIn, size_t nIn){
+  if( nIn==0 ) return 0;                /* (zIn may then be NULL) */
   const unsigned char *z = (const unsigned char*)zIn;
   size_t n = nIn;
   char *zFix = 0;

@@ -3,6 +3,13 @@
 ** parsers and the capture model (see ps_util.h), and the text rule (ps_text_check/repair).
 */
 #include "ps_util.h"
+/* this file is the allocator the rest of ext/ reaches through these names: here they are the C
+** library's, and the arena and ps_grow call ps_malloc & co. by name */
+#undef malloc
+#undef calloc
+#undef realloc
+#undef free
+#undef strdup
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,6 +17,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <time.h>
 #include <unistd.h>
@@ -93,7 +101,7 @@ void ps_arena_init(PsArena *a){ memset(a, 0, sizeof(*a)); }
 
 void ps_arena_free(PsArena *a){
   PsArenaBlock *p = a->pHead;
-  while( p ){ PsArenaBlock *n = p->pNext; free(p); p = n; }
+  while( p ){ PsArenaBlock *n = p->pNext; ps_free(p); p = n; }
   memset(a, 0, sizeof(*a));
 }
 
@@ -101,7 +109,7 @@ void *ps_arena_alloc(PsArena *a, size_t n){
   n = (n + 7) & ~(size_t)7;
   if( a->pHead==0 || a->nUsed + n > a->pHead->nSize ){
     size_t sz = n > ARENA_BLOCK/4 ? n : ARENA_BLOCK;
-    PsArenaBlock *p = malloc(ARENA_HDR + sz);
+    PsArenaBlock *p = ps_malloc(ARENA_HDR + sz);
     if( p==0 ) return 0;
     p->nSize = sz;
     a->nTotal += sz;
@@ -325,18 +333,93 @@ int ps_grow(void **pa, size_t sz, size_t *pnAlloc, size_t need){
   if( need <= *pnAlloc ) return 0;
   size_t n = *pnAlloc ? *pnAlloc : 16;
   while( n < need ) n += n/2 + 16;
-  void *p = realloc(*pa, n*sz);
+  void *p = ps_realloc(*pa, n*sz);
   if( p==0 ) return -1;
   *pa = p;
   *pnAlloc = n;
   return 0;
 }
 
+/* ---------------------------------------------------------------- memory */
+
+static const PsAllocator *pHostAlloc;           /* NULL: the C library's (read and written atomically) */
+static PsAllocator hostAlloc;                   /* its copy, written once (allocMutex) */
+static pthread_mutex_t allocMutex = PTHREAD_MUTEX_INITIALIZER;
+_Thread_local PsBudget *ps_budget;
+
+int ps_set_allocator(const PsAllocator *p){
+  pthread_mutex_lock(&allocMutex);
+  const PsAllocator *pNow = __atomic_load_n(&pHostAlloc, __ATOMIC_ACQUIRE);
+  int ok = pNow==0 || (pNow->xMalloc==p->xMalloc && pNow->xFree==p->xFree);
+  if( pNow==0 ){
+    hostAlloc = *p;
+    __atomic_store_n(&pHostAlloc, &hostAlloc, __ATOMIC_RELEASE);
+  }
+  pthread_mutex_unlock(&allocMutex);
+  return ok;
+}
+
+/* The blocks of PS_BIG_ALLOC bytes or more taken from the C library while a host allocator is
+** in force (so that ps_free and ps_realloc know them). Few: each is a gigabyte. */
+#define BIG_SLOTS 64
+static struct { void *p; size_t n; } aBig[BIG_SLOTS];
+static int nBigLive;                             /* atomic: entries in use (a fast "none") */
+static pthread_mutex_t bigMutex = PTHREAD_MUTEX_INITIALIZER;
+
+/* the size of big block p, or 0 when p is not one; bRemove: forget it */
+static size_t big_find(void *p, int bRemove){
+  if( __atomic_load_n(&nBigLive, __ATOMIC_ACQUIRE)==0 ) return 0;
+  size_t n = 0;
+  pthread_mutex_lock(&bigMutex);
+  for(int i=0; i<BIG_SLOTS; i++){
+    if( aBig[i].p==p ){
+      n = aBig[i].n;
+      if( bRemove ){ aBig[i].p = 0; aBig[i].n = 0; __atomic_sub_fetch(&nBigLive, 1, __ATOMIC_RELEASE); }
+      break;
+    }
+  }
+  pthread_mutex_unlock(&bigMutex);
+  return n;
+}
+/* records big block p of n bytes; 0, or -1 when the table is full */
+static int big_add(void *p, size_t n){
+  int rc = -1;
+  pthread_mutex_lock(&bigMutex);
+  for(int i=0; i<BIG_SLOTS; i++){
+    if( aBig[i].p==0 ){
+      aBig[i].p = p; aBig[i].n = n; rc = 0;
+      __atomic_add_fetch(&nBigLive, 1, __ATOMIC_RELEASE);
+      break;
+    }
+  }
+  pthread_mutex_unlock(&bigMutex);
+  return rc;
+}
+
+/* Budget: 1 when n more bytes would pass the limit (then bOver is set); else 0. */
+static int budget_refuses(PsBudget *b, size_t n){
+  if( b==0 || b->nLimit<=0 ) return 0;
+  if( __atomic_load_n(&b->nUsed, __ATOMIC_RELAXED) + (int64_t)n > b->nLimit ){
+    __atomic_store_n(&b->bOver, 1, __ATOMIC_RELAXED);
+    return 1;
+  }
+  return 0;
+}
+static void budget_add(PsBudget *b, int64_t n){
+  if( b==0 ) return;
+  int64_t now = __atomic_add_fetch(&b->nUsed, n, __ATOMIC_RELAXED);
+  int64_t peak = __atomic_load_n(&b->nPeak, __ATOMIC_RELAXED);
+  while( now>peak && !__atomic_compare_exchange_n(&b->nPeak, &peak, now, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED) ){}
+}
+
+/* the bytes block p holds (for the budget) */
+static size_t block_size(const PsAllocator *a, void *p){
+  size_t n = big_find(p, 0);
+  if( n ) return n;
+  return a ? (size_t)a->xSize(p) : malloc_usable_size(p);
+}
+
 #ifdef PS_FAULT_INJECT
-#undef malloc
-#undef calloc
-#undef realloc
-#undef strdup
 long ps_fi_countdown = -1;
 long ps_fi_count = 0;
 static int fi_fail(void){
@@ -346,11 +429,88 @@ static int fi_fail(void){
   ps_fi_countdown--;
   return 0;
 }
-void *ps_fi_malloc(size_t n){ return fi_fail() ? 0 : malloc(n); }
-void *ps_fi_calloc(size_t a, size_t b){ return fi_fail() ? 0 : calloc(a, b); }
-void *ps_fi_realloc(void *p, size_t n){ return fi_fail() ? 0 : realloc(p, n); }
-char *ps_fi_strdup(const char *z){ return fi_fail() ? 0 : strdup(z); }
+#else
+#define fi_fail() 0
 #endif
+
+void *ps_malloc(size_t n){
+  if( fi_fail() ) return 0;
+  if( n==0 ) n = 1;
+  PsBudget *b = ps_budget;
+  if( budget_refuses(b, n) ) return 0;
+  const PsAllocator *a = __atomic_load_n(&pHostAlloc, __ATOMIC_ACQUIRE);
+  void *p;
+  if( a && n<PS_BIG_ALLOC ){
+    p = a->xMalloc(n);
+  }else{
+    p = malloc(n);
+    if( p && a && big_add(p, n) ){ free(p); p = 0; }
+  }
+  if( p ) budget_add(b, (int64_t)block_size(a, p));
+  return p;
+}
+
+void *ps_calloc(size_t k, size_t m){
+  size_t n;
+  if( __builtin_mul_overflow(k, m, &n) ) return 0;
+  const PsAllocator *a = __atomic_load_n(&pHostAlloc, __ATOMIC_ACQUIRE);
+  if( a==0 ){
+    /* the C library's calloc: fresh pages are zero already, no memset of a big table */
+    if( fi_fail() ) return 0;
+    PsBudget *b = ps_budget;
+    if( budget_refuses(b, n) ) return 0;
+    void *p = calloc(k ? k : 1, m ? m : 1);
+    if( p ) budget_add(b, (int64_t)malloc_usable_size(p));
+    return p;
+  }
+  void *p = ps_malloc(n);
+  if( p ) memset(p, 0, n);
+  return p;
+}
+
+void *ps_realloc(void *p, size_t n){
+  if( p==0 ) return ps_malloc(n);
+  if( fi_fail() ) return 0;
+  if( n==0 ) n = 1;
+  PsBudget *b = ps_budget;
+  const PsAllocator *a = __atomic_load_n(&pHostAlloc, __ATOMIC_ACQUIRE);
+  size_t nBig = big_find(p, 0);
+  size_t nOld = nBig ? nBig : (a ? (size_t)a->xSize(p) : malloc_usable_size(p));
+  if( n>nOld && budget_refuses(b, n - nOld) ) return 0;
+  void *q;
+  if( nBig ){                                   /* a big block stays the C library's */
+    big_find(p, 1);                             /* (its slot is free for q, or p again) */
+    q = realloc(p, n);
+    big_add(q ? q : p, q ? n : nBig);
+  }else if( a && n<PS_BIG_ALLOC ){
+    q = a->xRealloc(p, n);
+  }else if( a ){                                /* the host's block grows past its allocator */
+    q = malloc(n);
+    if( q && big_add(q, n) ){ free(q); q = 0; }
+    if( q ){ memcpy(q, p, nOld < n ? nOld : n); a->xFree(p); }
+  }else{
+    q = realloc(p, n);
+  }
+  if( q ) budget_add(b, (int64_t)block_size(a, q) - (int64_t)nOld);
+  return q;
+}
+
+void ps_free(void *p){
+  if( p==0 ) return;
+  const PsAllocator *a = __atomic_load_n(&pHostAlloc, __ATOMIC_ACQUIRE);
+  PsBudget *b = ps_budget;
+  size_t nBig = big_find(p, 1);
+  if( b ) budget_add(b, -(int64_t)(nBig ? nBig : (a ? (size_t)a->xSize(p) : malloc_usable_size(p))));
+  if( nBig || a==0 ) free(p);
+  else a->xFree(p);
+}
+
+char *ps_strdup(const char *z){
+  size_t n = strlen(z) + 1;
+  char *r = ps_malloc(n);
+  if( r ) memcpy(r, z, n);
+  return r;
+}
 
 void ps_hugepages(void *p, size_t nByte){
 #ifdef MADV_HUGEPAGE

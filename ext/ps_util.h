@@ -15,21 +15,63 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* ---- memory (issue 32). Every allocation of ext/ goes through ps_malloc / ps_calloc /
+** ps_realloc / ps_free / ps_strdup: the Makefile compiles ext/ with -DPS_EXT_ALLOC, which maps
+** malloc, calloc, realloc, free and strdup to them below; vtab/ calls them by name for what it
+** allocates or frees of ext/'s. They serve two ends:
+**   - the host's allocator: once the extension is loaded, blocks come from SQLite's
+**     (sqlite3_malloc64 ..., set by ps_set_allocator), so PRAGMA hard_heap_limit and
+**     sqlite3_memory_used() see a parse's memory. Blocks of PS_BIG_ALLOC bytes or more, which
+**     SQLite's allocator refuses (it takes none of 2^31 - 256 bytes or more), come from the C
+**     library, recorded in a small table so that ps_free knows them. Without a host (the C
+**     tests, the fuzzers) every block is the C library's.
+**   - a budget: while a load runs, ps_budget (per thread; a split parse's threads share their
+**     loader's) counts the bytes its blocks hold (allocated minus freed), and an allocation
+**     that would pass the budget's limit fails as out of memory would, with bOver set: the
+**     loader then names the limit (profsql_config 'max_parse_memory') rather than "out of
+**     memory". A block freed after its load counts against no budget. */
+typedef struct PsAllocator {
+  void *(*xMalloc)(unsigned long long);          /* sqlite3_malloc64's shape */
+  void *(*xRealloc)(void*, unsigned long long);  /* sqlite3_realloc64's */
+  void (*xFree)(void*);                          /* sqlite3_free's */
+  unsigned long long (*xSize)(void*);            /* sqlite3_msize's: the usable size of a block */
+} PsAllocator;
+/* Installs the host's allocator for every ext/ allocation made from now on, once per process:
+** the first call wins (two SQLite libraries in one process each loading libprofsql must not
+** free each other's blocks), later calls change nothing. Returns 1 when p is (now) the one in
+** force, 0 when another was installed first. */
+int ps_set_allocator(const PsAllocator *p);
+#define PS_BIG_ALLOC ((size_t)1 << 30)
+
+typedef struct PsBudget {
+  int64_t nLimit;        /* bytes the load's blocks may hold at once; <= 0: no limit */
+  int64_t nUsed;         /* bytes they hold now (atomic: a split parse's threads share it) */
+  int64_t nPeak;         /* the most they held */
+  int bOver;             /* an allocation was refused for the limit */
+} PsBudget;
+extern _Thread_local PsBudget *ps_budget;
+
+void *ps_malloc(size_t n);
+void *ps_calloc(size_t a, size_t b);
+void *ps_realloc(void *p, size_t n);
+void  ps_free(void *p);
+char *ps_strdup(const char *z);
+
 /* Allocation-failure injection (tests/c/test_fault.c builds ext/ with -DPS_FAULT_INJECT): every
-** malloc/calloc/realloc/strdup of ext/ goes through a counter that can make the k-th one fail. */
+** allocation through ps_malloc & co. goes through a counter that can make the k-th one fail. */
 #ifdef PS_FAULT_INJECT
-#include <stdlib.h>
-#include <string.h>
 extern long ps_fi_countdown;   /* allocations left before one fails; negative: never fail */
 extern long ps_fi_count;       /* allocations made so far */
-void *ps_fi_malloc(size_t n);
-void *ps_fi_calloc(size_t a, size_t b);
-void *ps_fi_realloc(void *p, size_t n);
-char *ps_fi_strdup(const char *z);
-#define malloc(n) ps_fi_malloc(n)
-#define calloc(a, b) ps_fi_calloc(a, b)
-#define realloc(p, n) ps_fi_realloc(p, n)
-#define strdup(z) ps_fi_strdup(z)
+#endif
+
+#if defined(PS_EXT_ALLOC) || defined(PS_FAULT_INJECT)
+#include <stdlib.h>
+#include <string.h>
+#define malloc(n) ps_malloc(n)
+#define calloc(a, b) ps_calloc(a, b)
+#define realloc(p, n) ps_realloc(p, n)
+#define free(p) ps_free(p)
+#define strdup(z) ps_strdup(z)
 #endif
 
 /* Status codes shared by every loader and parser. */

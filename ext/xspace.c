@@ -184,6 +184,7 @@ struct XsRows {
   size_t nStats;                          /* XStats met */
   int rc;                                 /* PS_OK, or the part's first error, in err */
   PsErr err;
+  PsBudget *pBudget;                      /* the loader's memory budget (ps_budget), shared */
 };
 
 /* Decodes row r's XEvent (at aOff[r], aLen[r]) into its columns. */
@@ -244,6 +245,7 @@ static int xs_row(XsRows *b, size_t r){
 /* A part: its rows in order, up to the first bad one. */
 static void *xs_rows_main(void *pv){
   XsRows *b = pv;
+  ps_budget = b->pBudget;                 /* (this thread's own; the loader's when run here) */
   for(size_t r=b->r0; r<b->r1; r++){
     if( xs_row(b, r) ){ b->rc = PS_ERROR; break; }
   }
@@ -266,6 +268,7 @@ static int xs_rows_decode(Xs *p, XsRows *b, size_t r1){
     aPart[j].r1 = j+1<k ? r0 + (size_t)((double)n * (j+1) / k) : r1;
     aPart[j].nStats = 0; aPart[j].rc = PS_OK;
     aPart[j].err.msg[0] = 0; aPart[j].err.rc = PS_ERROR; aPart[j].err.off = -1;
+    aPart[j].pBudget = ps_budget;
   }
   for(int j=1; j<k; j++) aStarted[j] = pthread_create(&aTh[j], 0, xs_rows_main, &aPart[j])==0;
   xs_rows_main(&aPart[0]);

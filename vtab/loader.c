@@ -16,6 +16,13 @@ SQLITE_EXTENSION_INIT3
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+int64_t ps_parse_memory_default(void){
+  long nPage = sysconf(_SC_PHYS_PAGES), nSize = sysconf(_SC_PAGESIZE);
+  int64_t n = nPage>0 && nSize>0 ? (int64_t)nPage * nSize / 2 : 0;
+  return n > PS_NOIO_PARSE_MEMORY ? n : PS_NOIO_PARSE_MEMORY;
+}
 
 PsConn *ps_conn_new(void){
   PsConn *p = sqlite3_malloc(sizeof(*p));
@@ -26,6 +33,7 @@ PsConn *ps_conn_new(void){
     p->maxJsonDepth = PS_JSON_MAX_DEPTH;
     p->bMmap = 1;
     p->nSpill = PS_GZIP_SPILL;
+    p->maxParseMemory = ps_parse_memory_default();
   }
   return p;
 }
@@ -246,6 +254,9 @@ static PsCacheEntry *acquire(PsConn *c, const char *zTable, const char *zPath, c
   struct stat st;
   int rc, bLengthLimit = 0;      /* a BLOB's inflation was bounded by SQLITE_LIMIT_LENGTH */
   PsPoll poll = { c->db, 0 };     /* the host's interrupt, polled from the read on */
+  /* the load's memory, from the read on (ext/ps_util.h): past max_parse_memory an allocation
+  ** fails, and the load with it, naming the limit */
+  PsBudget budget = { c->maxParseMemory, 0, 0, 0 };
   if( zPath ){
     if( stat(zPath, &st)!=0 ){
       *pzErr = sqlite3_mprintf("%s: cannot open '%s': %s", zTable, zPath, strerror(errno));
@@ -271,6 +282,7 @@ static PsCacheEntry *acquire(PsConn *c, const char *zTable, const char *zPath, c
         break;
       }
     }
+    ps_budget = &budget;
     rc = ps_source_open_file_ex(&src, zPath, c->maxInflated, c->nSpill, c->bMmap,
                                 c->db ? ps_poll_interrupt : 0, &poll, &err);
   }else{
@@ -286,6 +298,7 @@ static PsCacheEntry *acquire(PsConn *c, const char *zTable, const char *zPath, c
     uint64_t maxOut = c->maxInflated;
     int nLimit = c->db ? sqlite3_limit(c->db, SQLITE_LIMIT_LENGTH, -1) : 0;
     if( nLimit>0 && (uint64_t)nLimit < maxOut ){ maxOut = (uint64_t)nLimit; bLengthLimit = 1; }
+    ps_budget = &budget;
     rc = ps_source_open_blob_ex(&src, pBlob, nBlob, maxOut, c->nSpill,
                                 c->db ? ps_poll_interrupt : 0, &poll, &err);
   }
@@ -300,7 +313,17 @@ static PsCacheEntry *acquire(PsConn *c, const char *zTable, const char *zPath, c
     cap = ps_capture_load(&src, pFmt, &err, &bUnsupported);
     if( cap ){ cap->src.xInterrupt = 0; cap->src.pInterruptArg = 0; }
   }
+  ps_budget = 0;
   sqlite3_finalize(poll.st);                      /* the interrupt poll ends with the load */
+  if( budget.bOver ){
+    /* an allocation refused for the limit: no capture, even one whose parse went on without
+    ** what it could not allocate (an optional table), for it would not be the whole file */
+    if( cap ){ ps_capture_free(cap); cap = 0; }
+    *pzErr = sqlite3_mprintf("%s: reading %s needs more memory than max_parse_memory allows (%lld bytes; "
+                             "profsql_config('max_parse_memory', N) sets it for this connection)",
+                             zTable, zName, (long long)c->maxParseMemory);
+    return 0;
+  }
   if( cap==0 ){
     if( !bEmpty && err.rc==PS_INTERRUPT ){        /* stopped while reading, inflating or parsing */
       *pzErr = sqlite3_mprintf("%s: interrupted while reading %s", zTable, zName);
@@ -380,10 +403,10 @@ int ps_out_text_rule(PsOut *o){
   /* values read lazily (args, ids, job columns) are repaired as they are read; no diagnostic
   ** is possible here (docs/security.md, "Text") */
   size_t m = ps_text_repair(o->z, o->n, 0);
-  char *zFix = malloc(m ? m : 1);
+  char *zFix = ps_malloc(m ? m : 1);
   if( zFix==0 ) return SQLITE_NOMEM;
   ps_text_repair(o->z, o->n, zFix);
-  free(o->zFree);
+  ps_free(o->zFree);
   o->z = zFix; o->n = m; o->zFree = zFix;
   return SQLITE_OK;
 }
@@ -395,12 +418,12 @@ void ps_vt_result(sqlite3_context *ctx, PsOut *o){
     case PS_META_TEXT:
     case PS_META_JSON:
       if( ps_out_text_rule(o) ){
-        if( o->zFree ){ free(o->zFree); o->zFree = 0; }
+        if( o->zFree ){ ps_free(o->zFree); o->zFree = 0; }
         sqlite3_result_error_nomem(ctx);
         return;
       }
       if( o->zFree ){
-        sqlite3_result_text64(ctx, o->z, o->n, free, SQLITE_UTF8);
+        sqlite3_result_text64(ctx, o->z, o->n, ps_free, SQLITE_UTF8);
         o->zFree = 0;
         return;
       }
@@ -408,7 +431,7 @@ void ps_vt_result(sqlite3_context *ctx, PsOut *o){
       break;
     default: sqlite3_result_null(ctx); break;
   }
-  if( o->zFree ){ free(o->zFree); o->zFree = 0; }
+  if( o->zFree ){ ps_free(o->zFree); o->zFree = 0; }
 }
 
 

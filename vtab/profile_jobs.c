@@ -169,7 +169,7 @@ static int pjOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur){
 static int pjClose(sqlite3_vtab_cursor *cur){
   PjCursor *c = (PjCursor*)cur;
   ps_set_clear(&c->set);
-  free(c->own.zFree); free(c->meth.zFree);
+  ps_free(c->own.zFree); ps_free(c->meth.zFree);
   sqlite3_free(c->aChild);
   sqlite3_free(c);
   return SQLITE_OK;
@@ -385,7 +385,7 @@ static int pj_event_column(PjCursor *c, sqlite3_context *ctx, int iCol){
       if( e->aCat[r] ){ PsStr cs = ps_pool_get(&cap->pool, e->aCat[r]); snprintf(zCat, sizeof(zCat), "%.*s", (int)pj_cut(cs.z, cs.n, 190), cs.z); }
       else snprintf(zCat, sizeof(zCat), "%s", cap->pFormat->zName);
       size_t a = pj_args(c);
-      free(c->own.zFree); free(c->meth.zFree);
+      ps_free(c->own.zFree); ps_free(c->meth.zFree);
       memset(&c->own, 0, sizeof(c->own)); memset(&c->meth, 0, sizeof(c->meth));
       if( ps_job_keys(cap->src.z, cap->src.n, a, zSrc, strlen(zSrc), zCat, strlen(zCat), &c->own, &c->meth) ) return SQLITE_NOMEM;
       if( ps_out_text_rule(&c->own) || ps_out_text_rule(&c->meth) ) return SQLITE_NOMEM;

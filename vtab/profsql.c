@@ -76,6 +76,12 @@ static void debugFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 **                       inflated bytes beside the parsed columns (docs/loading.md). Default
 **                       64 MiB; 0: never. 0 in a noio connection, where it can only be lowered.
 **                       A full disk or no usable directory: the stream is inflated into memory.
+**   max_parse_memory    bytes one load's own memory may hold at once: the copy of a BLOB, an
+**                       inflated stream, the columns and tables its parse builds (not a mapped
+**                       file's pages). Past it the load fails: "reading X needs more memory than
+**                       max_parse_memory allows (N bytes; ...)". Default: half the machine's
+**                       physical memory, at least 2 GiB; 2 GiB in a noio connection (a 522 KB
+**                       gzip BLOB of folded stacks once built 7.6 GB). 1 MiB..2^62.
 **   noio                1 when loaded with sqlite3_profsql_noio_init (read-only)
 ** Every setting belongs to this connection (PsConn): another connection, trusted or not, never
 ** sees it. In a noio connection (untrusted SQL) a setting can only be lowered: a value above
@@ -89,6 +95,7 @@ static const struct { const char *zName; sqlite3_int64 lo, hi; } aSetting[] = {
   { "max_json_depth",     1, PS_JSON_MAX_DEPTH },
   { "mmap",               0, 1 },
   { "gzip_spill_bytes",   0, (sqlite3_int64)1 << 62 },
+  { "max_parse_memory",   (sqlite3_int64)1 << 20, (sqlite3_int64)1 << 62 },
 };
 static sqlite3_int64 setting_get(const PsConn *c, int k){
   switch( k ){
@@ -96,6 +103,7 @@ static sqlite3_int64 setting_get(const PsConn *c, int k){
     case 1: return c->nCacheMax;
     case 2: return c->maxJsonDepth;
     case 3: return c->bMmap;
+    case 5: return c->maxParseMemory;
     default: return (sqlite3_int64)c->nSpill;
   }
 }
@@ -105,6 +113,7 @@ static void setting_set(PsConn *c, int k, sqlite3_int64 v){
     case 1: c->nCacheMax = (int)v; break;
     case 2: c->maxJsonDepth = (int)v; break;
     case 3: c->bMmap = (int)v; break;
+    case 5: c->maxParseMemory = v; break;
     default: c->nSpill = (uint64_t)v; break;
   }
 }
@@ -156,11 +165,20 @@ static int profsql_init(sqlite3 *db, const sqlite3_api_routines *pApi, int bNoIo
   if( pApi==0 ) return SQLITE_MISUSE;
 #endif
   SQLITE_EXTENSION_INIT2(pApi);
+  /* ext/'s blocks from this SQLite's allocator, so that PRAGMA hard_heap_limit and
+  ** sqlite3_memory_used() see a parse (ext/ps_util.h; the first SQLite library of the process
+  ** to load libprofsql wins). Not in a single-threaded SQLite build (SQLITE_THREADSAFE=0): a
+  ** split parse allocates from several threads, which its allocator's counters do not allow. */
+  if( sqlite3_threadsafe() ){
+    PsAllocator a = { sqlite3_malloc64, sqlite3_realloc64, sqlite3_free, sqlite3_msize };
+    ps_set_allocator(&a);
+  }
   PsConn *pConn = ps_conn_new();
   if( pConn==0 ) return SQLITE_NOMEM;
   pConn->nRef = 1;   /* held by this function until the registrations below take theirs */
   pConn->bNoIo = bNoIo;
   if( bNoIo ) pConn->nSpill = 0;     /* untrusted SQL does not make the process write files */
+  if( bNoIo && pConn->maxParseMemory > PS_NOIO_PARSE_MEMORY ) pConn->maxParseMemory = PS_NOIO_PARSE_MEMORY;
   pConn->db = db;
   rc = sqlite3_create_function(db, "profsql_version", 0,
                                SQLITE_UTF8|SQLITE_DETERMINISTIC|SQLITE_INNOCUOUS, 0,

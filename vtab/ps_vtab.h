@@ -27,6 +27,11 @@
 typedef struct PsCacheEntry PsCacheEntry;
 
 /* Per-connection state, shared by the modules and functions of one connection. */
+/* The default of profsql_config 'max_parse_memory': half the machine's physical memory, at
+** least 2 GiB; in a noio connection (untrusted SQL) PS_NOIO_PARSE_MEMORY, 2 GiB. */
+#define PS_NOIO_PARSE_MEMORY ((int64_t)2 << 30)
+int64_t ps_parse_memory_default(void);
+
 typedef struct PsConn {
   int nRef;                 /* one per registered module/function using it */
   PsCacheEntry *pFirst;     /* cached captures, most recently used first */
@@ -42,6 +47,9 @@ typedef struct PsConn {
   int bMmap;                /* map plain files (1, default) or read them into memory (0) */
   uint64_t nSpill;          /* gzip streams of this inflated size or more go to an unnamed temporary
                             ** file (ext/source.c); 0: never (PS_GZIP_SPILL; 0 in a noio connection) */
+  int64_t maxParseMemory;   /* bytes one load's own blocks may hold at once (ps_budget: the copy of
+                            ** a BLOB, an inflated stream, the columns and tables the parse builds);
+                            ** ps_parse_memory_default(), PS_NOIO_PARSE_MEMORY in a noio connection */
   sqlite3 *db;              /* the connection (for noticing sqlite3_interrupt during a parse) */
 } PsConn;
 

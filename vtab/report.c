@@ -2005,7 +2005,7 @@ static void rep_groups(Rep *r, int bSlices, int bDerived){
   if( r->rc==SQLITE_OK && aColl[0].bComplete && aColl[1].bComplete && aColl[0].n==aColl[1].n ){
     rep_percentiles(r, aColl[0].a, aColl[1].a, aColl[0].n);
   }
-  free(aColl[0].a); free(aColl[1].a);
+  ps_free(aColl[0].a); ps_free(aColl[1].a);
   for(int g=0; g<N_GROUP; g++){
     if( aGroup[g].zRanked==0 ) continue;
     char zName[32];
@@ -2385,7 +2385,7 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   }
   sqlite3_free(zErrSave);
   sqlite3_free(r.zCapNotes);
-  for(int l=0; l<REP_N_TOP; l++) free(r.aTop[l].aK);
+  for(int l=0; l<REP_N_TOP; l++) ps_free(r.aTop[l].aK);
   for(int k=0; k<N_CSV; k++) ps_buf_free(&aOut[k]);
   ps_buf_free(&md); ps_buf_free(&js); ps_buf_free(&man); ps_buf_free(&fg);
   sqlite3_free(zFormat);

@@ -7,6 +7,7 @@
 ** scan as the arguments of profsql_rp_row (g_scan), not through sqlite3_column_*.
 */
 #include "report_groups.h"
+#include "../ext/ps_util.h"    /* ps_malloc & co.: the host's allocator (SQLite's, once loaded) */
 SQLITE_EXTENSION_INIT3
 
 #include <stdint.h>
@@ -59,18 +60,9 @@ typedef struct GTab {
 ** left to SQL (a name with hundreds of categories) */
 #define G_DISTINCT_MAX 64
 
-static uint64_t g_mix(uint64_t x){
-  x ^= x >> 33; x *= 0xff51afd7ed558ccdULL; x ^= x >> 33; x *= 0xc4ceb9fe1a85ec53ULL; x ^= x >> 33;
-  return x;
-}
-
-static uint64_t g_hash_bytes(const unsigned char *z, size_t n, uint64_t seed){
-  uint64_t h = seed ^ (n * 0x9e3779b97f4a7c15ULL);
-  size_t i = 0;
-  for(; i+8<=n; i+=8){ uint64_t w; memcpy(&w, z+i, 8); h = g_mix(h ^ w) + 0x9e3779b97f4a7c15ULL; }
-  uint64_t w = 0;
-  if( i<n ){ memcpy(&w, z+i, n-i); h = g_mix(h ^ w ^ 0x5bd1e995); }
-  return g_mix(h);
+/* the slot hash of a group's key bytes: keyed (ext/ps_util.h), for the names are the capture's */
+static uint64_t g_hash_bytes(const unsigned char *z, size_t n){
+  return ps_hash(z, n);
 }
 
 /* a value of the row being added: its type, and its integer (SQLITE_INTEGER) or real value */
@@ -106,10 +98,10 @@ static void g_max_add(GMax *m, const GVal *x, int bMin){
 /* frees t's groups and tables (its value list stays) */
 static void g_free(GTab *t, const int *aAgg){
   for(sqlite3_int64 g=0; g<t->n; g++){
-    for(int j=0; j<t->nAct; j++) if( aAgg[t->aAct[j]]==PS_AGG_DISTINCT ) free(t->a[g].aAcc[j].u.d.zList);
-    free(t->a[g].aAcc);
+    for(int j=0; j<t->nAct; j++) if( aAgg[t->aAct[j]]==PS_AGG_DISTINCT ) ps_free(t->a[g].aAcc[j].u.d.zList);
+    ps_free(t->a[g].aAcc);
   }
-  free(t->a); free(t->aSlot); free(t->zArena);
+  ps_free(t->a); ps_free(t->aSlot); ps_free(t->zArena);
   t->a = 0; t->n = t->nAlloc = 0; t->aSlot = 0; t->nSlot = 0;
   t->zArena = 0; t->nArena = t->nArenaAlloc = 0; t->iLast = 0;
 }
@@ -144,7 +136,7 @@ static int g_key(PsKeyBuf *b, sqlite3_value *v){
   if( b->n + nHead + n > b->nAlloc ){
     size_t nNew = b->nAlloc ? b->nAlloc*2 : 256;
     while( nNew < b->n + nHead + n ) nNew *= 2;
-    unsigned char *a = realloc(b->a, nNew);
+    unsigned char *a = ps_realloc(b->a, nNew);
     if( a==0 ) return -1;
     b->a = a; b->nAlloc = nNew;
   }
@@ -156,38 +148,41 @@ static int g_key(PsKeyBuf *b, sqlite3_value *v){
 /* the group of the key encoded in b (nVal accumulators), found by its hash, added when new; NULL
 ** when out of memory */
 static Grp *g_find_hashed(GTab *t, const PsKeyBuf *b){
-  uint64_t h = g_hash_bytes(b->a ? b->a : (const unsigned char*)"", b->n, 0x51);
+  uint64_t h = g_hash_bytes(b->a ? b->a : (const unsigned char*)"", b->n);
   if( t->nSlot==0 || (uint64_t)(t->n+1)*2 > t->nSlot ){
     uint64_t nNew = t->nSlot ? t->nSlot*2 : 64;
-    uint32_t *aNew = calloc(nNew, sizeof(uint32_t));
+    uint32_t *aNew = ps_calloc(nNew, sizeof(uint32_t));
     if( aNew==0 ) return 0;
     for(sqlite3_int64 g=0; g<t->n; g++){
       uint64_t s = t->a[g].h & (nNew-1);
-      while( aNew[s] ) s = (s+1) & (nNew-1);
+      ps_nProbe++;
+      while( aNew[s] ){ s = (s+1) & (nNew-1); ps_nProbe++; }
       aNew[s] = (uint32_t)(g+1);
     }
-    free(t->aSlot); t->aSlot = aNew; t->nSlot = nNew;
+    ps_free(t->aSlot); t->aSlot = aNew; t->nSlot = nNew;
   }
   uint64_t s = h & (t->nSlot-1);
+  ps_nProbe++;
   while( t->aSlot[s] ){
     Grp *p = &t->a[t->aSlot[s]-1];
     if( p->h==h && p->nKey==b->n && (b->n==0 || memcmp(t->zArena+p->zOff, b->a, b->n)==0) ) return p;
     s = (s+1) & (t->nSlot-1);
+    ps_nProbe++;
   }
   if( t->n>=t->nAlloc ){
     sqlite3_int64 nNew = t->nAlloc ? t->nAlloc*2 : 64;
-    Grp *aNew = realloc(t->a, (size_t)nNew * sizeof(Grp));
+    Grp *aNew = ps_realloc(t->a, (size_t)nNew * sizeof(Grp));
     if( aNew==0 ) return 0;
     t->a = aNew; t->nAlloc = nNew;
   }
   if( t->nArena + b->n > t->nArenaAlloc ){
     size_t nNew = t->nArenaAlloc ? t->nArenaAlloc*2 : 4096;
     while( nNew < t->nArena + b->n ) nNew *= 2;
-    char *zNew = realloc(t->zArena, nNew);
+    char *zNew = ps_realloc(t->zArena, nNew);
     if( zNew==0 ) return 0;
     t->zArena = zNew; t->nArenaAlloc = nNew;
   }
-  GAcc *aAcc = calloc((size_t)(t->nAct>0 ? t->nAct : 1), sizeof(GAcc));
+  GAcc *aAcc = ps_calloc((size_t)(t->nAct>0 ? t->nAct : 1), sizeof(GAcc));
   if( aAcc==0 ) return 0;
   Grp *p = &t->a[t->n];
   memset(p, 0, sizeof(*p));
@@ -226,7 +221,7 @@ static int g_distinct_add(GAcc *a, const GVal *x){
     i += 8 + m;
   }
   if( a->u.d.nDistinct >= G_DISTINCT_MAX ) return 1;
-  char *zNew = realloc(a->u.d.zList, a->u.d.nList + 8 + n);
+  char *zNew = ps_realloc(a->u.d.zList, a->u.d.nList + 8 + n);
   if( zNew==0 ) return -1;
   uint64_t nn = n;
   memcpy(zNew + a->u.d.nList, &nn, 8);
@@ -360,15 +355,15 @@ static int t_own(TEnt *e, int nKey){
   for(int c=0; c<nKey; c++){
     TVal *v = &e->a[c];
     if( v->t!=SQLITE_TEXT && v->t!=SQLITE_BLOB ){ v->z = 0; continue; }
-    unsigned char *z = malloc((size_t)v->n + 1);
-    if( z==0 ){ for(int j=0; j<c; j++) free((void*)e->a[j].z); return -1; }
+    unsigned char *z = ps_malloc((size_t)v->n + 1);
+    if( z==0 ){ for(int j=0; j<c; j++) ps_free((void*)e->a[j].z); return -1; }
     if( v->n ) memcpy(z, v->z, (size_t)v->n);
     v->z = z;
   }
   return 0;
 }
 
-static void t_free_ent(TEnt *e, int nKey){ for(int c=0; c<nKey; c++) free((void*)e->a[c].z); }
+static void t_free_ent(TEnt *e, int nKey){ for(int c=0; c<nKey; c++) ps_free((void*)e->a[c].z); }
 
 static void t_sift_down(const PsTopList *l, THeap *h, sqlite3_int64 i){
   for(;;){
@@ -412,7 +407,7 @@ static int t_offer(const PsTopList *l, THeap *h, sqlite3_value **aCol, sqlite3_i
     for(int c=0; c<l->nKey; c++) t_get(&e.a[c], aCol, l->aiKey[c], aV, nVal);
     if( h->n>=h->nAlloc ){
       sqlite3_int64 nNew = h->nAlloc ? h->nAlloc*2 : 64;
-      TEnt *a = realloc(h->a, (size_t)nNew * sizeof(TEnt));
+      TEnt *a = ps_realloc(h->a, (size_t)nNew * sizeof(TEnt));
       if( a==0 ) return -1;
       h->a = a; h->nAlloc = nNew;
     }
@@ -454,14 +449,14 @@ static int t_finish(PsTopList *l, THeap *h){
     THeap hh = { h->a, n-1, h->nAlloc };
     t_sift_down(l, &hh, 0);
   }
-  l->aK = malloc((size_t)(h->n>0 ? h->n : 1) * sizeof(sqlite3_int64));
+  l->aK = ps_malloc((size_t)(h->n>0 ? h->n : 1) * sizeof(sqlite3_int64));
   if( l->aK==0 ) rc = -1;
   for(sqlite3_int64 i=0; i<h->n; i++){
     if( l->aK ) l->aK[i] = h->a[i].k;
     t_free_ent(&h->a[i], l->nKey);
   }
   l->n = l->aK ? h->n : 0;
-  free(h->a); h->a = 0; h->n = h->nAlloc = 0;
+  ps_free(h->a); h->a = 0; h->n = h->nAlloc = 0;
   return rc;
 }
 
@@ -522,7 +517,7 @@ static int g_row(GScan *s, sqlite3_value **aCol){
     if( !g_where(aCol, pc->iWhere, &iWhereLast, &bWhereLast) || aV[pc->iVal].t==SQLITE_NULL ) continue;
     if( pc->n>=pc->nAlloc ){
       sqlite3_int64 nNew = pc->nAlloc ? pc->nAlloc*2 : (s->nJobs > 64 ? s->nJobs : 64);
-      double *a = realloc(pc->a, (size_t)nNew * sizeof(double));
+      double *a = ps_realloc(pc->a, (size_t)nNew * sizeof(double));
       if( a==0 ) return SQLITE_NOMEM;
       pc->a = a; pc->nAlloc = nNew;
     }
@@ -607,9 +602,9 @@ int ps_report_groups(sqlite3 *db, const char *zCols, const char *zFrom,
   s->nCount = nCount; s->aCount = aCount;
   s->nTop = nTop; s->aTop = aTop; s->nJobs = nJobs; s->bTypes = 1;
   for(int c=0; c<nCount; c++){ aCount[c].n = 0; aCount[c].bComplete = 0; }
-  s->aT = calloc((size_t)(nGroup>0 ? nGroup : 1), sizeof(GTab));
-  s->aH = calloc((size_t)(nTop>0 ? nTop : 1), sizeof(THeap));
-  s->aV = calloc((size_t)(nVal>0 ? nVal : 1), sizeof(GVal));
+  s->aT = ps_calloc((size_t)(nGroup>0 ? nGroup : 1), sizeof(GTab));
+  s->aH = ps_calloc((size_t)(nTop>0 ? nTop : 1), sizeof(THeap));
+  s->aV = ps_calloc((size_t)(nVal>0 ? nVal : 1), sizeof(GVal));
   GTab *aT = s->aT;
   THeap *aH = s->aH;
   int rc = aT && s->aV && aH ? SQLITE_OK : SQLITE_NOMEM;
@@ -644,6 +639,6 @@ int ps_report_groups(sqlite3 *db, const char *zCols, const char *zFrom,
     if( rc==SQLITE_OK ) aDone[g] = 1;
   }
   for(int g=0; aT && g<nGroup; g++) g_free(&aT[g], aAgg);
-  free(aT); free(s->aV); free(s->kb.a); free(aH);
+  ps_free(aT); ps_free(s->aV); ps_free(s->kb.a); ps_free(aH);
   return rc;
 }

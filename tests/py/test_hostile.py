@@ -242,7 +242,7 @@ check(err(EV, zb.getvalue()) == "profile_events: BLOB: ZIP member name of 605 by
       "a ZIP member name of 605 bytes", err(EV, zb.getvalue()))
 check(err("SELECT profsql_config('max_inflated_bytes', 5)") == "profsql_config: 'max_inflated_bytes' must be between 1048576 and 4611686018427387904",
       "a limit out of range")
-check(err("SELECT profsql_config('nope')") == "profsql_config: unknown setting 'nope' (known: max_inflated_bytes, cache_size, max_json_depth, mmap, gzip_spill_bytes, noio)",
+check(err("SELECT profsql_config('nope')") == "profsql_config: unknown setting 'nope' (known: max_inflated_bytes, cache_size, max_json_depth, mmap, gzip_spill_bytes, max_parse_memory, noio)",
       "an unknown setting")
 db.execute("SELECT profsql_config('max_inflated_bytes', 17179869184)")
 check(db.execute("SELECT profsql_config('cache_size', 1)").fetchone()[0] == 1, "cache_size 1")
