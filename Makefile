@@ -114,13 +114,13 @@ static: deps-build
 # ---- C tests: the parsers alone (no SQLite), and the extension driven through the SQLite C API
 TEST_BINS := $(BUILD)/test_parser $(BUILD)/test_sql $(BUILD)/test_parser.asan $(BUILD)/test_sql.asan \
              $(BUILD)/test_fault $(BUILD)/test_sql_fault $(BUILD)/test_threads
-$(BUILD)/test_parser: tests/c/test_parser.c tests/c/testlib.h $(call EXT_O,pic)
+$(BUILD)/test_parser: tests/c/test_parser.c tests/c/testlib.h tests/c/flood.h $(call EXT_O,pic)
 	$(CC) $(CFLAGS) $(WARN) $(DEFS) -Iext -o $@ $< $(call EXT_O,pic) $(LDLIBS)
 $(BUILD)/test_sql: tests/c/test_sql.c tests/c/testlib.h $(call EXT_O,pic) $(call VTAB_O,core)
 	$(CC) $(CFLAGS) $(WARN) $(DEFS) -DSQLITE_CORE -Iext -Ivtab -I$(BUILD) -o $@ $< $(call EXT_O,pic) $(call VTAB_O,core) -lsqlite3 $(LDLIBS)
 # the same tests under AddressSanitizer + UndefinedBehaviorSanitizer (clang), fault injection
 # (every allocation made to fail in turn) and ThreadSanitizer
-$(BUILD)/test_parser.asan: tests/c/test_parser.c tests/c/testlib.h $(call EXT_O,san)
+$(BUILD)/test_parser.asan: tests/c/test_parser.c tests/c/testlib.h tests/c/flood.h $(call EXT_O,san)
 	clang $(SAN) $(WARN) $(DEFS) -Iext -o $@ $< $(call EXT_O,san) $(LDLIBS)
 $(BUILD)/test_sql.asan: tests/c/test_sql.c tests/c/testlib.h $(call EXT_O,san) $(call VTAB_O,san)
 	clang $(SAN) $(WARN) $(DEFS) -DSQLITE_CORE -Iext -Ivtab -I$(BUILD) -o $@ $< $(call EXT_O,san) $(call VTAB_O,san) -lsqlite3 $(LDLIBS)
@@ -132,6 +132,9 @@ $(BUILD)/test_threads: tests/c/test_threads.c tests/c/testlib.h $(call EXT_O,tsa
 	clang $(TSAN) $(WARN) $(DEFS) -DSQLITE_CORE -Iext -Ivtab -I$(BUILD) -o $@ $< $(call EXT_O,tsan) $(call VTAB_O,tsan) -lsqlite3 $(LDLIBS)
 
 $(BUILD)/gen_trace $(BUILD)/gen_text $(BUILD)/gen_xspace $(BUILD)/gen_stacks $(BUILD)/gen_ftrace: $(BUILD)/%: tests/bench/%.c
+	@mkdir -p $(BUILD)
+	$(CC) -O2 $(WARN) -o $@ $<
+$(BUILD)/gen_flood: tests/bench/gen_flood.c tests/c/flood.h
 	@mkdir -p $(BUILD)
 	$(CC) -O2 $(WARN) -o $@ $<
 $(BUILD)/load_time: tests/bench/load_time.c $(call EXT_O,pic)
@@ -183,7 +186,7 @@ demo: deps-build
 	@sh examples/demo.sh
 
 bench: deps-bench
-	@$(SUBMAKE) libprofsql.so $(BUILD)/gen_trace $(BUILD)/gen_text $(BUILD)/gen_xspace $(BUILD)/gen_stacks $(BUILD)/gen_ftrace $(BUILD)/load_time $(BUILD)/stmt_time $(BUILD)/simdjson_agg
+	@$(SUBMAKE) libprofsql.so $(BUILD)/gen_trace $(BUILD)/gen_text $(BUILD)/gen_xspace $(BUILD)/gen_stacks $(BUILD)/gen_ftrace $(BUILD)/gen_flood $(BUILD)/load_time $(BUILD)/stmt_time $(BUILD)/simdjson_agg
 	@SQLITE3=$(SQLITE3) PYTHON=$(PYTHON) sh tests/bench/bench.sh
 
 # ---- make install / uninstall under $(DESTDIR)$(PREFIX); LIBDIR is Debian's multiarch directory

@@ -18,7 +18,8 @@ Nothing is asserted: the numbers go to docs/performance.md by hand.
 Then the text formats (build/gen_text): a 1M-record timings report and a 10M-marker lms CSV
 (load rate), and profile_open + a full record_tree query on the 1M-record report.
 Then the sampled formats (build/gen_stacks): a 1M-sample perf script text and a 1M-sample pprof;
-and a 5M-line ftrace text (build/gen_ftrace).
+and a 5M-line ftrace text (build/gen_ftrace). Last, hash flooding: 100k names or tids that collide
+under the old public hash (build/gen_flood), each against random keys of the same size.
 Environment: SQLITE3 (sqlite3 CLI), BENCH_SIZES (default "1000000 5000000"), BENCH_TEXT=0 skips
 the text formats,
 BENCH_TIMEOUT (seconds per baseline run, default 300), BENCH_REPEAT (runs per measurement,
@@ -169,7 +170,40 @@ def main():
             bench_report(path)
     if os.environ.get("BENCH_TEXT", "1") != "0":
         bench_text()
+    bench_flood()
     return 0
+
+
+FLOOD_N = 100000
+
+
+def bench_flood():
+    """Hash flooding (issue 32): Chrome traces whose 100k names or tids collide under the old,
+    public hash (build/gen_flood, keys from tests/c/flood.h), each timed against a trace of random
+    keys of the same size; the keyed tables must keep the ratio near 1 (the issue: within 3x).
+    Before, the 100k colliding names took 6.46 s against 0.02 s, the tids 6.82 s against 0.03 s."""
+    print("\n== hash flooding: %dk keys that collide under the old hash, against random keys (best of %d)"
+          % (FLOOD_N // 1000, REPEAT))
+    print("%-40s %9s %9s %9s" % ("", "collide", "random", "ratio"))
+    gen = os.path.join(ROOT, "build", "gen_flood")
+    for kind in ("names", "tids"):
+        t = {}
+        for mode in ("collide", "random"):
+            path = os.path.join(DATA, "flood_%s_%s.json" % (kind, mode))
+            if not os.path.exists(path):
+                os.makedirs(DATA, exist_ok=True)
+                with open(path + ".tmp", "wb") as f:
+                    subprocess.check_call([gen, kind, mode, str(FLOOD_N)], stdout=f)
+                os.rename(path + ".tmp", path)
+            q = "SELECT count(*) FROM profile_events('%s');\n" % path
+            dt, rss, out, rc = best([SQLITE3, "-batch", "-init", "/dev/null", "-cmd", ".load ./libprofsql", ":memory:"], q)
+            t[mode] = dt if rc == 0 and out.strip() == str(FLOOD_N) else None
+        label = "Chrome, %d %s (%.1f MB)" % (FLOOD_N, "16-byte names" if kind == "names" else "tids",
+                                            os.path.getsize(path) / 1e6)
+        if t["collide"] is None or t["random"] is None:
+            print("%-40s failed" % label)
+            continue
+        print("%-40s %9.3f %9.3f %9.2f" % (label, t["collide"], t["random"], t["collide"] / t["random"]))
 
 
 def bench_cores(path, size):

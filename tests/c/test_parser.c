@@ -1986,55 +1986,7 @@ static void test_columns_grow(void){
 ** of random keys of the same size. Before the keyed hash, 20k colliding names made the pool
 ** probe about n^2/2 = 2e8 slots against ~3e4. */
 
-#define FL_M1 0x87c37b91114253d5ull
-#define FL_M3 0xc4ceb9fe1a85ec53ull
-static uint64_t fl_inv(uint64_t a){          /* the inverse of odd a modulo 2^64 (Newton) */
-  uint64_t x = a;
-  for(int i=0; i<6; i++) x *= 2 - a*x;
-  return x;
-}
-static uint64_t fl_unxs29(uint64_t y){ return y ^ (y >> 29) ^ (y >> 58); }   /* x ^= x >> 29, undone */
-/* the state ps_hash_fixed must reach before its final mix for the result T */
-static uint64_t fl_unfinal(uint64_t t){
-  uint64_t h = fl_unxs29(t);
-  h *= fl_inv(FL_M3);
-  return h ^ (h >> 32);
-}
-/* its state after the 8-byte word w, from state h */
-static uint64_t fl_step(uint64_t h, uint64_t w){ h = (h ^ w) * FL_M1; return h ^ (h >> 29); }
-static uint64_t fl_rng = 0x243F6A8885A308D3ull;
-static uint64_t fl_rand(void){ fl_rng ^= fl_rng << 13; fl_rng ^= fl_rng >> 7; fl_rng ^= fl_rng << 17; return fl_rng; }
-static int fl_printable(uint64_t w){
-  for(int i=0; i<8; i++){ unsigned c = (w >> (8*i)) & 0xff; if( c<0x21 || c>0x7e || c=='"' || c=='\\' ) return 0; }
-  return 1;
-}
-
-/* 16-byte printable names whose ps_hash_fixed values all have the low 16 bits 0 (bCollide), or
-** random printable names (names[i*16 .. i*16+16)) */
-static void flood_names(char *names, size_t n, int bCollide){
-  const uint64_t h0 = 0x9E3779B97F4A7C15ull ^ (16ull * 0xff51afd7ed558ccdull);
-  const uint64_t m1inv = fl_inv(FL_M1);
-  for(size_t i=0; i<n; i++){
-    uint64_t w0 = 0, w1 = 0;
-    /* w0: the index in base 90 (distinct names), printable */
-    size_t k = i;
-    for(int j=0; j<8; j++){
-      unsigned c = 0x23 + (unsigned)(k % 90);   /* '#' .. '}' without the backslash */
-      if( c>='\\' ) c++;
-      w0 |= (uint64_t)c << (8*j); k /= 90;
-    }
-    if( bCollide ){
-      uint64_t h1 = fl_step(h0, w0);
-      do{
-        uint64_t t = fl_rand() << 16;             /* any value whose low 16 bits are 0 */
-        w1 = h1 ^ (fl_unxs29(fl_unfinal(t)) * m1inv);
-      }while( !fl_printable(w1) );
-    }else{
-      do w1 = fl_rand(); while( !fl_printable(w1) );
-    }
-    memcpy(names + 16*i, &w0, 8); memcpy(names + 16*i + 8, &w1, 8);
-  }
-}
+#include "flood.h"
 
 /* Loads a Chrome trace of n X events named names[] (one per name, one thread); returns the
 ** probes the load made; checks that every name is one distinct row name. */
@@ -2071,24 +2023,14 @@ static uint64_t flood_chrome_names(const char *names, size_t n){
 ** 16 bits of the old thread hash (ps_hash_fixed of those words), or random tids; loads a trace
 ** of one event per tid and returns the probes made; checks one thread per tid. */
 static uint64_t flood_chrome_tids(size_t n, int bCollide){
-  const uint64_t m1inv = fl_inv(FL_M1);
   PsBuf b; memset(&b, 0, sizeof(b));
   ps_buf_append(&b, "[", 1);
   size_t nCollide = 0;
   for(size_t i=0; i<n; i++){
-    /* the words before the tid: pid (type INT, i 1, s 0), then the tid's type */
-    uint64_t h = 0x9E3779B97F4A7C15ull ^ (48ull * 0xff51afd7ed558ccdull);
-    h = fl_step(h, PS_VAL_INT); h = fl_step(h, 1); h = fl_step(h, 0); h = fl_step(h, PS_VAL_INT);
-    int64_t tid;
+    int64_t tid = fl_tid(bCollide);
     if( bCollide ){
-      uint64_t t = fl_rand() << 16;
-      uint64_t h5 = fl_unxs29(fl_unfinal(t)) * m1inv;    /* before the last word (s = 0) */
-      uint64_t h4 = fl_unxs29(h5) * m1inv;               /* (h4' ^ tid) */
-      tid = (int64_t)(h ^ h4);
       uint64_t k[6] = { PS_VAL_INT, 1, 0, PS_VAL_INT, (uint64_t)tid, 0 };
       if( (ps_hash_fixed(k, sizeof(k)) & 0xffff)==0 ) nCollide++;
-    }else{
-      tid = (int64_t)(fl_rand() >> 1);
     }
     char e[160];
     int k = snprintf(e, sizeof(e), "%s{\"ph\":\"X\",\"name\":\"x\",\"pid\":1,\"tid\":%lld,\"ts\":%zu,\"dur\":1}",
