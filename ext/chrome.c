@@ -1518,7 +1518,7 @@ static int ch_v8_profiles(Chrome *p, const ChV8Names *pN, int bOtherIds, int64_t
     uint32_t nm = e->aName[r];
     int bCpu = nm==idCpu;
     if( !bCpu && (e->aPh[r]!='P' || (nm!=idProfile && nm!=idChunk)) ) continue;
-    if( (r & 0xfff)==0xfff && ps_source_poll(&cap->src) ){ rc = ps_interrupted(p->err); goto out; }
+    if( ps_work(&cap->src, 64) ){ rc = ps_interrupted(p->err); goto out; }   /* (a profile event: its chunk) */
     size_t off = (size_t)e->aOff[r];
     if( bCpu ){
       size_t iObj = ch_data_field(p, off, "cpuProfile");
@@ -1668,7 +1668,7 @@ static int ch_stacks(Chrome *p){
     if( ps_diag(cap, PS_DIAG_OTHER, (int64_t)vSamples, "'samples' is not an array; no samples read") ) goto nomem;
   }else if( vSamples ){
     for(i = vSamples+1; ch_member(p, &i, 0, &kq, &v); nSamples++){
-      if( (nSamples & 0xffff)==0xffff && ps_source_poll(&cap->src) ){ rc = ps_interrupted(p->err); goto out; }
+      if( ps_work(&cap->src, i - v + 1) ){ rc = ps_interrupted(p->err); goto out; }   /* by bytes */
       if( ch_sample(p, &m, &t, v, &aTid, &nTid) ) goto out;
     }
   }

@@ -45,6 +45,7 @@ typedef struct Xp {
   const uint8_t *z;
   size_t n;
   int32_t thSteps;            /* thread of step rows, -1 before the first */
+  size_t offPoll;             /* the offset xp_poll last counted work to */
 } Xp;
 
 /* ------------------------------------------------------------------ helpers */
@@ -198,17 +199,18 @@ static int xp_check(Xp *p, const PbMsgDef *pDef){
 }
 
 static int xp_poll(Xp *p, size_t k, size_t off){
-  if( (k & 0xFFF)==0 ){
-    ps_source_done_before(&p->cap->src, off);
-    if( ps_source_poll(&p->cap->src) ) return ps_interrupted(p->err);
-  }
+  if( (k & 0xFFF)==0 ) ps_source_done_before(&p->cap->src, off);
+  /* by bytes: the distance from the last message polled (messages are read in order) */
+  size_t nDone = off > p->offPoll ? off - p->offPoll : 1;
+  p->offPoll = off;
+  if( ps_work(&p->cap->src, nDone) ) return ps_interrupted(p->err);
   return PS_OK;
 }
 
 /* ------------------------------------------------------------------ tf_stats */
 
 static int tfs_parse(PsCapture *cap, PsErr *err){
-  Xp p = { cap, err, (const uint8_t*)cap->src.z, cap->src.n, -1 };
+  Xp p = { cap, err, (const uint8_t*)cap->src.z, cap->src.n, -1, 0 };
   /* one walk checks (pb_check_field, field by field) and reads: a record is 33 scalar fields, and
   ** walking it twice cost a third of the load */
   if( xp_claim(&p, &pb_TfStatsDatabase) ) return PS_ERROR;
@@ -313,7 +315,7 @@ static int tfs_parse(PsCapture *cap, PsErr *err){
 /* ------------------------------------------------------------------ kernel_stats */
 
 static int ks_parse(PsCapture *cap, PsErr *err){
-  Xp p = { cap, err, (const uint8_t*)cap->src.z, cap->src.n, -1 };
+  Xp p = { cap, err, (const uint8_t*)cap->src.z, cap->src.n, -1, 0 };
   if( xp_check(&p, &pb_KernelStatsDb) ) return PS_ERROR;
   uint32_t set;
   if( xp_intern_c(&p, "reports", &set) ) return PS_NOMEM;
@@ -413,7 +415,7 @@ static int ip_rows(Xp *p, size_t off, size_t len){
 }
 
 static int ip_parse(PsCapture *cap, PsErr *err){
-  Xp p = { cap, err, (const uint8_t*)cap->src.z, cap->src.n, -1 };
+  Xp p = { cap, err, (const uint8_t*)cap->src.z, cap->src.n, -1, 0 };
   if( xp_check(&p, &pb_InputPipelineAnalysisResult) ) return PS_ERROR;
   return ip_rows(&p, 0, p.n);
 }
@@ -421,7 +423,7 @@ static int ip_parse(PsCapture *cap, PsErr *err){
 /* ------------------------------------------------------------------ overview_page */
 
 static int ov_parse(PsCapture *cap, PsErr *err){
-  Xp p = { cap, err, (const uint8_t*)cap->src.z, cap->src.n, -1 };
+  Xp p = { cap, err, (const uint8_t*)cap->src.z, cap->src.n, -1, 0 };
   if( xp_check(&p, &pb_OverviewPage) ) return PS_ERROR;
   PbField f;
   if( xp_get(&p, 0, p.n, 2, WT_LEN, &f) && ip_rows(&p, f.off, f.len) ) return err->rc;
@@ -446,7 +448,7 @@ static int ov_parse(PsCapture *cap, PsErr *err){
 /* ------------------------------------------------------------------ memory_profile */
 
 static int mp_parse(PsCapture *cap, PsErr *err){
-  Xp p = { cap, err, (const uint8_t*)cap->src.z, cap->src.n, -1 };
+  Xp p = { cap, err, (const uint8_t*)cap->src.z, cap->src.n, -1, 0 };
   if( xp_check(&p, &pb_MemoryProfile) ) return PS_ERROR;
   if( ps_events_want_len(cap) ) return ps_nomem(err);
   uint32_t aCat[2];
@@ -538,7 +540,7 @@ static int tr_is_old(const uint8_t *z, size_t n){
 }
 
 static int tr_parse(PsCapture *cap, PsErr *err){
-  Xp p = { cap, err, (const uint8_t*)cap->src.z, cap->src.n, -1 };
+  Xp p = { cap, err, (const uint8_t*)cap->src.z, cap->src.n, -1, 0 };
   int bOld = tr_is_old(p.z, p.n);
   const PbMsgDef *pDef = bOld ? &pb_OldTrace : &pb_Trace;
   if( xp_check(&p, pDef) ) return PS_ERROR;
