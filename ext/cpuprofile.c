@@ -71,7 +71,8 @@
 ** "traceEvents": 3, above the Chrome probe's 1 for any object.
 **
 ** Parser only: nothing here includes SQLite. Linear in the input (the old shape's nested tree is
-** walked with an explicit stack, never C recursion); polls for interrupt every 65536 items.
+** walked with an explicit stack, never C recursion); polls for interrupt by work done (the bytes
+** of the items read, ps_work), node ids looked up in a keyed hash (ps_hash_u64).
 */
 #define _GNU_SOURCE            /* memmem */
 #include "formats.h"
@@ -129,12 +130,22 @@ static int v8_id(int64_t raw, int64_t idBase, int64_t *pId){
   return __builtin_add_overflow(raw, idBase, pId) || *pId==PS_NULL64 ? -1 : 0;
 }
 
+/* Called at each item (a node, a sample) whose first byte is off: counts the bytes read since
+** the last item (ps_work, by work done: an item of megabytes counts as that, not as one item)
+** and, when a poll is due, releases the mapped bytes before off. */
 static int v8_poll(PsV8 *v, size_t off){
-  if( (++v->nPoll & 0xFFFF)==0 ){
-    ps_source_done_before(&v->cap->src, off);
-    if( ps_source_poll(&v->cap->src) ) return ps_interrupted(v->err);
-  }
-  return PS_OK;
+  PsSource *pSrc = &v->cap->src;
+  uint64_t nUnit = 1 + (off > v->nPoll ? off - v->nPoll : 0);
+  v->nPoll = off;
+  if( pSrc->nWork + nUnit >= PS_WORK_STEP ) ps_source_done_before(pSrc, off);
+  return ps_work(pSrc, nUnit) ? ps_interrupted(v->err) : PS_OK;
+}
+
+/* Counts nUnit units of work that v8_poll's offsets do not see (an element of a second array
+** read in step with the samples, an entry of a node's children list): 1 when the host said stop
+** (v->err set). */
+static int v8_work(PsV8 *v, uint64_t nUnit){
+  return ps_work(&v->cap->src, nUnit) ? ps_interrupted(v->err) : PS_OK;
 }
 
 static int v8_push_mem(PsV8 *v, const PsV8Mem *m){
@@ -162,18 +173,22 @@ static int v8_dups(PsV8 *v, size_t m0, const char *zWhere){
 
 /* ------------------------------------------------------------------ node id -> record row */
 
+/* The first slot of node id in a table of nHash (a power of 2) slots: keyed (ps_hash_u64), so
+** ids a file picks cannot share one (issue 32: with id * G, 80k chosen ids took 20 s). Probe
+** loops count each slot they examine in ps_nProbe. */
 static size_t v8_hash_slot(int64_t id, size_t nHash){
-  uint64_t h = (uint64_t)id * 0x9E3779B97F4A7C15ull;
-  return (size_t)(h ^ (h >> 29)) & (nHash-1);
+  return (size_t)ps_hash_u64((uint64_t)id) & (nHash-1);
 }
 
 /* The record row of node id (with idBase), -1 when no node has it. */
 static int32_t v8_lookup(const PsV8 *v, int64_t id){
   if( v->nHash==0 ) return -1;
   size_t j = v8_hash_slot(id, v->nHash);
+  ps_nProbe++;
   while( v->aHashRow[j]>=0 ){
     if( v->aHashId[j]==id ) return v->aHashRow[j];
     j = (j+1) & (v->nHash-1);
+    ps_nProbe++;
   }
   return -1;
 }
@@ -190,16 +205,19 @@ static int v8_hash_put(PsV8 *v, int64_t id, int32_t row){
     for(size_t j=0; j<v->nHash; j++){
       if( v->aHashRow[j]<0 ) continue;
       size_t s = v8_hash_slot(v->aHashId[j], nh);
-      while( aRow[s]>=0 ) s = (s+1) & (nh-1);
+      ps_nProbe++;
+      while( aRow[s]>=0 ){ s = (s+1) & (nh-1); ps_nProbe++; }
       aId[s] = v->aHashId[j]; aRow[s] = v->aHashRow[j];
     }
     free(v->aHashId); free(v->aHashRow);
     v->aHashId = aId; v->aHashRow = aRow; v->nHash = nh;
   }
   size_t j = v8_hash_slot(id, v->nHash);
+  ps_nProbe++;
   while( v->aHashRow[j]>=0 ){
     if( v->aHashId[j]==id ) return PS_OK;
     j = (j+1) & (v->nHash-1);
+    ps_nProbe++;
   }
   v->aHashId[j] = id; v->aHashRow[j] = row;
   v->nHashUsed++;
@@ -352,6 +370,7 @@ static int v8_links(PsV8 *v, size_t iKids, int64_t parent, int64_t idBase){
     size_t off = i;
     int64_t c;
     if( ps_json_skip(z, v->n, &i, v->err) ) return PS_ERROR;
+    if( v8_work(v, 1 + (i - off)) ) return PS_ERROR;
     if( v8_int_at(v, off, &c) || v8_id(c, idBase, &c) ){
       if( ps_diag(v->cap, PS_DIAG_OTHER, (int64_t)off, "byte %zu: an entry of node %lld's children is not an integer node id; ignored",
                   off, (long long)parent) ) return ps_nomem(v->err);
@@ -560,7 +579,9 @@ int ps_v8_samples(PsV8 *v, PsV8Profile *p, size_t iS, size_t iD){
       if( r==0 ) bD = 0;
       else{
         int64_t d = 0;
+        size_t dOff = id;
         if( (r = v8_time(v, &id, 0, &d))<0 ) return v->err->rc==PS_NOMEM ? PS_NOMEM : PS_ERROR;
+        if( v8_work(v, 1 + (id - dOff)) ) return PS_ERROR;
         if( p->clock!=PS_NULL64 && __builtin_add_overflow(p->clock, d, &p->clock) ){
           if( !bBad && ps_diag(cap, PS_DIAG_OTHER, (int64_t)(id), "byte %zu: the running sum of timeDeltas leaves int64 ns; "
                                "the samples from here have no ts", id) ) return ps_nomem(v->err);
@@ -602,7 +623,9 @@ static int v8_stamps(PsV8 *v, PsV8Profile *p, size_t iS, size_t iT, size_t shift
       if( r==0 ) bT = 0;
       else{
         int64_t t;
+        size_t tOff = it;
         if( (r = v8_time(v, &it, 1, &t))<0 ) return v->err->rc==PS_NOMEM ? PS_NOMEM : PS_ERROR;
+        if( v8_work(v, 1 + (it - tOff)) ) return PS_ERROR;
         if( r==1 ) p->clock = ts = t;
         nT++;
         if( nT<=shift ) continue;         /* timestamps[0]: the profile's start */
@@ -737,7 +760,8 @@ static int v8_count(PsV8 *v, size_t off, size_t *pn){
   size_t i = off+1, k = 0;
   int r;
   while( (r = v8_elem(v, &i, k))==1 ){
-    if( ps_json_skip(v->z, v->n, &i, v->err) ) return PS_ERROR;
+    size_t e0 = i;
+    if( ps_json_skip(v->z, v->n, &i, v->err) || v8_work(v, 1 + (i - e0)) ) return PS_ERROR;
     k++;
   }
   *pn = k;

@@ -60,7 +60,7 @@ typedef struct PsV8 {
   int64_t *aHashId; int32_t *aHashRow;        /* node id (with idBase) -> record row, first */
   size_t nHash, nHashUsed;                    /* record of an id only; open addressing */
   size_t nNode;                       /* nodes read (records added) */
-  size_t nPoll;                       /* items read, for polling the host's interrupt */
+  size_t nPoll;                       /* byte offset of the last item counted by ps_work (v8_poll) */
 } PsV8;
 
 /* One profile's sample clock and rows (a .cpuprofile, or one Chrome 'Profile' id). */

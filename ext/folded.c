@@ -38,7 +38,8 @@
 **
 ** Speed: lines are found with memchr and nothing is allocated per line; the frames a line shares
 ** with the previous line's stack (stackcollapse output is sorted, so most) are not looked up
-** again: only the rest of the line is split, interned and walked in the trie.
+** again: only the rest of the line is split, interned and walked in the trie (a keyed hash: no
+** choice of frames makes it slow). Interrupts are polled by bytes read (ps_work), not by lines.
 */
 #include "formats.h"
 #include "stacks.h"
@@ -127,6 +128,7 @@ static int fd_line(const char *z, size_t a, size_t b, size_t *pse, size_t *pk1, 
 
 typedef struct Fd {
   PsCapture *cap;
+  PsErr *err;
   const char *z;
   PsStackTrie trie;
   size_t prevA, prevN;              /* the previous line's stack */
@@ -148,7 +150,9 @@ static size_t fd_common(const char *x, const char *y, size_t n){
 }
 
 /* The trie row of the stack z[a..a+len) (leaf), or -1 for an empty stack. The frames it shares
-** with the previous line's stack (folded files are mostly sorted) are not looked up again. */
+** with the previous line's stack (folded files are mostly sorted) are not looked up again.
+** PS_OK, PS_NOMEM, or PS_ERROR with ps_interrupted(p->err) when the host said stop (each frame
+** is counted as work: one line may hold a million). */
 static int fd_stack(Fd *p, size_t a, size_t len, uint32_t line, int32_t *pLeaf){
   const char *y = p->z + a;
   size_t m = p->prevN < len ? p->prevN : len;
@@ -163,6 +167,7 @@ static int fd_stack(Fd *p, size_t a, size_t len, uint32_t line, int32_t *pLeaf){
     size_t fe = c ? (size_t)(c-y) : len;
     uint32_t name;
     int bNew;
+    if( ps_work(&p->cap->src, 1 + (fe - pos)) ) return ps_interrupted(p->err);
     if( ps_intern(p->cap, y+pos, fe-pos, (int64_t)(a+pos), "a frame", &name) ) return PS_NOMEM;
     node = ps_stack_child(p->cap, &p->trie, node, ps_stack_key(name, 0), name, 0, &bNew);
     if( node<0 ) return PS_NOMEM;
@@ -180,7 +185,7 @@ static int fd_stack(Fd *p, size_t a, size_t len, uint32_t line, int32_t *pLeaf){
 static int fd_parse(PsCapture *cap, PsErr *err){
   Fd F, *p = &F;
   memset(p, 0, sizeof(F));
-  p->cap = cap; p->z = cap->src.z;
+  p->cap = cap; p->err = err; p->z = cap->src.z;
   const char *z = cap->src.z;
   size_t n = cap->src.n, i = 0, a, b;
   uint32_t line = 0;
@@ -193,10 +198,10 @@ static int fd_parse(PsCapture *cap, PsErr *err){
   if( rc==PS_OK && ps_events_reserve(cap, n/32 + 16) ) rc = PS_NOMEM;
   while( rc==PS_OK && ps_next_line(z, n, &i, &a, &b) ){
     if( line<UINT32_MAX ) line++;
-    if( (line & 0xFFFF)==0 ){
-      ps_source_done_before(&cap->src, p->prevA < a ? p->prevA : a);
-      if( ps_source_poll(&cap->src) ){ rc = ps_interrupted(err); break; }
-    }
+    /* polled by work done: the line's bytes (its frames' trie steps are fewer than its bytes),
+    ** so a file of few, very long lines stops as soon as one of many short lines does */
+    if( cap->src.nWork + (i - a) + 1 >= PS_WORK_STEP ) ps_source_done_before(&cap->src, p->prevA < a ? p->prevA : a);
+    if( ps_work(&cap->src, (i - a) + 1) ){ rc = ps_interrupted(err); break; }
     size_t e = fd_trim_end(z, a, b), s = a;
     while( s<e && fd_ws(z[s]) ) s++;
     if( s==e ) continue;
@@ -218,7 +223,7 @@ static int fd_parse(PsCapture *cap, PsErr *err){
                    "(rounded; args has the count as written)", line, (int)(e2-k2 > 40 ? 40 : e2-k2), z+k2, (long long)w);
       if( rc ) break;
     }
-    int32_t leaf;
+    int32_t leaf = -1;
     rc = fd_stack(p, a, se-a, line, &leaf);
     if( rc ) break;
     int64_t row = ps_sample_add(cap, PS_NULL64, PS_NULL64, (uint32_t)thread, leaf, w, a);

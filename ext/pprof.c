@@ -104,7 +104,11 @@
 ** Detection: a protobuf has no magic; ps_protobuf_detect (ext/xprof.c) scores every known
 ** schema with pb_fit, and this format claims the bytes when Profile explains them best.
 ** Work: two walks of the top level (tables, then samples), ids mapped with a direct array for
-** small ids and a hash for the others; no allocation per sample; polls every 4096 samples.
+** small ids and a keyed hash for the others; no allocation per sample. A sample walks the trie
+** only from where its stack parts from the previous sample's, and a stack written before (the
+** same location_id bytes) takes its leaf from a cache that points into the file's bytes (no
+** copy of the ids: a profile of 400k distinct deep stacks held 88 MB of them). Polls for
+** interrupt by work done (ps_work: the bytes read and the frames walked), not by samples.
 ** Parser only: nothing here includes SQLite.
 */
 #include "formats.h"
@@ -205,13 +209,15 @@ typedef struct PpFrame {
   int64_t line;                     /* index into aLine or -1 */
 } PpFrame;
 
-/* id -> index: ids below nDense in a direct array, the others in an open-addressing hash. */
+/* id -> index: ids below nDense in a direct array, the others in an open-addressing hash whose
+** slots come from the keyed ps_hash_u64 (issue 32: with (id * G >> 17), 160k chosen location ids
+** took 20 s); every slot examined counts in ps_nProbe. */
 typedef struct PpIds {
   uint32_t *aDense; uint64_t nDense;   /* index + 1, 0 = none */
   uint64_t *aKey; uint32_t *aVal; size_t nHash;
 } PpIds;
 
-/* A location_id of the sample being read, and where it is. */
+/* A value and the byte it is at (a comment's string index). */
 typedef struct PpRef { uint64_t id, at; } PpRef;
 
 /* Roles of label keys (by string index) */
@@ -229,8 +235,10 @@ typedef struct PpArgs {
   size_t nType;
 } PpArgs;
 
-typedef struct PpStackEnt { uint64_t h; uint32_t iId, nId; int32_t leaf; } PpStackEnt;   /* nId 0: empty */
-#define PP_SC_MAX_IDS (16u << 20)     /* ids the stack cache holds at most (128 MiB) */
+/* A stack seen before: the bytes of its Sample's location_id fields z[off, off+len) (one packed
+** field, or unpacked ones back to back), their keyed hash h and the leaf row; len 0: empty. */
+typedef struct PpStackEnt { uint64_t h, off; uint32_t len; int32_t leaf; } PpStackEnt;
+#define PP_SC_MAX (1u << 20)          /* stacks the cache holds at most (a 48 MiB table) */
 
 typedef struct Pp {
   PsCapture *cap;
@@ -248,12 +256,17 @@ typedef struct Pp {
   PpLine *aLine; size_t nLine, nLineAlloc;
   PpFrame *aFrame; size_t nFrame, nFrameAlloc;
   PpIds fnIds, mapIds, locIds;
-  PpRef *aRef; size_t nRef, nRefAlloc;
-  /* stacks seen before: a sample's location_id list -> its leaf row, so a profile that repeats
+  uint64_t *aRefId; uint64_t *aRefAt; size_t nRef, nRefAlloc, nRefAtAlloc;   /* the sample's location_ids
+                                    ** (back to back: their keyed hash is one ps_hash) and bytes */
+  /* stacks seen before: a sample's location_id bytes -> its leaf row, so a profile that repeats
   ** few stacks over many samples walks the trie once per distinct stack (only stacks whose
-  ** every location exists are kept, so each sample's diagnostics stay its own) */
+  ** every location exists are kept, so each sample's diagnostics stay its own). The entries
+  ** point into the file's bytes: a profile of distinct stacks costs 48 bytes a sample, not a
+  ** copy of every id */
   PpStackEnt *aSC; size_t nSC, nSCUsed;            /* open addressing, nSC a power of two */
-  uint64_t *aSCId; size_t nSCId, nSCIdAlloc;       /* the lists' ids, back to back */
+  /* the previous sample's stack, root first, while its locations exist: location_id and the
+  ** row its frames end at; a sample walks the trie only from where it parts from it */
+  uint64_t *aPrevId; int32_t *aPrevRow; size_t nPrev, nPrevIdAlloc, nPrevRowAlloc;
   PbField aScalar[16];              /* the last varint of fields 7..15 (num 0: absent) */
   PpType periodType; int bPeriodType;
   PpRef *aComment; size_t nComment, nCommentAlloc;   /* comment[]: (string index, byte) */
@@ -379,10 +392,12 @@ static void pp_ids_free(PpIds *m){ free(m->aDense); free(m->aKey); free(m->aVal)
 static int64_t pp_ids_get(const PpIds *m, uint64_t id){
   if( id < m->nDense ) return (int64_t)m->aDense[id] - 1;
   if( m->nHash==0 ) return -1;
-  size_t mask = m->nHash - 1, h = (size_t)((id * 0x9E3779B97F4A7C15ull) >> 17) & mask;
+  size_t mask = m->nHash - 1, h = (size_t)ps_hash_u64(id) & mask;
+  ps_nProbe++;
   while( m->aVal[h] ){
     if( m->aKey[h]==id ) return (int64_t)m->aVal[h] - 1;
     h = (h+1) & mask;
+    ps_nProbe++;
   }
   return -1;
 }
@@ -416,8 +431,9 @@ static int pp_ids_build(Pp *p, PpIds *m, const void *aItem, size_t sz, size_t n,
     uint32_t *pSlot;
     if( id < m->nDense ) pSlot = &m->aDense[id];
     else{
-      size_t mask = m->nHash - 1, h = (size_t)((id * 0x9E3779B97F4A7C15ull) >> 17) & mask;
-      while( m->aVal[h] && m->aKey[h]!=id ) h = (h+1) & mask;
+      size_t mask = m->nHash - 1, h = (size_t)ps_hash_u64(id) & mask;
+      ps_nProbe++;
+      while( m->aVal[h] && m->aKey[h]!=id ){ h = (h+1) & mask; ps_nProbe++; }
       m->aKey[h] = id;
       pSlot = &m->aVal[h];
     }
@@ -534,9 +550,8 @@ static int pp_location(Pp *p, const PbField *f){
 static int pp_scan(Pp *p){
   PbMsg m = { p->z, 0, p->n, "Profile" };
   PbField f; int rc, rcD = PS_OK;
-  size_t k = 0;
   while( (rc = pb_next(&m, &f, p->err))==PS_OK ){
-    if( (++k & 0xFFFF)==0 && ps_source_poll(&p->cap->src) ) return ps_interrupted(p->err);
+    if( ps_work(&p->cap->src, 1 + (f.wt==WT_LEN ? f.len : 0)) ) return ps_interrupted(p->err);
     if( f.num>=1 && f.num<=15 && f.num!=13
      && !pp_wt(p, &f, (f.num<=6 || f.num==11) ? WT_LEN : WT_VARINT, "Profile", aProfile[f.num-1].zName, &rcD) ){
       if( rcD ) return rcD;
@@ -590,16 +605,17 @@ static int pp_scan(Pp *p){
 
 /* ------------------------------------------------------------------ resolving */
 
-/* Every 64k items of a table pass: 1 (err set) when the host asked to stop. */
-static int pp_poll(Pp *p, size_t k){
-  if( (k & 0xFFFF)==0xFFFF && ps_source_poll(&p->cap->src) ) return ps_interrupted(p->err);
+/* Counts nUnit units of work (ps_work: about a byte read or a probe made) of a table pass: 1
+** (err set) when the host asked to stop. */
+static int pp_poll(Pp *p, uint64_t nUnit){
+  if( ps_work(&p->cap->src, nUnit) ) return ps_interrupted(p->err);
   return PS_OK;
 }
 
 static int pp_functions(Pp *p){
   for(size_t k=0; k<p->nFunc; k++){
     PpFunc *x = &p->aFunc[k];
-    if( pp_poll(p, k) ) return PS_ERROR;
+    if( pp_poll(p, 4) ) return PS_ERROR;
     uint32_t idSys;
     if( pp_str(p, x->name, x->off, "Function.name", &x->idName)
      || pp_str(p, x->sysName, x->off, "Function.system_name", &idSys)
@@ -639,7 +655,7 @@ static int pp_frame_push(Pp *p, PpLoc *L, size_t iLoc, uint32_t name, uint32_t c
 static int pp_frames(Pp *p){
   for(size_t k=0; k<p->nLoc; k++){
     PpLoc *L = &p->aLoc[k];
-    if( pp_poll(p, k) ) return PS_ERROR;
+    if( pp_poll(p, 2 + L->nLine) ) return PS_ERROR;
     int64_t map = -1; uint32_t idMapFile = 0, idAddr = 0;
     if( L->mapId ){
       map = pp_ids_get(&p->mapIds, L->mapId);
@@ -961,26 +977,27 @@ static int pp_dur(Pp *p, int64_t v, uint64_t at, int64_t *pDur){
   return PS_OK;
 }
 
-/* Keeps the current sample's location_id list (p->aRef) with its leaf row in the stack cache. */
-static int pp_sc_add(Pp *p, uint64_t h, int32_t leaf){
+/* Keeps the stack whose location_id bytes are z[off, off+len) (hash h) with its leaf row in the
+** stack cache. */
+static int pp_sc_add(Pp *p, uint64_t h, size_t off, size_t len, int32_t leaf){
   if( (p->nSCUsed+1)*2 > p->nSC ){
     size_t nNew = p->nSC ? p->nSC*2 : 1024;
     PpStackEnt *a = calloc(nNew, sizeof(PpStackEnt));
     if( a==0 ) return pp_nomem(p);
     for(size_t i=0; i<p->nSC; i++){
-      if( p->aSC[i].nId==0 ) continue;
+      if( p->aSC[i].len==0 ) continue;
       size_t j = (size_t)p->aSC[i].h & (nNew-1);
-      while( a[j].nId ) j = (j+1) & (nNew-1);
+      ps_nProbe++;
+      while( a[j].len ){ j = (j+1) & (nNew-1); ps_nProbe++; }
       a[j] = p->aSC[i];
     }
     free(p->aSC); p->aSC = a; p->nSC = nNew;
   }
-  if( ps_grow((void**)&p->aSCId, sizeof(uint64_t), &p->nSCIdAlloc, p->nSCId + p->nRef) ) return pp_nomem(p);
   size_t j = (size_t)h & (p->nSC-1);
-  while( p->aSC[j].nId ) j = (j+1) & (p->nSC-1);
+  ps_nProbe++;
+  while( p->aSC[j].len ){ j = (j+1) & (p->nSC-1); ps_nProbe++; }
   PpStackEnt *x = &p->aSC[j];
-  x->h = h; x->iId = (uint32_t)p->nSCId; x->nId = (uint32_t)p->nRef; x->leaf = leaf;
-  for(size_t k=0; k<p->nRef; k++) p->aSCId[p->nSCId++] = p->aRef[k].id;
+  x->h = h; x->off = off; x->len = (uint32_t)len; x->leaf = leaf;
   p->nSCUsed++;
   return PS_OK;
 }
@@ -994,17 +1011,25 @@ static int pp_sample(Pp *p, const PbField *f){
   uint64_t nVal = 0, atDur = 0, atWeight = 0;
   int64_t vDur = 0, vWeight = 1;
   int bDur = 0, bWeight = 0;
+  size_t idA = 0, idB = 0;            /* the location_id fields' bytes, while back to back */
+  int bIdRun = 1;
   p->nRef = 0;
   if( f->len > UINT32_MAX ) return ps_err_at(p->err, (int64_t)f->off, "a Sample longer than 4 GiB");
   while( (rc = pb_next(&s, &g, &e))==PS_OK ){
     if( g.num==1 || g.num==2 ){
       if( !pp_run_field(&g) ){ pp_wt(p, &g, WT_VARINT, "Sample", g.num==1 ? "location_id" : "value", &rcD); if( rcD ) return rcD; continue; }
       PpRun r; uint64_t v, at; int x;
+      if( g.num==1 ){
+        if( idB==0 ) idA = g.at;
+        else if( g.at!=idB ) bIdRun = 0;
+        idB = s.i;
+      }
       pp_run_init(&r, p->z, &g);
       while( (x = pp_run_next(&r, &v, &at))==1 ){
         if( g.num==1 ){
-          if( p->nRef>=p->nRefAlloc && ps_grow((void**)&p->aRef, sizeof(PpRef), &p->nRefAlloc, p->nRef+1) ) return pp_nomem(p);
-          p->aRef[p->nRef].id = v; p->aRef[p->nRef].at = at; p->nRef++;
+          if( p->nRef>=p->nRefAlloc && (ps_grow((void**)&p->aRefId, sizeof(uint64_t), &p->nRefAlloc, p->nRef+1)
+                                     || ps_grow((void**)&p->aRefAt, sizeof(uint64_t), &p->nRefAtAlloc, p->nRef+1)) ) return pp_nomem(p);
+          p->aRefId[p->nRef] = v; p->aRefAt[p->nRef] = at; p->nRef++;
         }else{
           if( (int64_t)nVal==p->iDur ){ vDur = (int64_t)v; bDur = 1; atDur = at; }
           if( (int64_t)nVal==p->iWeight ){ vWeight = (int64_t)v; bWeight = 1; atWeight = at; }
@@ -1020,46 +1045,61 @@ static int pp_sample(Pp *p, const PbField *f){
   if( pp_sub_end(p, rc, &e, "Sample") ) return PS_NOMEM;
   if( nVal!=p->nType && pp_diag(p, PS_DIAG_OTHER, f->off, "a Sample with %llu values for %zu sample types",
                                 (unsigned long long)nVal, p->nType) ) return PS_NOMEM;
-  /* the stack, root first (or its leaf from the cache) */
+  /* the stack, root first: its leaf from the cache, else from where it parts from the previous
+  ** sample's stack */
   int32_t parent = -1;
-  uint64_t h = 0x9E3779B97F4A7C15ull ^ p->nRef;
-  for(size_t k=0; k<p->nRef; k++){ h = (h ^ p->aRef[k].id) * 0x100000001B3ull; h ^= h >> 29; }
+  size_t idLen = bIdRun ? idB - idA : 0;
+  uint64_t h = idLen ? ps_hash(p->z + idA, idLen) : 0;
   PpStackEnt *hit = 0;
-  if( p->nSC ){
-    for(size_t j = (size_t)h & (p->nSC-1); p->aSC[j].nId; j = (j+1) & (p->nSC-1)){
+  if( idLen && p->nSC ){
+    size_t j = (size_t)h & (p->nSC-1);
+    ps_nProbe++;
+    for(; p->aSC[j].len; j = (j+1) & (p->nSC-1), ps_nProbe++){
       PpStackEnt *x = &p->aSC[j];
-      if( x->h!=h || x->nId!=p->nRef ) continue;
-      size_t k = 0;
-      while( k<p->nRef && p->aSCId[x->iId + k]==p->aRef[k].id ) k++;
-      if( k==p->nRef ){ hit = x; break; }
+      if( x->h==h && x->len==idLen && memcmp(p->z + x->off, p->z + idA, idLen)==0 ){ hit = x; break; }
     }
   }
-  int bKnown = 1;   /* every location exists: only such stacks are cached (nId >= 1) */
-  if( hit ) parent = hit->leaf;
-  else for(size_t k=p->nRef; k>0; k--){
-    const PpRef *x = &p->aRef[k-1];
-    int64_t loc = pp_ids_get(&p->locIds, x->id);
-    if( loc<0 ){
-      bKnown = 0;
-      if( pp_diag(p, PS_DIAG_UNKNOWN_ID, x->at, "Sample.location_id %llu names no Location; the frame is left out",
-                  (unsigned long long)x->id) ) return PS_NOMEM;
-      continue;
-    }
-    const PpLoc *L = &p->aLoc[loc];
-    for(size_t j=0; j<L->nFrame; j++){
-      const PpFrame *fr = &p->aFrame[L->iFrame + j];
-      int bNew;
-      int32_t row = ps_stack_child(cap, &p->trie, parent, fr->key, fr->name, fr->cat, &bNew);
-      if( row<0 ) return pp_nomem(p);
-      if( bNew ){
-        PsRecord *r = &cap->aRec[row];
-        r->msgOff = L->off;
-        if( pp_attrs(p, r, fr) ) return PS_NOMEM;
+  int bKnown = 1;   /* every location exists: only such stacks are cached and followed */
+  if( hit ){
+    parent = hit->leaf;
+    p->nPrev = 0;
+  }else{
+    if( ps_grow((void**)&p->aPrevId, sizeof(uint64_t), &p->nPrevIdAlloc, p->nRef)
+     || ps_grow((void**)&p->aPrevRow, sizeof(int32_t), &p->nPrevRowAlloc, p->nRef) ) return pp_nomem(p);
+    size_t d = 0;                     /* depth in locations, root first */
+    int bSame = 1;
+    for(size_t k=p->nRef; k>0; k--, d++){
+      uint64_t id = p->aRefId[k-1], at = p->aRefAt[k-1];
+      if( bSame && d<p->nPrev && p->aPrevId[d]==id ){ parent = p->aPrevRow[d]; continue; }
+      if( bSame ){ bSame = 0; p->nPrev = d; }
+      int64_t loc = pp_ids_get(&p->locIds, id);
+      if( loc<0 ){
+        bKnown = 0;
+        if( pp_diag(p, PS_DIAG_UNKNOWN_ID, at, "Sample.location_id %llu names no Location; the frame is left out",
+                    (unsigned long long)id) ) return PS_NOMEM;
+        continue;
       }
-      parent = row;
+      const PpLoc *L = &p->aLoc[loc];
+      /* the walk is work the sample's bytes do not bound (a location of many inlined lines named
+      ** again and again): counted for the interrupt poll */
+      if( ps_work(&cap->src, 1 + L->nFrame) ) return ps_interrupted(p->err);
+      for(size_t j=0; j<L->nFrame; j++){
+        const PpFrame *fr = &p->aFrame[L->iFrame + j];
+        int bNew;
+        int32_t row = ps_stack_child(cap, &p->trie, parent, fr->key, fr->name, fr->cat, &bNew);
+        if( row<0 ) return pp_nomem(p);
+        if( bNew ){
+          PsRecord *r = &cap->aRec[row];
+          r->msgOff = L->off;
+          if( pp_attrs(p, r, fr) ) return PS_NOMEM;
+        }
+        parent = row;
+      }
+      if( bKnown ){ p->aPrevId[d] = id; p->aPrevRow[d] = parent; p->nPrev = d+1; }
     }
+    if( bSame ) p->nPrev = d;         /* the same stack, or a prefix of the previous one */
   }
-  if( !hit && bKnown && parent>=0 && p->nSCId + p->nRef <= PP_SC_MAX_IDS && pp_sc_add(p, h, parent) ) return PS_NOMEM;
+  if( !hit && bKnown && parent>=0 && idLen && p->nSCUsed < PP_SC_MAX && pp_sc_add(p, h, idA, idLen, parent) ) return PS_NOMEM;
   /* the row */
   int64_t ts = w.ts!=PS_NULL64 ? w.ts : p->aScalar[9].num ? (int64_t)p->aScalar[9].v : PS_NULL64;
   int64_t dur = PS_NULL64;
@@ -1087,11 +1127,12 @@ static int pp_samples(Pp *p){
   size_t k = 0;
   if( ps_events_reserve(p->cap, p->nSample) || ps_events_want_len(p->cap) || ps_events_want_stack(p->cap) ) return pp_nomem(p);
   while( pb_next(&m, &f, 0)==PS_OK ){               /* the first walk read the top level whole */
-    if( f.num!=2 || f.wt!=WT_LEN ) continue;
-    if( (k++ & 0xFFF)==0 ){
-      ps_source_done_before(&p->cap->src, f.at);
-      if( ps_source_poll(&p->cap->src) ) return ps_interrupted(p->err);
+    if( f.num!=2 || f.wt!=WT_LEN ){
+      if( ps_work(&p->cap->src, 1) ) return ps_interrupted(p->err);
+      continue;
     }
+    if( (k++ & 0xFFF)==0 ) ps_source_done_before(&p->cap->src, f.at);
+    if( ps_work(&p->cap->src, 1 + f.len) ) return ps_interrupted(p->err);
     int rc = pp_sample(p, &f);
     if( rc ) return rc;
   }
@@ -1128,8 +1169,8 @@ static int pp_args_tables(Pp *p, PpArgs *a){
 
 static void pp_free(Pp *p){
   free(p->aStr); free(p->aStrId); free(p->aRole); free(p->aType); free(p->aFunc); free(p->aMap);
-  free(p->aLoc); free(p->aLine); free(p->aFrame); free(p->aRef); free(p->aComment);
-  free(p->aUnknown); free(p->aSC); free(p->aSCId);
+  free(p->aLoc); free(p->aLine); free(p->aFrame); free(p->aRefId); free(p->aRefAt); free(p->aComment);
+  free(p->aUnknown); free(p->aSC); free(p->aPrevId); free(p->aPrevRow);
   pp_ids_free(&p->fnIds); pp_ids_free(&p->mapIds); pp_ids_free(&p->locIds);
   ps_buf_free(&p->buf);
   ps_stack_trie_free(&p->trie);

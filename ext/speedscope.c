@@ -83,7 +83,9 @@
 ** Detection: a JSON object whose top-level members in the first 4 KiB include "$schema" naming
 ** speedscope, "exporter" starting 'speedscope@', or "shared" whose first key is "frames": 3.
 **
-** Parser only: nothing here includes SQLite. Linear in the input; polls every 65536 items.
+** Parser only: nothing here includes SQLite. Linear in the input (the call tree and the stacks
+** seen before are keyed hashes: ext/stacks.c, ps_hash); polls for interrupt by work done (the
+** bytes of each item and each frame of a stack, ps_work), not by items.
 */
 #define _GNU_SOURCE            /* memmem */
 #include "formats.h"
@@ -129,7 +131,7 @@ typedef struct Ss {
   uint32_t *aOpenCount;                /* per frame: entries of aOpen */
   uint32_t *aPrevF; int32_t *aPrevR; size_t nPrevFAlloc, nPrevRAlloc;  /* the previous sample's path */
   SsMemo *aMemo; size_t nMemo, nMemoUsed;   /* stacks by their bytes: open addressing, len 0 empty */
-  size_t nPoll;
+  size_t nPoll;                        /* byte offset of the last item ss_poll counted */
 } Ss;
 
 /* ------------------------------------------------------------------ walking JSON */
@@ -216,12 +218,16 @@ end:
   return -1;
 }
 
+/* Called at each item (a frame, a sample, an event) whose first byte is off: counts the bytes
+** read since the last item as work (ps_work), so an item of megabytes counts as that, and,
+** when a poll is due, releases the mapped bytes before off. PS_OK, or PS_ERROR with
+** ps_interrupted(err) when the host said stop. */
 static int ss_poll(Ss *s, size_t off){
-  if( (++s->nPoll & 0xFFFF)==0 ){
-    ps_source_done_before(&s->cap->src, off);
-    if( ps_source_poll(&s->cap->src) ) return ps_interrupted(s->err);
-  }
-  return PS_OK;
+  PsSource *pSrc = &s->cap->src;
+  uint64_t nUnit = 1 + (off > s->nPoll ? off - s->nPoll : 0);
+  s->nPoll = off;
+  if( pSrc->nWork + nUnit >= PS_WORK_STEP ) ps_source_done_before(pSrc, off);
+  return ps_work(pSrc, nUnit) ? ps_interrupted(s->err) : PS_OK;
 }
 
 /* Reads the members of the object at off into s->aMem from m0, marking superseded ones (bOld)
@@ -427,6 +433,7 @@ static SsMemo *ss_memo_slot(const Ss *s, size_t off, size_t e, uint64_t h){
   size_t mask = s->nMemo-1, j = (size_t)h & mask, len = e - off;
   for(;;){
     SsMemo *m = &s->aMemo[j];
+    ps_nProbe++;
     if( m->len==0 || (m->len==len && memcmp(s->z+m->off, s->z+off, len)==0) ) return m;
     j = (j+1) & mask;
   }
@@ -510,6 +517,7 @@ static int ss_sampled(Ss *s, SsProf *pr, size_t iS, size_t iW, int64_t start){
         uint64_t f;
         int ri = ss_index(s, &j, &f);
         if( ri<0 ) return PS_ERROR;
+        if( ps_work(&cap->src, 1 + (j - fo)) ) return ps_interrupted(s->err);
         if( bBad ){ d++; continue; }
         if( ri==0 || f>=s->nFrame ){
           if( ps_diag(cap, PS_DIAG_UNKNOWN_ID, (int64_t)fo, "byte %zu: profile %u: sample %zu names frame %.*s, which "

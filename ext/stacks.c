@@ -14,38 +14,47 @@
 /* ---------------------------------------------------------------- trie */
 
 void ps_stack_trie_free(PsStackTrie *t){
-  free(t->a); free(t->aHash);
+  free(t->a); free(t->aSlot);
   memset(t, 0, sizeof(*t));
 }
 
+/* The slot hash of (parent row, frame key): keyed (ps_hash_pair), so a file cannot choose frames
+** that all land in one slot (issue 32: x ^ (x >> 29) over a product let a 6 MB folded file take
+** 41 s). Every slot examined counts in ps_nProbe. */
 static uint64_t trie_hash(int32_t parent, uint64_t key){
-  uint64_t h = ((uint64_t)(uint32_t)parent * 0x9E3779B97F4A7C15ull) ^ (key * 0xC2B2AE3D27D4EB4Full);
-  return h ^ (h >> 29);
+  return ps_hash_pair((uint64_t)(uint32_t)parent, key);
 }
 
+/* Doubles the table (1024 slots first). PS_OK or PS_NOMEM. */
 static int trie_rehash(PsStackTrie *t){
-  size_t nh = t->nHash ? t->nHash*2 : 1024;
-  uint32_t *h = calloc(nh, sizeof(uint32_t));
-  if( h==0 ) return PS_NOMEM;
+  size_t nh = t->nSlot ? t->nSlot*2 : 1024;
+  uint32_t *a = calloc(nh, sizeof(uint32_t));
+  if( a==0 ) return PS_NOMEM;
   for(size_t i=0; i<t->n; i++){
-    size_t j = (size_t)(trie_hash(t->a[i].parent, t->a[i].key) & (nh-1));
-    while( h[j] ) j = (j+1) & (nh-1);
-    h[j] = (uint32_t)i + 1;
+    const PsStackNode *x = &t->a[i];
+    size_t j = (size_t)(trie_hash(x->parent, x->key) & (nh-1));
+    ps_nProbe++;
+    while( a[j] ){ j = (j+1) & (nh-1); ps_nProbe++; }
+    a[j] = (uint32_t)i + 1;
   }
-  free(t->aHash); t->aHash = h; t->nHash = nh;
+  free(t->aSlot); t->aSlot = a; t->nSlot = nh;
   return PS_OK;
 }
 
 int32_t ps_stack_child(PsCapture *cap, PsStackTrie *t, int32_t parent, uint64_t key,
                        uint32_t name, uint32_t category, int *pbNew){
   if( pbNew ) *pbNew = 0;
-  if( (t->n+1)*2 > t->nHash && trie_rehash(t) ) return -1;
-  size_t j = (size_t)(trie_hash(parent, key) & (t->nHash-1));
-  while( t->aHash[j] ){
-    const PsStackNode *x = &t->a[t->aHash[j] - 1];
-    if( x->parent==parent && x->key==key ) return x->row;
-    j = (j+1) & (t->nHash-1);
+  if( (t->n+1)*2 > t->nSlot && trie_rehash(t) ) return -1;
+  size_t mask = t->nSlot-1, j = (size_t)(trie_hash(parent, key) & mask);
+  uint64_t nProbe = 1;
+  uint32_t ix;
+  while( (ix = t->aSlot[j])!=0 ){
+    const PsStackNode *x = &t->a[ix-1];
+    if( x->key==key && x->parent==parent ){ ps_nProbe += nProbe; return x->row; }
+    j = (j+1) & mask;
+    nProbe++;
   }
+  ps_nProbe += nProbe;
   if( cap->nRec >= INT32_MAX-1 ) return -1;
   if( ps_grow((void**)&t->a, sizeof(PsStackNode), &t->nAlloc, t->n+1) ) return -1;
   PsRecord *r = ps_record_add(cap);
@@ -57,9 +66,10 @@ int32_t ps_stack_child(PsCapture *cap, PsStackTrie *t, int32_t parent, uint64_t 
     r->parentId = cap->aRec[parent].recordId;
     r->depth = cap->aRec[parent].depth + 1;
   }
-  t->a[t->n].key = key; t->a[t->n].parent = parent; t->a[t->n].row = row;
+  PsStackNode *x = &t->a[t->n];
+  x->key = key; x->parent = parent; x->row = row;
   t->n++;
-  t->aHash[j] = (uint32_t)t->n;
+  t->aSlot[j] = (uint32_t)t->n;
   if( pbNew ) *pbNew = 1;
   return row;
 }
@@ -77,11 +87,13 @@ typedef struct IdMap {
   size_t nHash; IdSlot *aHash;
 } IdMap;
 
-/* The slot of id in the hash: its entry, or the empty slot where it goes. */
+/* The slot of id in the hash: its entry, or the empty slot where it goes. Keyed (ps_hash_u64):
+** ids a file picks to share a slot under a fixed hash (issue 32: id * G) spread like any
+** others. Every slot examined counts in ps_nProbe. */
 static IdSlot *idmap_slot(const IdMap *m, int64_t id){
-  uint64_t h = (uint64_t)id * 0x9E3779B97F4A7C15ull;
-  size_t j = (size_t)((h ^ (h >> 29)) & (m->nHash-1));
-  while( m->aHash[j].row>=0 && m->aHash[j].id!=id ) j = (j+1) & (m->nHash-1);
+  size_t j = (size_t)(ps_hash_u64((uint64_t)id) & (m->nHash-1));
+  ps_nProbe++;
+  while( m->aHash[j].row>=0 && m->aHash[j].id!=id ){ j = (j+1) & (m->nHash-1); ps_nProbe++; }
   return &m->aHash[j];
 }
 
@@ -372,6 +384,15 @@ static int sat_add(int64_t *pV, int64_t d){
   return 0;
 }
 
+/* 1 when every record in the tree (depth >= 0) has its parent at an earlier row, as a trie's
+** records do: its children's rows all come after it. */
+static int stacks_parents_first(const PsRecord *a, size_t n){
+  for(size_t r=0; r<n; r++){
+    if( a[r].depth>=0 && a[r].parent>=(int32_t)r ) return 0;
+  }
+  return 1;
+}
+
 int ps_stacks_finish(PsCapture *cap, int bResolve, PsErr *err){
   if( bResolve && ps_records_tree(cap, "frame id", "parent", err) ) return PS_NOMEM;
   if( stacks_resolve_refs(cap) ) return ps_nomem(err);
@@ -390,6 +411,14 @@ int ps_stacks_finish(PsCapture *cap, int bResolve, PsErr *err){
   }
   if( !bDur ){
     for(size_t r=0; r<n; r++){ a[r].self = a[r].time = PS_NULL64; }
+  }else if( stacks_parents_first(a, n) ){
+    /* inclusive time when every parent's row comes before its children's (the tries): one pass
+    ** from the last row, each child's time added to its parent's once it is complete */
+    for(size_t r=0; r<n; r++) a[r].time = a[r].self;
+    for(size_t r=n; r>0; r--){
+      PsRecord *x = &a[r-1];
+      if( x->depth>=0 && x->parent>=0 && a[x->parent].depth>=0 ) bSat |= sat_add(&a[x->parent].time, x->time);
+    }
   }else{
     /* inclusive time: children before parents, by depth (a counting sort of the rows) */
     int32_t maxDepth = 0;

@@ -28,11 +28,19 @@
 
 /* ---------------------------------------------------------------- the call tree as a trie */
 /* Parse-time index of the trie: (parent row, frame key) -> record row. Zero-initialise; free
-** with ps_stack_trie_free once the parse is done (the records stay in the capture). */
-typedef struct PsStackNode { uint64_t key; int32_t parent, row; } PsStackNode;
+** with ps_stack_trie_free once the parse is done (the records stay in the capture). The slots'
+** places come from a keyed hash (ps_hash_pair), so no choice of frames makes one probe run long;
+** they hold 4-byte indexes into the nodes (a table of a quarter the size of one holding the
+** nodes: more of it stays in cache on a deep walk). */
+typedef struct PsStackNode {
+  uint64_t key;                       /* the frame key */
+  int32_t parent;                     /* the parent's record row, -1 for a root */
+  int32_t row;                        /* the node's record row */
+} PsStackNode;
 typedef struct PsStackTrie {
-  PsStackNode *a; size_t n, nAlloc;   /* the trie's nodes (record rows), in creation order */
-  uint32_t *aHash; size_t nHash;      /* open addressing: index into a + 1 */
+  PsStackNode *a; size_t n, nAlloc;   /* the nodes, in creation order */
+  uint32_t *aSlot; size_t nSlot;      /* open addressing: index into a + 1, 0 empty; nSlot a power
+                                      ** of 2 (0 before the first node), at least 2n */
 } PsStackTrie;
 void ps_stack_trie_free(PsStackTrie *t);
 
