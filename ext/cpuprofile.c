@@ -861,6 +861,11 @@ static size_t cp_start(const char *z, size_t n){
   return ps_json_ws(z, n, i);
 }
 
+/* the document check's interrupt poll (ps_json_skip_poll): pArg is the capture's source */
+static int v8_skip_poll(void *pArg, size_t nBytes){
+  return ps_work((PsSource*)pArg, nBytes);
+}
+
 static int cp_parse(PsCapture *cap, PsErr *err){
   const char *z = cap->src.z; size_t n = cap->src.n;
   size_t i = cp_start(z, n), e = i;
@@ -869,8 +874,8 @@ static int cp_parse(PsCapture *cap, PsErr *err){
     return ps_err_at(err, (int64_t)i, "%sexpected a V8 CPU profile JSON object '{'", i>=n ? "unexpected end of input, " : "");
   }
   /* the whole document first: the lexer names the byte where it breaks, and nothing below
-  ** meets bytes that are not JSON */
-  if( ps_json_skip(z, n, &e, err) ) return PS_ERROR;
+  ** meets bytes that are not JSON (polled by the bytes it skips) */
+  if( ps_json_skip_poll(z, n, &e, err, v8_skip_poll, &cap->src) ) return PS_ERROR;
   size_t t = ps_json_ws(z, n, e);
   if( t<n ) return ps_err_at(err, (int64_t)t, "unexpected bytes after the CPU profile JSON");
   PsValue none = { 0, 0, PS_VAL_NULL };

@@ -294,15 +294,28 @@ static int skip_key(const char *z, size_t n, size_t *pi, const char *zExpected, 
 _Thread_local int ps_json_depth_limit = PS_JSON_MAX_DEPTH;
 
 int ps_json_skip(const char *z, size_t n, size_t *pi, PsErr *err){
+  return ps_json_skip_poll(z, n, pi, err, 0, 0);
+}
+
+int ps_json_skip_poll(const char *z, size_t n, size_t *pi, PsErr *err,
+                      int (*xPoll)(void*, size_t), void *pArg){
   /* Iterative: a stack of container kinds bounded by PS_JSON_MAX_DEPTH. 1 bit per level. */
   unsigned char stk[(PS_JSON_MAX_DEPTH+7)/8];
   int depth = 0;
   /* profsql_config('max_json_depth'), never beyond the stack above */
   const int lim = ps_json_depth_limit < PS_JSON_MAX_DEPTH ? ps_json_depth_limit : PS_JSON_MAX_DEPTH;
-  size_t i = ps_json_ws(z, n, *pi);
+  size_t i = ps_json_ws(z, n, *pi), iPoll = i;
   PsDec d;
   for(;;){
     /* expect a value at i */
+    if( xPoll && i - iPoll >= PS_JSON_POLL_STEP ){
+      if( xPoll(pArg, i - iPoll) ){
+        ps_err(err, "interrupted");
+        if( err ) err->rc = PS_INTERRUPT;
+        return PS_ERROR;
+      }
+      iPoll = i;
+    }
     if( i>=n ) return ps_err_at(err, (int64_t)i, "unexpected end of input, expected a JSON value");
     switch( z[i] ){
       case '"': if( skip_string(z, n, &i, err) ) return PS_ERROR; break;

@@ -52,6 +52,13 @@ int ps_fmt_double(double d, int bFloat, char *buf);
 
 /* Skips the value starting at *pi (after whitespace). On success *pi is just past it. */
 int ps_json_skip(const char *z, size_t n, size_t *pi, PsErr *err);
+/* The same, calling xPoll(pArg, nBytes) after about every PS_JSON_POLL_STEP bytes skipped (the
+** caller's interrupt check: a whole document checked before its parse, a gigabyte of it, must be
+** stoppable); a non-zero answer stops the skip: PS_ERROR with err "interrupted", err->rc
+** PS_INTERRUPT. */
+#define PS_JSON_POLL_STEP ((size_t)1 << 16)
+int ps_json_skip_poll(const char *z, size_t n, size_t *pi, PsErr *err,
+                      int (*xPoll)(void*, size_t), void *pArg);
 
 /* Reads the string whose opening quote is at *pi. Sets *pz,*pn to the decoded bytes: a pointer
 ** into z when the string has no escapes, else into scratch (valid until its next use).

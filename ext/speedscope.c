@@ -811,6 +811,11 @@ static size_t ss_start(const char *z, size_t n){
   return ps_json_ws(z, n, i);
 }
 
+/* the document check's interrupt poll (ps_json_skip_poll): pArg is the capture's source */
+static int ss_skip_poll(void *pArg, size_t nBytes){
+  return ps_work((PsSource*)pArg, nBytes);
+}
+
 static int ss_parse(PsCapture *cap, PsErr *err){
   const char *z = cap->src.z; size_t n = cap->src.n;
   size_t i = ss_start(z, n), e = i;
@@ -824,7 +829,7 @@ static int ss_parse(PsCapture *cap, PsErr *err){
   if( i>=n || z[i]!='{' ){
     return ps_err_at(err, (int64_t)i, "%sexpected a speedscope JSON object '{'", i>=n ? "unexpected end of input, " : "");
   }
-  if( ps_json_skip(z, n, &e, err) ) return PS_ERROR;
+  if( ps_json_skip_poll(z, n, &e, err, ss_skip_poll, &cap->src) ) return PS_ERROR;   /* (polled) */
   size_t t = ps_json_ws(z, n, e);
   if( t<n ) return ps_err_at(err, (int64_t)t, "unexpected bytes after the speedscope JSON");
   if( (rc = ss_members(&s, i, "the file object", 0))!=PS_OK ) goto out;

@@ -158,6 +158,18 @@ q.set_progress_handler(None, 1000)
 check(q.execute("SELECT count(*) FROM profile_records(?, 'folded')", (long_text,)).fetchone()[0] == 1 + 8 * 25000,
       "unstopped, the 8 lines make 1 + 8 x 25,000 records")
 
+# ---- the whole-document check before a .cpuprofile's parse polls too (ps_json_skip_poll): a
+# profile of one node beside 3M unread numbers (21 MB) is stopped while it is checked
+cpu = ('{"nodes":[{"id":1,"callFrame":{"functionName":"(root)","scriptId":"0","url":"","lineNumber":-1,'
+       '"columnNumber":-1},"hitCount":0}],"startTime":0,"endTime":1,"samples":[],"timeDeltas":[],"x":['
+       + ",".join(["1234567"] * 3000000) + ']}').encode()
+r = connect()
+r.set_progress_handler(stop, 1000)
+e = error(r, "SELECT count(*) FROM profile_records(?)", (cpu,))
+check(e is not None and "interrupted while reading BLOB" in e, "a .cpuprofile's document check is polled", e)
+r.set_progress_handler(None, 1000)
+check(r.execute("SELECT count(*) FROM profile_records(?)", (cpu,)).fetchone()[0] == 1, "unstopped: its one node")
+
 for f in os.listdir(tmp):
     os.unlink(os.path.join(tmp, f))
 os.rmdir(tmp)
