@@ -16,16 +16,9 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from testlib import check, connect, done, error  # noqa: E402
+from testlib import check, connect, connect_noio as noio, done, error  # noqa: E402
 
 LIB = os.path.abspath("libprofsql")
-
-
-def noio():
-    db = sqlite3.connect(":memory:")
-    db.enable_load_extension(True)
-    db.execute("SELECT load_extension(?, 'sqlite3_profsql_noio_init')", (LIB,))
-    return db
 
 
 def amplifier(n_lines, depth):

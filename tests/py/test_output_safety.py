@@ -27,7 +27,7 @@ import sys
 import tempfile
 import xml.dom.minidom
 
-from testlib import check, connect, done, skip_part
+from testlib import check, connect, done, error, skip_part
 
 db = connect()
 tmp = tempfile.mkdtemp(prefix="profsql-outsafe-")
@@ -56,11 +56,7 @@ def xml_ok(path):
 
 
 def err_of(sql, args=()):
-    try:
-        db.execute(sql, args).fetchall()
-    except sqlite3.Error as e:
-        return str(e)
-    return None
+    return error(db, sql, args)
 
 
 # ---------------------------------------------------------------- 1. valid UTF-8, JSON and XML

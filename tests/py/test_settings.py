@@ -11,16 +11,9 @@ import subprocess
 import sys
 import tempfile
 
-from testlib import check, connect, done
+from testlib import check, connect, connect_noio as noio, done
 
 LIB = os.path.abspath("libprofsql")
-
-
-def noio():
-    db = sqlite3.connect(":memory:")
-    db.enable_load_extension(True)
-    db.execute("SELECT load_extension(?, 'sqlite3_profsql_noio_init')", (LIB,))
-    return db
 
 
 def err(db, sql, *args):

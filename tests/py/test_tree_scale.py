@@ -20,8 +20,6 @@ initializes, so before anything imports sqlite3 (testlib does).
 The values are checked against an independent computation in Python from the generated trees:
 counts, depths, path / stack of every row, self times, every folded line. Run from the
 repository root. Prints testlib's RESULT line last (tests/run.sh reads it)."""
-import ctypes
-import ctypes.util
 import json
 import os
 import random
@@ -30,80 +28,19 @@ import tempfile
 
 # ---------------------------------------------------------------- counters (before testlib)
 
-LIB = ctypes.CDLL(ctypes.util.find_library("sqlite3"))
-SQLITE_CONFIG_MALLOC, SQLITE_CONFIG_GETMALLOC, SQLITE_STMTSTATUS_VM_STEP = 4, 5, 4
-XMALLOC = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_int)
-XREALLOC = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int)
-
-
-class MemMethods(ctypes.Structure):   # struct sqlite3_mem_methods
-    _fields_ = [(f, ctypes.c_void_p) for f in
-                ("xMalloc", "xFree", "xRealloc", "xSize", "xRoundup", "xInit", "xShutdown", "pAppData")]
-
-
-allocated = [0]                       # bytes asked of xMalloc / xRealloc since the start
-system = MemMethods()
-config_rc = LIB.sqlite3_config(SQLITE_CONFIG_GETMALLOC, ctypes.byref(system))
-sys_malloc, sys_realloc = XMALLOC(system.xMalloc or 0), XREALLOC(system.xRealloc or 0)
-
-
-@XMALLOC
-def count_malloc(n):
-    allocated[0] += n
-    return sys_malloc(n)
-
-
-@XREALLOC
-def count_realloc(p, n):
-    allocated[0] += n
-    return sys_realloc(p, n)
-
-
-counting = MemMethods(ctypes.cast(count_malloc, ctypes.c_void_p).value, system.xFree,
-                      ctypes.cast(count_realloc, ctypes.c_void_p).value, system.xSize,
-                      system.xRoundup, system.xInit, system.xShutdown, system.pAppData)
-if config_rc == 0:
-    config_rc = LIB.sqlite3_config(SQLITE_CONFIG_MALLOC, ctypes.byref(counting))
+from sqlite_counters import Db as CDb, config_rc  # noqa: E402  (before testlib: sqlite3_config)
 
 from testlib import check, done   # noqa: E402  (imports sqlite3: after sqlite3_config)
+from treelib import inclusive, timings_txt   # noqa: E402
 
-LIB.sqlite3_errmsg.restype = ctypes.c_char_p
-LIB.sqlite3_column_text.restype = ctypes.c_char_p
-LIB.sqlite3_column_int64.restype = ctypes.c_int64
-LIB.sqlite3_column_double.restype = ctypes.c_double
-
-
-class Db:
-    """A connection through the C API, with ./libprofsql loaded."""
-
-    def __init__(self):
-        self.p = ctypes.c_void_p()
-        assert LIB.sqlite3_open(b":memory:", ctypes.byref(self.p)) == 0
-        LIB.sqlite3_enable_load_extension(self.p, 1)
-        err = ctypes.c_char_p()
-        if LIB.sqlite3_load_extension(self.p, os.path.abspath("libprofsql").encode(), None, ctypes.byref(err)):
-            raise RuntimeError(err.value)
+class Db(CDb):
+    """A connection through the C API, with ./libprofsql loaded; run raises on an error."""
 
     def run(self, sql, *args):
         """Runs one statement; returns (rows, VM steps, bytes allocated while it ran)."""
-        st = ctypes.c_void_p()
-        if LIB.sqlite3_prepare_v2(self.p, sql.encode(), -1, ctypes.byref(st), None):
-            raise RuntimeError(LIB.sqlite3_errmsg(self.p).decode())
-        for i, a in enumerate(args):
-            LIB.sqlite3_bind_text(st, i + 1, a.encode(), -1, ctypes.c_void_p(-1))   # SQLITE_TRANSIENT
-        rows, before = [], allocated[0]
-        while (rc := LIB.sqlite3_step(st)) == 100:
-            row = []
-            for i in range(LIB.sqlite3_column_count(st)):
-                t = LIB.sqlite3_column_type(st, i)
-                row.append(LIB.sqlite3_column_int64(st, i) if t == 1 else LIB.sqlite3_column_double(st, i)
-                           if t == 2 else None if t == 5 else LIB.sqlite3_column_text(st, i).decode())
-            rows.append(tuple(row))
-        used = allocated[0] - before
-        steps = LIB.sqlite3_stmt_status(st, SQLITE_STMTSTATUS_VM_STEP, 0)
-        LIB.sqlite3_finalize(st)
-        if rc != 101:
-            raise RuntimeError(LIB.sqlite3_errmsg(self.p).decode())
+        rows, steps, used, _, err = super().run(sql, *args)
+        if err is not None:
+            raise RuntimeError(err)
         return rows, steps, used
 
 
@@ -150,14 +87,6 @@ def with_times(tree):
     return [(p, name, max(s, 0) + nkids[i] + 1 + i % 3) for i, (p, name, s) in enumerate(tree)]
 
 
-def inclusive(tree):
-    dur = [s for _, _, s in tree]
-    for i in range(len(tree) - 1, -1, -1):
-        if tree[i][0] is not None:
-            dur[tree[i][0]] += dur[i]
-    return dur
-
-
 def chrome_json(tree):
     dur, ts, nxt, cursor, ev = inclusive(tree), [0] * len(tree), [0] * len(tree), 0, []
     for i, (p, name, _) in enumerate(tree):
@@ -169,16 +98,6 @@ def chrome_json(tree):
         nxt[i] = ts[i] + 1
         ev.append({"ph": "X", "name": name, "ts": ts[i], "dur": dur[i], "pid": 1, "tid": 1})
     return json.dumps({"traceEvents": ev})
-
-
-def timings_txt(tree):
-    dur = inclusive(tree)
-    out = ["Minecraft ThreadId: 1"]
-    for i, (p, name, _) in enumerate(tree):
-        out.append(f"    {name} Time: {dur[i]} Count: 1 Avg: {dur[i]} Violations: 0 RecordId: {i + 1} "
-                   f"ParentRecordId: {'none' if p is None else p + 1} TimerId: {i + 1}")
-    out += ["# Version v1.20.0", "# PocketMine-MP 5.0.0", "# FormatVersion 3", "Sample time 1000000 (0.001s)", ""]
-    return "\n".join(out)
 
 
 def expected(tree, unit):

@@ -39,6 +39,16 @@ def connect():
     return db
 
 
+def connect_noio():
+    """A connection with ./libprofsql loaded through its noio entry point (BLOB sources only, no
+    writers, limits that can only be lowered). (SQL's load_extension: Python 3.11's
+    Connection.load_extension takes no entry point.)"""
+    db = sqlite3.connect(":memory:")
+    db.enable_load_extension(True)
+    db.execute("SELECT load_extension(?, 'sqlite3_profsql_noio_init')", (os.path.abspath("libprofsql"),))
+    return db
+
+
 def skip(what):
     """Ends a test that has nothing to run here (e.g. ../shared/corpus is absent)."""
     print(f"SKIP {what}")
