@@ -192,12 +192,19 @@ static const struct { const char *zName, *zWhat, *zNone; } aForced[] = {
 ** <detected>]" when the format was forced, detection does not pick it for the bytes (another
 ** format's probe scores higher, or none claims them: a weak claim such as Chrome's for any JSON
 ** object does not count when a stronger one is there) and the parse made no row of any table
-** (events, records, XPlanes, jobs): the reader found nothing of its format there, and an empty
-** table would say nothing. A protobuf format whose parse succeeded counts as found unless another
+** (events, records, XPlanes, jobs; for Chrome, no event with a 'ph'): the reader found nothing
+** of its format there, and an empty table would say nothing. A protobuf format whose parse succeeded counts as found unless another
 ** format claims the bytes (a sparse message of the schema decodes the same). Else PS_OK. Runs the probes once more (the first 64 KiB or so). */
 static int forced_mismatch(const PsCapture *cap, PsErr *err){
-  if( cap->ev.n || cap->nRec || cap->nPlane || cap->nJob ) return PS_OK;
   const PsFormat *pFormat = cap->pFormat;
+  /* Chrome forced onto another format's JSON reads its objects as events without 'ph' (each a
+  ** diagnostic): none with a 'ph' is nothing of a Chrome trace either */
+  int bPhless = 0;
+  if( cap->ev.n && !cap->nRec && !cap->nPlane && !cap->nJob && strcmp(pFormat->zName, "chrome")==0 ){
+    bPhless = 1;
+    for(size_t r=0; r<cap->ev.n && bPhless; r++) bPhless = cap->ev.aPh[r]==0;
+  }
+  if( !bPhless && (cap->ev.n || cap->nRec || cap->nPlane || cap->nJob) ) return PS_OK;
   const PsFormat *pIs = ps_format_detect(cap->src.z, cap->src.n);
   if( pIs==pFormat ) return PS_OK;
   /* a protobuf that decoded under the forced schema without an error and that no other format
@@ -208,6 +215,7 @@ static int forced_mismatch(const PsCapture *cap, PsErr *err){
   for(size_t k=0; k<sizeof(aForced)/sizeof(aForced[0]); k++){
     if( strcmp(aForced[k].zName, pFormat->zName)==0 ){ zWhat = aForced[k].zWhat; zNone = aForced[k].zNone; break; }
   }
+  if( bPhless ) zNone = "no event has a 'ph'";
   return ps_err(err, "not %s (format '%s' was forced): %s%s%s", zWhat, pFormat->zName, zNone,
                 pIs ? "; the content reads as " : "", pIs ? pIs->zName : "");
 }

@@ -25,6 +25,8 @@ SELECT count(*) FROM profile_records('tests/data/xprof/tf_stats.pb', 'pprof');
 SELECT count(*) FROM profile_records('tests/data/timings_edge.txt', 'perf_script');
 SELECT count(*) FROM profile_events('tests/data/lms_example.csv', 'folded');
 SELECT count(*) FROM profile_events('tests/data/stacks/speedscope_edge.speedscope.json', 'cpuprofile');
+-- Chrome forced onto xprof's DataTable JSON: objects, but none with a 'ph'
+SELECT count(*) FROM profile_events('tests/data/xprof/datatable_empty.json', 'chrome');
 -- ... and forcing the right one still reads
 SELECT count(*) FROM profile_events('tests/data/basic.json', 'chrome');
 SELECT count(*) FROM profile_records('tests/data/stacks/cpuprofile_basic.cpuprofile', '{"format": "cpuprofile"}');
