@@ -7,6 +7,7 @@
 #   make valgrind   the C tests and SQL transcripts under Valgrind's memcheck
 #   make bench      generate 1M/5M-event traces and time libprofsql against json_each
 #   make fuzz       every libFuzzer target for FUZZ_TIME seconds, then the truncation run
+#   make layers     fails when a file of ext/ or vtab/ reaches a higher layer (docs/architecture.md)
 #   make static     libprofsql.a (vtab/profsql.h declares sqlite3_profsql_init for it)
 #   make install    PREFIX=/usr/local DESTDIR= LIBDIR=$(PREFIX)/lib/<multiarch>: the library,
 #                   profsql.h, libprofsql.pc, the sql/ helpers and docs (make uninstall)
@@ -32,15 +33,23 @@ PYTHON    ?= /usr/bin/python3
 NPROC     := $(shell nproc 2>/dev/null || echo 2)
 SUBMAKE   := $(MAKE) --no-print-directory -j$(NPROC)
 
-EXT_SRC   := ext/ps_util.c ext/source.c ext/htmlsrc.c ext/mapguard.c ext/json.c ext/capture.c ext/chrome.c ext/timings.c ext/lms.c ext/pb.c ext/xspace.c ext/xprof_schema.c ext/xprof.c ext/datatable.c ext/jobs.c ext/writer.c ext/zipsrc.c ext/stacks.c ext/cpuprofile.c ext/speedscope.c ext/pprof.c ext/perfscript.c ext/folded.c ext/ftrace.c ext/flame.c ext/formats.c
+EXT_SRC   := ext/util/ps_util.c \
+             ext/wire/json.c ext/wire/pb.c \
+             ext/source/mapguard.c ext/source/spill.c ext/source/htmlsrc.c ext/source/zipsrc.c ext/source/source.c \
+             ext/model/capture.c ext/model/stacks.c \
+             ext/formats/chrome.c ext/formats/timings.c ext/formats/lms.c ext/formats/xspace.c \
+             ext/formats/schemas.c ext/formats/xprof.c ext/formats/datatable.c ext/formats/jobs.c \
+             ext/formats/cpuprofile.c ext/formats/speedscope.c ext/formats/pprof.c ext/formats/perfscript.c \
+             ext/formats/folded.c ext/formats/ftrace.c ext/formats/json_model.c ext/formats/formats.c \
+             ext/writers/writer.c ext/writers/flame.c
 VTAB_SRC  := vtab/loader.c vtab/profile_events.c vtab/profile_records.c vtab/profile_xplanes.c \
-             vtab/profile_metadata.c vtab/profile_jobs.c vtab/report.c vtab/report_groups.c \
+             vtab/profile_metadata.c vtab/profile_jobs.c vtab/report/report.c vtab/report/report_groups.c \
              vtab/profile_open.c vtab/profile_import.c vtab/flamegraph.c vtab/profsql.c
 SQL_SRC   := sql/event_tree.sql sql/record_tree.sql sql/xprof_stats.sql sql/stacks.sql sql/timings.sql
-EXT_HDR   := $(wildcard ext/*.h)
-VTAB_HDR  := $(wildcard vtab/*.h) $(BUILD)/sql_text.h
+EXT_HDR   := $(wildcard ext/*/*.h)
+VTAB_HDR  := $(wildcard vtab/*.h vtab/*/*.h) $(BUILD)/sql_text.h
 
-.PHONY: all lib test test-build demo bench clean fuzz fuzz-build valgrind install uninstall static deb \
+.PHONY: all lib test test-build demo bench clean fuzz fuzz-build valgrind install uninstall static deb layers \
         deps-build deps-test deps-bench
 
 # ---- the library: one recursive make so that the objects build on every core
@@ -61,7 +70,7 @@ $(BUILD)/sql_text.h: $(SQL_SRC) sql/embed.sh
 	sh sql/embed.sh $(SQL_SRC) > $@
 
 # ---- objects, one directory per flavour. ext/ is compiled with -DPS_EXT_ALLOC: its malloc & co.
-# are ps_malloc & co. (ext/ps_util.h: the host's allocator and the load's memory budget).
+# are ps_malloc & co. (ext/util/ps_util.h: the host's allocator and the load's memory budget).
 # ext/ never includes SQLite, so its objects serve the
 # loadable library and the programs alike (PIC); vtab/ is compiled twice: as the loadable
 # extension (sqlite3ext.h indirection) and with -DSQLITE_CORE for programs that link SQLite.
@@ -115,21 +124,21 @@ static: deps-build
 TEST_BINS := $(BUILD)/test_parser $(BUILD)/test_sql $(BUILD)/test_parser.asan $(BUILD)/test_sql.asan \
              $(BUILD)/test_fault $(BUILD)/test_sql_fault $(BUILD)/test_threads
 $(BUILD)/test_parser: tests/c/test_parser.c tests/c/testlib.h tests/c/flood.h $(call EXT_O,pic)
-	$(CC) $(CFLAGS) $(WARN) $(DEFS) -Iext -o $@ $< $(call EXT_O,pic) $(LDLIBS)
+	$(CC) $(CFLAGS) $(WARN) $(DEFS) -o $@ $< $(call EXT_O,pic) $(LDLIBS)
 $(BUILD)/test_sql: tests/c/test_sql.c tests/c/testlib.h $(call EXT_O,pic) $(call VTAB_O,core)
-	$(CC) $(CFLAGS) $(WARN) $(DEFS) -DSQLITE_CORE -Iext -Ivtab -I$(BUILD) -o $@ $< $(call EXT_O,pic) $(call VTAB_O,core) -lsqlite3 $(LDLIBS)
+	$(CC) $(CFLAGS) $(WARN) $(DEFS) -DSQLITE_CORE -Ivtab -I$(BUILD) -o $@ $< $(call EXT_O,pic) $(call VTAB_O,core) -lsqlite3 $(LDLIBS)
 # the same tests under AddressSanitizer + UndefinedBehaviorSanitizer (clang), fault injection
 # (every allocation made to fail in turn) and ThreadSanitizer
 $(BUILD)/test_parser.asan: tests/c/test_parser.c tests/c/testlib.h tests/c/flood.h $(call EXT_O,san)
-	clang $(SAN) $(WARN) $(DEFS) -Iext -o $@ $< $(call EXT_O,san) $(LDLIBS)
+	clang $(SAN) $(WARN) $(DEFS) -o $@ $< $(call EXT_O,san) $(LDLIBS)
 $(BUILD)/test_sql.asan: tests/c/test_sql.c tests/c/testlib.h $(call EXT_O,san) $(call VTAB_O,san)
-	clang $(SAN) $(WARN) $(DEFS) -DSQLITE_CORE -Iext -Ivtab -I$(BUILD) -o $@ $< $(call EXT_O,san) $(call VTAB_O,san) -lsqlite3 $(LDLIBS)
+	clang $(SAN) $(WARN) $(DEFS) -DSQLITE_CORE -Ivtab -I$(BUILD) -o $@ $< $(call EXT_O,san) $(call VTAB_O,san) -lsqlite3 $(LDLIBS)
 $(BUILD)/test_fault: tests/c/test_fault.c tests/c/testlib.h $(call EXT_O,fault)
-	clang $(SAN) $(WARN) $(DEFS) -DPS_FAULT_INJECT -Iext -o $@ $< $(call EXT_O,fault) $(LDLIBS)
+	clang $(SAN) $(WARN) $(DEFS) -DPS_FAULT_INJECT -o $@ $< $(call EXT_O,fault) $(LDLIBS)
 $(BUILD)/test_sql_fault: tests/c/test_sql_fault.c tests/c/testlib.h $(call EXT_O,fault) $(call VTAB_O,fault)
-	clang $(SAN) $(WARN) $(DEFS) -DPS_FAULT_INJECT -DSQLITE_CORE -Iext -Ivtab -I$(BUILD) -o $@ $< $(call EXT_O,fault) $(call VTAB_O,fault) -lsqlite3 $(LDLIBS)
+	clang $(SAN) $(WARN) $(DEFS) -DPS_FAULT_INJECT -DSQLITE_CORE -Ivtab -I$(BUILD) -o $@ $< $(call EXT_O,fault) $(call VTAB_O,fault) -lsqlite3 $(LDLIBS)
 $(BUILD)/test_threads: tests/c/test_threads.c tests/c/testlib.h $(call EXT_O,tsan) $(call VTAB_O,tsan)
-	clang $(TSAN) $(WARN) $(DEFS) -DSQLITE_CORE -Iext -Ivtab -I$(BUILD) -o $@ $< $(call EXT_O,tsan) $(call VTAB_O,tsan) -lsqlite3 $(LDLIBS)
+	clang $(TSAN) $(WARN) $(DEFS) -DSQLITE_CORE -Ivtab -I$(BUILD) -o $@ $< $(call EXT_O,tsan) $(call VTAB_O,tsan) -lsqlite3 $(LDLIBS)
 
 $(BUILD)/gen_trace $(BUILD)/gen_text $(BUILD)/gen_xspace $(BUILD)/gen_stacks $(BUILD)/gen_ftrace: $(BUILD)/%: tests/bench/%.c
 	@mkdir -p $(BUILD)
@@ -138,7 +147,7 @@ $(BUILD)/gen_flood: tests/bench/gen_flood.c tests/c/flood.h
 	@mkdir -p $(BUILD)
 	$(CC) -O2 $(WARN) -o $@ $<
 $(BUILD)/load_time: tests/bench/load_time.c $(call EXT_O,pic)
-	$(CC) -O2 $(WARN) $(DEFS) -Iext -o $@ $< $(call EXT_O,pic) $(LDLIBS)
+	$(CC) -O2 $(WARN) $(DEFS) -o $@ $< $(call EXT_O,pic) $(LDLIBS)
 $(BUILD)/stmt_time: tests/bench/stmt_time.c
 	@mkdir -p $(BUILD)
 	$(CC) -O2 $(WARN) -o $@ $< -lsqlite3
@@ -175,6 +184,12 @@ test: deps-test
 	@$(SUBMAKE) test-build
 	@SQLITE3=$(SQLITE3) PYTHON=$(PYTHON) sh tests/run.sh
 test-build: libprofsql.so libprofsql.a $(FUZZERS) $(TEST_BINS)
+
+# make layers: every dependency of ext/ and vtab/ points down (util < wire < source < model <
+# formats < writers < vtab): the #include lines and the built objects' symbols (also run by make test)
+layers: deps-build
+	@$(SUBMAKE) lib
+	@$(PYTHON) tests/py/test_layers.py
 
 # make valgrind: C tests and SQL transcripts under memcheck (needs valgrind installed)
 valgrind: deps-build

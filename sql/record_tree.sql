@@ -25,7 +25,7 @@
 --
 -- Cost (n records, d deep): record_tree is a plain scan of `records`: the walk from the roots
 -- (root_id, the parent's and the root's time, the children's time summed) is done in C once
--- per capture (profile_records' tree columns, ext/stacks.c ps_records_walk), with the walk's
+-- per capture (profile_records' tree columns, ext/model/stacks.c ps_records_walk), with the walk's
 -- rules: roots are the records with depth not NULL whose parent_record_id is NULL or names no
 -- record; children are the records with depth not NULL whose parent_record_id is the record's
 -- record_id; the walk stops at depth 100000. Rows come in record order (the recursive walk

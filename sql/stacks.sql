@@ -2,7 +2,7 @@
 -- total, and the folded stacks a flame graph is drawn from.
 --
 -- Input: a table or view `records` with at least file, record_id, parent_record_id, name,
--- category, count, self_ns, depth: the frames / call-tree nodes of a sampled capture (ext/stacks.h:
+-- category, count, self_ns, depth: the frames / call-tree nodes of a sampled capture (ext/model/stacks.h:
 -- count = the samples whose leaf is the node, self_ns = their sampled time) — e.g.
 --   CREATE TEMP VIEW records AS SELECT * FROM profile_records('cpu.pprof');
 --   .read sql/stacks.sql

@@ -1,5 +1,5 @@
 /*
-** flamegraph.c — the flame graph writers (ext/flame.c draws; docs/profile_flamegraph.md):
+** flamegraph.c — the flame graph writers (ext/writers/flame.c draws; docs/profile_flamegraph.md):
 **
 **   SELECT profile_flamegraph(source, path [, options_json]);
 **   SELECT profile_flamegraph_folded(path, query [, options_json]);
@@ -48,8 +48,8 @@
 ** "cannot write '<path>': ...".
 */
 #include "ps_vtab.h"
-#include "../ext/flame.h"
-#include "../ext/writer.h"
+#include "../ext/writers/flame.h"
+#include "../ext/writers/writer.h"
 SQLITE_EXTENSION_INIT3
 
 #include <regex.h>

@@ -6,7 +6,7 @@
 **   profile_events: trace.json: byte 18231: expected ',' or ']' in traceEvents
 */
 #include "ps_vtab.h"
-#include "../ext/json.h"
+#include "../ext/wire/json.h"
 SQLITE_EXTENSION_INIT3
 
 #include <dirent.h>
@@ -225,7 +225,7 @@ PsCacheEntry *ps_vt_acquire(PsConn *c, const char *zTable, sqlite3_value *pSourc
 ** also runs the host's progress handler (sqlite3_progress_handler, which hosts such as Datasette
 ** use as a time limit), which SQLite calls once per N virtual-machine steps of a statement: it
 ** takes about 5,000 steps (a 300-row recursive count, ~40 us), so a handler of period up to
-** 5,000 runs at every poll (ext/source.h: at most every 10 ms of parsing), and one of period N
+** 5,000 runs at every poll (ext/source/source.h: at most every 10 ms of parsing), and one of period N
 ** every N/5,000 polls; a non-zero answer stops the statement with SQLITE_INTERRUPT, and the parse
 ** with it. (It was "SELECT 1", 4 steps: a handler of period 1,000 ran once per 250 polls.) */
 #define PS_POLL_SQL \
@@ -254,7 +254,7 @@ static PsCacheEntry *acquire(PsConn *c, const char *zTable, const char *zPath, c
   struct stat st;
   int rc, bLengthLimit = 0;      /* a BLOB's inflation was bounded by SQLITE_LIMIT_LENGTH */
   PsPoll poll = { c->db, 0 };     /* the host's interrupt, polled from the read on */
-  /* the load's memory, from the read on (ext/ps_util.h): past max_parse_memory an allocation
+  /* the load's memory, from the read on (ext/util/ps_util.h): past max_parse_memory an allocation
   ** fails, and the load with it, naming the limit */
   PsBudget budget = { c->maxParseMemory, 0, 0, 0 };
   if( zPath ){

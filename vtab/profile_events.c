@@ -11,7 +11,7 @@
 ** Columns (times in integer nanoseconds)
 **   id           row id: 0-based, stable, file order of the row's first event
 **   ts           start, ns (Trace Event 'ts' µs x 1000, rounded to nearest); NULL where the file
-**                gives no start time (input_pipeline steps, ext/xprof.c)
+**                gives no start time (input_pipeline steps, ext/formats/xprof.c)
 **   dur          duration, ns: X 'dur'; B->E, b->e, S->F end minus begin; 0 for instants;
 **                NULL when unknown (a B never ended, counters, metadata, ...)
 **   name, cat    event name and category
@@ -37,7 +37,7 @@
 **                xprof_trace TraceEvent's exact timestamp_ps / duration_ps; NULL for other formats
 **   stack_id     record_id (profile_records) of the leaf frame of the row's call stack: a
 **                sample's stack (ph 'P' rows of the sampled formats, Chrome 'samples' and
-**                V8 CPU profiles), or a Chrome slice's 'sf' / 'stack'; NULL for none (ext/stacks.h)
+**                V8 CPU profiles), or a Chrome slice's 'sf' / 'stack'; NULL for none (ext/model/stacks.h)
 **   cpu          the CPU the row ran on (perf script's and ftrace's [cpu], Chrome samples' 'cpu'); NULL when
 **                the file does not say
 **   origin       the format the row was read as: the capture's format ('chrome', 'ftrace', ...), or
@@ -47,7 +47,7 @@
 **   file         the capture file of the row: a source that is a directory or a glob pattern
 **                reads every capture it names, one after the other (ids, parent_id and the
 **                id / parent_id lookups are per file: join on file too); NULL for a BLOB
-** For XSpace captures (ext/xspace.c): one row per XEvent, ts = XLine.timestamp_ns + offset_ps/1000
+** For XSpace captures (ext/formats/xspace.c): one row per XEvent, ts = XLine.timestamp_ns + offset_ps/1000
 ** and dur = duration_ps/1000 rounded to the nearest ns, pid = plane index, tid = line id,
 ** process_name / thread_name = plane / line name, args = the event's and its metadata's stats.
 **

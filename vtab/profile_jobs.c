@@ -15,11 +15,11 @@
 **   waited_on_gpu, stayed_async, async_mode, started_unix_ms, ended_unix_ms, payload_bytes,
 **   output_bytes, service_id, method, plugin_id, gateway, error, detail
 ** (times in milliseconds, REAL; load = elapsed_ms / budget_ms; flags 0/1; the fall-back rules
-** and the null-versus-absent rule are in ext/jobs.h), then
+** and the null-versus-absent rule are in ext/formats/jobs.h), then
 **   metadata            the job's metadata object (JSON text), chrome: the event's args
 **   active_elapsed_ms, current_load, progress   active jobs of a report
 **   owner               the StarProfiler's owner key: the metadata's service id, else
-**                       'plugin:<id>', 'gateway:<id>', else '<source>:<category>' (ext/jobs.h)
+**                       'plugin:<id>', 'gateway:<id>', else '<source>:<category>' (ext/formats/jobs.h)
 **   method_name         the metadata's method (/method, /method_name, ...), else NULL
 **   job_list            'completed_jobs' or 'active_jobs' (the report array it came from)
 **   self_ms             the job's own time, ms: what is left of elapsed_ms once the time of the
@@ -52,8 +52,8 @@
 ** Errors: as profile_events (vtab/loader.c). SQLITE_VTAB_DIRECTONLY: it reads files.
 */
 #include "ps_vtab.h"
-#include "../ext/jobs.h"
-#include "../ext/json.h"
+#include "../ext/formats/jobs.h"
+#include "../ext/wire/json.h"
 SQLITE_EXTENSION_INIT3
 
 #include <stdio.h>
@@ -300,7 +300,7 @@ static int pj_children(PjCursor *c){
 }
 
 /* A scan that re-reads the source bytes of every event (owner, budget_ms, metadata: the args)
-** would fault the whole mapped file back into the process (the parse released it: ext/source.h,
+** would fault the whole mapped file back into the process (the parse released it: ext/source/source.h,
 ** ps_source_done_before). Rows are in file order, so the pages more than 4 MiB behind the
 ** current row's offset are released again in 4 MiB steps (ps_source_release, with this
 ** cursor's own mark: they stay in the page cache and fault back in if a later row or query reads

@@ -1,9 +1,9 @@
 /*
 ** profile_records.c — the profile_records table-valued function: one row per timer record of a
 ** timings report (PocketMine-MP tree and legacy v1 reports, Spigot/Bukkit v1 reports), and one
-** per stack frame / call-tree node of a sampled capture (ext/stacks.h: count = self samples,
+** per stack frame / call-tree node of a sampled capture (ext/model/stacks.h: count = self samples,
 ** time_ns / self_ns = inclusive / self sampled time), and one
-** per statistics record of the TensorFlow profiler's result files (ext/xprof.c: a TfStatsRecord,
+** per statistics record of the TensorFlow profiler's result files (ext/formats/xprof.c: a TfStatsRecord,
 ** KernelReport, InputOpDetails or OverviewTfOp; their columns are listed in docs/tf_stats.md,
 ** docs/kernel_stats.md, docs/input_pipeline.md, docs/overview_page.md).
 **
@@ -35,14 +35,14 @@
 **   record_set        which list of the file the record comes from: the xprof result files'
 **                     'with_idle' / 'without_idle' (tf_stats), 'reports' (kernel_stats),
 **                     'input_op_details', 'top_device_ops'; NULL for timings reports
-**   attrs             JSON: the record's whole message, every field by its .proto name (ext/pb.h
+**   attrs             JSON: the record's whole message, every field by its .proto name (ext/wire/pb.h
 **                     gives the rules), for the xprof result files; for a stack frame its
-**                     particulars (source line, column, address, ...; ext/stacks.h and each
+**                     particulars (source line, column, address, ...; ext/model/stacks.h and each
 **                     format's docs page); NULL otherwise
 **   file              the report file (a directory or glob source reads several; record ids
 **                     and the lookups are per file); NULL for a BLOB
 ** The record tree (what sql/record_tree.sql's record_tree reads instead of a recursive walk;
-** computed in C once per capture, on the first read of one of them: ext/stacks.h,
+** computed in C once per capture, on the first read of one of them: ext/model/stacks.h,
 ** ps_records_walk). NULL for a record the walk from the roots does not reach (depth NULL):
 **   root_id           record_id of the root above the record (its own for a root)
 **   parent_time_ns    time_ns of the parent (the first record of parent_record_id); NULL for a root
@@ -56,7 +56,7 @@ SQLITE_EXTENSION_INIT3
 
 #include <string.h>
 #include <stdlib.h>
-#include "../ext/stacks.h"
+#include "../ext/model/stacks.h"
 
 #define RC_SCHEMA "CREATE TABLE x(record_id INTEGER, parent_record_id INTEGER, timer_id INTEGER, " \
   "category TEXT, name TEXT, group_name TEXT, plugin TEXT, thread_id INTEGER, time_ns INTEGER, " \
@@ -281,7 +281,7 @@ static int rcColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
       ps_vt_result_file(ctx, &c->set, c->iPart);
       break;
     case RC_ROOT_ID: case RC_PARENT_TIME: case RC_ROOT_TIME: case RC_CHILD_TIME: {
-      /* the record tree, walked once per capture on first use (ext/stacks.h) */
+      /* the record tree, walked once per capture on first use (ext/model/stacks.h) */
       const PsRecTree *aT = ps_records_walk(c->cap);
       if( aT==0 ){ sqlite3_result_error_nomem(ctx); return SQLITE_NOMEM; }
       const PsRecTree *t = &aT[r - cap->aRec];

@@ -29,7 +29,7 @@
 #include "profsql.h"          /* the public prototypes, checked against the definitions below */
 SQLITE_EXTENSION_INIT1
 
-#include "../ext/json.h"
+#include "../ext/wire/json.h"
 #include <string.h>
 
 static void versionFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
@@ -66,7 +66,7 @@ static void debugFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 **   cache_size          parsed captures kept per connection when no query uses them (default 4; 0..1000)
 **   max_json_depth      deepest JSON nesting accepted (default and maximum 10000)
 **   mmap                1 (default): plain files are memory-mapped (a file truncated by another
-**                       process mid-query gives an error, ext/mapguard.c); 0: read into memory,
+**                       process mid-query gives an error, ext/source/mapguard.c); 0: read into memory,
 **                       so a running query keeps the bytes it loaded (captures loaded afterwards)
 **   gzip_spill_bytes    a gzip capture whose stream inflates to this many bytes or more (by its
 **                       trailer), or a ZIP capture's member (by its directory entry), is inflated into an unnamed temporary file (O_TMPFILE in
@@ -166,7 +166,7 @@ static int profsql_init(sqlite3 *db, const sqlite3_api_routines *pApi, int bNoIo
 #endif
   SQLITE_EXTENSION_INIT2(pApi);
   /* ext/'s blocks from this SQLite's allocator, so that PRAGMA hard_heap_limit and
-  ** sqlite3_memory_used() see a parse (ext/ps_util.h; the first SQLite library of the process
+  ** sqlite3_memory_used() see a parse (ext/util/ps_util.h; the first SQLite library of the process
   ** to load libprofsql wins). Not in a single-threaded SQLite build (SQLITE_THREADSAFE=0): a
   ** split parse allocates from several threads, which its allocator's counters do not allow. */
   if( sqlite3_threadsafe() ){

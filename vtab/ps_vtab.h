@@ -15,8 +15,8 @@
 #define PS_VTAB_H
 
 #include <sqlite3ext.h>
-#include "../ext/capture.h"
-#include "../ext/formats.h"
+#include "../ext/model/capture.h"
+#include "../ext/formats/formats.h"
 
 #ifndef PROFSQL_VERSION
 #define PROFSQL_VERSION "0.0.0-dev"
@@ -46,7 +46,7 @@ typedef struct PsConn {
   int bNoIo;                /* loaded by sqlite3_profsql_noio_init: BLOB sources only */
   int bMmap;                /* map plain files (1, default) or read them into memory (0) */
   uint64_t nSpill;          /* gzip streams of this inflated size or more go to an unnamed temporary
-                            ** file (ext/source.c); 0: never (PS_GZIP_SPILL; 0 in a noio connection) */
+                            ** file (ext/source/source.c); 0: never (PS_GZIP_SPILL; 0 in a noio connection) */
   int64_t maxParseMemory;   /* bytes one load's own blocks may hold at once (ps_budget: the copy of
                             ** a BLOB, an inflated stream, the columns and tables the parse builds);
                             ** ps_parse_memory_default(), PS_NOIO_PARSE_MEMORY in a noio connection */

@@ -209,7 +209,7 @@ def bench_flood():
 def bench_cores(path, size):
     """A parser's per-core scaling: the capture decoded into the capture model (build/load_time,
     no SQL) in 1, 2 and nproc parts, each part on its own thread (a Chrome trace's byte ranges,
-    ext/chrome.c; an XSpace line's events, ext/xspace.c; ps_parse_threads)."""
+    ext/formats/chrome.c; an XSpace line's events, ext/formats/xspace.c; ps_parse_threads)."""
     counts = sorted({1, 2, os.cpu_count() or 1})
     one = None
     for k in counts:

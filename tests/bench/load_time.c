@@ -6,7 +6,7 @@
 ** XSpace in up to N parts (ps_parse_threads; 1 = serial), for the per-core scaling table. PROFSQL_BENCH_ZLIB=1
 ** inflates gzip with zlib alone (ps_gunzip_zlib_only), to compare with the libdeflate path.
 */
-#include "../../ext/formats.h"
+#include "../../ext/formats/formats.h"
 #include <stdio.h>
 #include <string.h>
 #include <stdlib.h>

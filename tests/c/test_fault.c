@@ -7,8 +7,8 @@
 ** back under failures too. Prints the number of failure points exercised.
 */
 #include "testlib.h"
-#include "../../ext/formats.h"
-#include "../../ext/jobs.h"
+#include "../../ext/formats/formats.h"
+#include "../../ext/formats/jobs.h"
 #include <stdio.h>
 
 static char *slurp(const char *zPath, size_t *pn){

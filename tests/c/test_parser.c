@@ -4,13 +4,13 @@
 */
 #define _GNU_SOURCE   /* memmem */
 #include "testlib.h"
-#include "../../ext/json.h"
-#include "../../ext/source.h"
-#include "../../ext/formats.h"
-#include "../../ext/jobs.h"
-#include "../../ext/pb.h"
-#include "../../ext/xprof_schema.h"
-#include "../../ext/writer.h"
+#include "../../ext/wire/json.h"
+#include "../../ext/source/source.h"
+#include "../../ext/formats/formats.h"
+#include "../../ext/formats/jobs.h"
+#include "../../ext/wire/pb.h"
+#include "../../ext/formats/schemas.h"
+#include "../../ext/writers/writer.h"
 
 #include <math.h>
 #include <signal.h>
@@ -1805,7 +1805,7 @@ static void test_shrink(void){
   ps_buf_free(&b);
 }
 
-/* ext/pb.c: the shortest double form, base64, the JSON rules and detection, on bytes written by
+/* ext/wire/pb.c: the shortest double form, base64, the JSON rules and detection, on bytes written by
 ** hand here (each expected value is worked out in the comment beside it). */
 static char *pb_render(const uint8_t *z, size_t n, const PbMsgDef *d){
   PsBuf b; memset(&b, 0, sizeof(b));
@@ -1887,12 +1887,12 @@ static void test_pb(void){
   ** schema and not the XSpace's (a Trace device entry {key 1, Device{name "d"}} has a varint
   ** where an XPlane has its name) */
   static const uint8_t ks[] = { 0x0a, 0x07, 0x0a, 0x01, 'k', 0x10, 0x20, 0x68, 0x01 };   /* reports {name, registers, occurrences 1 (68 01)} */
-  int sc; const PsFormat *pf = ps_protobuf_detect((const char*)ks, sizeof(ks), &sc);
-  CHECK(pf==&ps_format_kernel_stats); CHECK_INT(sc, 4);                     /* reports, name, registers, occurrences */
+  int sc; const PbMsgDef *pf = ps_protobuf_fit((const char*)ks, sizeof(ks), &sc);
+  CHECK(pf==&pb_KernelStatsDb); CHECK_INT(sc, 4);                     /* reports, name, registers, occurrences */
   static const uint8_t tr[] = { 0x0a, 0x07, 0x08, 0x01, 0x12, 0x03, 0x0a, 0x01, 'd',
                                 0x22, 0x06, 0x08, 0x01, 0x1a, 0x02, 'o', 'p' };   /* + trace_events {device_id 1, name "op"} */
-  pf = ps_protobuf_detect((const char*)tr, sizeof(tr), &sc);
-  CHECK(pf==&ps_format_xprof_trace);
+  pf = ps_protobuf_fit((const char*)tr, sizeof(tr), &sc);
+  CHECK(pf==&pb_OldTrace);                                                   /* read as xprof_trace */
   CHECK(pb_fit(tr, sizeof(tr), &pb_XSpace, &pb_xprof_registry, 4096) < pb_fit(tr, sizeof(tr), &pb_OldTrace, &pb_xprof_registry, 4096));
   /* an InputPipelineAnalysisResult whose step_details Any holds an InputPipelineAnalysisResult,
   ** 200 deep (hostile: without a limit the check and the JSON recursed until the stack ran out) */
@@ -1916,7 +1916,7 @@ static void test_pb(void){
     free(in); free(out);
   }
   /* text is not a protobuf */
-  pf = ps_protobuf_detect("Minecraft\n    Full Server Tick Time: 1", 36, &sc);
+  pf = ps_protobuf_fit("Minecraft\n    Full Server Tick Time: 1", 36, &sc);
   CHECK(pf==0);
 }
 

@@ -10,7 +10,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-#include "mapguard.h"
+#include "../../ext/source/mapguard.h"
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -71,7 +71,7 @@ extern size_t ps_chrome_parallel_min, ps_xspace_parallel_min, ps_xspace_batch, p
 ** and again (a small mapping below the victim, then a larger one above it) while another slot's
 ** mapping faults; a handler that read one registration's base with another's length (the slot's
 ** fields were read without the lock their writer holds) would map zero pages over the sentinel
-** page after the victim. ThreadSanitizer reported that race on the old ext/mapguard.c; the
+** page after the victim. ThreadSanitizer reported that race on the old ext/source/mapguard.c; the
 ** sentinel must never change, and every fault must be healed. */
 static volatile int mg_stop; static char *mg_r; static size_t mg_pg; static long mg_churns;
 static void *mg_churn(void *p){

@@ -7,10 +7,10 @@
 #ifndef FUZZ_COMMON_H
 #define FUZZ_COMMON_H
 
-#include "../../ext/formats.h"
-#include "../../ext/jobs.h"
-#include "../../ext/flame.h"
-#include "../../ext/json.h"
+#include "../../ext/formats/formats.h"
+#include "../../ext/formats/jobs.h"
+#include "../../ext/writers/flame.h"
+#include "../../ext/wire/json.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,7 +38,7 @@ static void fuzz_read_back(PsCapture *cap, size_t seed){
       fuzz_check_json(&o); free(o.zFree);
     }
     if( o.type==0 && cap->aRec[r].zAttrs ){
-      /* a stack frame's attrs (ext/stacks.h), as profile_records returns them */
+      /* a stack frame's attrs (ext/model/stacks.h), as profile_records returns them */
       o.type = PS_META_JSON; o.z = cap->aRec[r].zAttrs; o.n = cap->aRec[r].nAttrs; o.zFree = 0;
       fuzz_check_json(&o);
     }

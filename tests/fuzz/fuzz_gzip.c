@@ -1,5 +1,5 @@
 /*
-** fuzz_gzip.c — libFuzzer target for the gzip input path: ps_gunzip (ext/source.c), and, when
+** fuzz_gzip.c — libFuzzer target for the gzip input path: ps_gunzip (ext/source/source.c), and, when
 ** the bytes inflate, the rest of a real load of a gzip BLOB: the inflated bytes in a PsSource
 ** as ps_source_open_blob leaves them (heap buffer, bGzip, nRaw), detected (ps_format_detect, or
 ** the loose guess that says where damaged bytes break), parsed and read back like the format
@@ -14,7 +14,7 @@
 #include "fuzz_common.h"
 #include <zlib.h>
 
-/* The same stream spilled into an unnamed temporary file (nSpill 1, ext/source.c): the same
+/* The same stream spilled into an unnamed temporary file (nSpill 1, ext/source/source.c): the same
 ** bytes, mapped, or the same error as in memory. */
 static void fuzz_spill(const unsigned char *data, size_t size, int rc0, const char *out, size_t n, const PsErr *e0){
   PsSource s; PsErr e;

@@ -1,6 +1,6 @@
 /*
-** fuzz_xprof.c — libFuzzer target for the TensorFlow profiler's result protobufs (ext/xprof.c on
-** ext/pb.c): the first byte picks the reader (tf_stats, kernel_stats, input_pipeline,
+** fuzz_xprof.c — libFuzzer target for the TensorFlow profiler's result protobufs (ext/formats/xprof.c on
+** ext/wire/pb.c): the first byte picks the reader (tf_stats, kernel_stats, input_pipeline,
 ** overview_page, memory_profile, xprof_trace, or detection by content), the rest is the file.
 ** Every accepted capture is read back through every lazy column, attrs included, and each JSON
 ** value they give must be one whole JSON value (fuzz_common.h).

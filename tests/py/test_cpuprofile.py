@@ -1,4 +1,4 @@
-"""V8 CPU profiles (format 'cpuprofile', ext/cpuprofile.c), checked against an independent reading
+"""V8 CPU profiles (format 'cpuprofile', ext/formats/cpuprofile.c), checked against an independent reading
 of the same files with Python's json module (decimal arithmetic, no binary floating point):
 
   1. per node (record_id, parent, name, category, count, self_ns, time_ns, depth, attrs) and per

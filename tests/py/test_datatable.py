@@ -1,5 +1,5 @@
 """The TensorBoard profile plugin's pre-rendered tool output as Google Visualization DataTable JSON
-(format 'xprof_datatable', ext/datatable.c), checked against an independent reading of the same
+(format 'xprof_datatable', ext/formats/datatable.c), checked against an independent reading of the same
 bytes with Python's json module (numbers kept as their literals, offsets found by a small walker
 over json.JSONDecoder.raw_decode):
 

@@ -1,4 +1,4 @@
-"""Collapsed / folded stacks (format 'folded', ext/folded.c), checked against an independent reading
+"""Collapsed / folded stacks (format 'folded', ext/formats/folded.c), checked against an independent reading
 of the same bytes with flamegraph.pl's own line rule (/^(.*)\\s+?(\\d+(?:\\.\\d*)?)$/, the last
 count sizing a two-count line) in a few lines of Python:
 

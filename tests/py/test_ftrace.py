@@ -1,4 +1,4 @@
-"""Linux ftrace text (format 'ftrace', ext/ftrace.c), checked against an independent reading of
+"""Linux ftrace text (format 'ftrace', ext/formats/ftrace.c), checked against an independent reading of
 the same bytes in Python written from the kernel's Documentation/trace/ftrace.rst line layout and
 catapult's linux_perf_importer regexes:
 
@@ -164,7 +164,7 @@ else:
     skip_part("android_systrace (../shared/corpus absent)")
 if os.path.exists(html):
     h = open(html, encoding="utf-8").read()
-    # the document itself is a container (ext/htmlsrc.c, tests/py/test_systrace_html.py): its
+    # the document itself is a container (ext/source/htmlsrc.c, tests/py/test_systrace_html.py): its
     # trace reads as ftrace; here the text is cut out by Python and read as a BLOB
     check(detected(html) == "ftrace", "trivial_systrace.html: its trace reads as ftrace")
     body = h.split('var linuxPerfData = "\\\n', 1)[1].split('";', 1)[0]

@@ -1,5 +1,5 @@
 """gzip captures (and ZIP members) inflated into an unnamed temporary file instead of memory (issue 18, "the inflated
-bytes are not held once parsed columns exist"; ext/source.c, profsql_config 'gzip_spill_bytes').
+bytes are not held once parsed columns exist"; ext/source/source.c, profsql_config 'gzip_spill_bytes').
 
 A Chrome trace of 3,000 slices with args is written by Python and gzipped (and gzipped twice more:
 a concatenated stream, and one cut short). Checked against Python's own reading of the JSON (count,
@@ -138,7 +138,7 @@ def error(spill, src):
 e0, e1 = error(0, cut_path), error(1, cut_path)
 check(e0 is not None and "gzip stream is truncated" in e0 and e1 == e0, "a truncated stream: the same error spilled", (e0, e1))
 
-# ZIP members take the same path (ext/zipsrc.c): the member inflated (or copied, when stored) into
+# ZIP members take the same path (ext/source/zipsrc.c): the member inflated (or copied, when stored) into
 # the unnamed file in chunks, its CRC checked over the chunks, then mapped
 import io
 import zipfile

@@ -290,7 +290,7 @@ check(err(EV, tmpf) == f"profile_events: '{tmpf}' is empty (0 bytes)", "the next
 db.execute("SELECT profsql_config('mmap', 1)")
 
 # mmap 1 (the default): another process cuts the file short while a query reads it. The lost
-# pages read as zeros (ext/mapguard.c heals the SIGBUS) and the query ends with an error naming
+# pages read as zeros (ext/source/mapguard.c heals the SIGBUS) and the query ends with an error naming
 # the file; the host lives on and the next query reads the file as it now is.
 import json
 big = os.path.join(d, "big.json")

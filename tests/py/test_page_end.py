@@ -1,6 +1,6 @@
 """Captures that end exactly at a page boundary, read through the memory-mapped path.
 
-A plain file is memory-mapped (ext/source.c), and so is a large gzip stream spilled into its
+A plain file is memory-mapped (ext/source/source.c), and so is a large gzip stream spilled into its
 temporary file. Unlike a heap buffer, such a mapping has no NUL byte after its last byte: when
 the file's size is a multiple of the page size, the byte after the end is not mapped, and a
 parser that read one byte too far would fault. The fuzzers parse heap copies, so they cannot

@@ -1,4 +1,4 @@
-"""`perf script` text (format 'perf_script', ext/perfscript.c), checked against an independent
+"""`perf script` text (format 'perf_script', ext/formats/perfscript.c), checked against an independent
 reading of the same bytes with a few lines of Python written from perf's own printf formats
 (tools/perf/builtin-script.c perf_sample__fprintf_start / process_event, util/evsel_fprintf.c):
 

@@ -1,4 +1,4 @@
-"""pprof profiles (perftools.profiles.Profile, ext/pprof.c), checked against an independent decoder
+"""pprof profiles (perftools.profiles.Profile, ext/formats/pprof.c), checked against an independent decoder
 and against values worked out by hand:
 
   1. the corpus file ../shared/corpus/stacks/speedscope-pprof-simple.prof (a gzip'd Go 1.10 CPU

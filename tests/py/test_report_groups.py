@@ -1,4 +1,4 @@
-"""profile_report's ranked groupings (vtab/report_groups.c: six groupings from one scan, a
+"""profile_report's ranked groupings (vtab/report/report_groups.c: six groupings from one scan, a
 grouping with more groups than max(4096, jobs / 16) left to SQL's GROUP BY), checked against two
 independent references:
 - a Chrome trace of 10,000 slices built here, 5,000 of them with a name of their own (the

@@ -1,4 +1,4 @@
-"""speedscope's file format (format 'speedscope', ext/speedscope.c), checked against an independent
+"""speedscope's file format (format 'speedscope', ext/formats/speedscope.c), checked against an independent
 reading of the same files with Python's json module (decimal arithmetic, no binary floating point):
 
   1. per call-tree node (its path of frame indices within its profile: count, self_ns, time_ns,

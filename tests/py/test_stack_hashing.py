@@ -1,10 +1,10 @@
-"""The stack formats' hash tables under chosen keys (issue 32): the call-stack trie (ext/stacks.c),
+"""The stack formats' hash tables under chosen keys (issue 32): the call-stack trie (ext/model/stacks.c),
 the record-id map behind the parent resolution (stacks.c), the V8 node-id map (cpuprofile.c), the
 pprof id maps and stack cache (pprof.c) and speedscope's stack memo are keyed (ps_hash_u64,
 ps_hash_pair, ps_hash), so inputs built to collide under the fixed hashes they had load with the
 work of random keys; every long loop polls for interrupt by work done (ps_work).
 
-Each attack input is rebuilt here from the OLD formulas (git show cd35efc:ext/stacks.c, ...):
+Each attack input is rebuilt here from the OLD formulas (git show cd35efc:ext/model/stacks.c, ...):
   1. folded: trie_hash(parent, key) = h ^ (h >> 29), h = parent * G ^ key * G2, which is linear over
      XOR: slot(parent, key) = s(parent * G) ^ s(key * G2); frames (parent row, name id) are paired
      so that their slots fall in a window of 4 at the final table size (one long probe run);

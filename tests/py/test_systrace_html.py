@@ -1,4 +1,4 @@
-"""Android systrace HTML (ext/htmlsrc.c): the trace inside the document is unwrapped below the
+"""Android systrace HTML (ext/source/htmlsrc.c): the trace inside the document is unwrapped below the
 parsers, like gzip, and read as what it is. Checked: the corpus' old-form document (the trace in
 a `var linuxPerfData = "..."` JavaScript string) gives the four counter markers its README lists;
 a new-form `<script class="trace-data">` block of ftrace text, the same block zlib- and

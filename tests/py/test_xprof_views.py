@@ -3,7 +3,7 @@ xprof_step_time) against an independent computation.
 
 The test decodes each XSpace itself, with the small protobuf wire decoder below (varints,
 length-delimited fields, fixed64; the XSpace / XPlane / XLine / XEvent / XStat / XEventMetadata /
-XStatMetadata field numbers of ext/xspace.c's header), nests each line's events, classifies the
+XStatMetadata field numbers of ext/formats/xspace.c's header), nests each line's events, classifies the
 lines and names the ops by the rules written in docs/xprof_views.md (xprof's ParseTfOpFullname
 and ParseKernelLaunchParams redone with Python regexes), and compares every row of the views:
 op counts, total / min / max / self ns, shares and ranks, kernel launch parameters, step spans

@@ -1,0 +1,967 @@
+/*
+** flame.c — a self-contained, interactive SVG flame graph (icicle: roots on top), without SQLite.
+**
+** What is drawn (ps_flame_source): a capture with stack samples (ext/model/stacks.h) from its samples
+** (width = sampled time, their dur, or the sample count / weight when no sample has a duration:
+** folded stacks, perf cycles); else its timer/statistics records by ParentRecordId (self_ns);
+** else its slices by parent_id (self = dur minus the children's dur, never negative); else its
+** newengine jobs (category -> lane -> job name, width = elapsed_ms). Or folded stacks given row
+** by row (PsFlameFolded). Frames are merged by stack (the names from the root down, as folded
+** stacks are); a frame's width is the self time of everything under it, i.e. its inclusive time.
+** The first level is each track or thread ("process / thread"; timings: the category), or the
+** roots.
+**
+** The pipeline: (1) the source's rows, kept by the thread and time filters, add their self value
+** at their node of a trie of stacks; (2) the name filters zero the nodes whose stack has (or
+** lacks) a matching frame; (3) a reversed trie is built for the self weight; (4) values are summed
+** upwards (children are created after their parents, so one reverse pass does it); (5) the SVG.
+** Every step is linear in the rows and the trie's nodes (the reversed trie: at most
+** PS_FLAME_MAX_REVERSED + 1 frames per node). The tries' and the sample pairs' hash tables take
+** their slots from the keyed ps_hash_pair (chosen names cannot make them quadratic; every slot
+** looked at counts in ps_nProbe), and every step polls the host's interrupt by work done
+** (fl_work), not by row count.
+**
+** The SVG: one <g class="f"> per frame holding a <title> ("<name> — <ms> ms (<share>%)"), its
+** <rect> and a <text> label, then a script (no external reference: it works from file:// offline)
+** that does what flamegraph.pl's does: click a frame to zoom (it spans the width, its ancestors
+** stay full width and faded, its descendants rescale, everything else hides), "Reset Zoom",
+** "Search" (a JavaScript regular expression asked with prompt(); Ctrl-F or F3 too; matches
+** filled rgb(230,0,230) and "Matched: 12.3%" = the union of the matched frames' widths over the
+** root's, nested matches counted once), the hovered frame's title on a details line, and labels
+** fitted to their frame (truncated with ".." by the measured character width; refitted on zoom).
+** Without script the frames, titles and labels are there as before.
+*/
+#include "flame.h"
+#include "../formats/jobs.h"
+#include "writer.h"
+
+#include <math.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---------------------------------------------------------------- polling by work done */
+/* Work done since a drawing began, and when the host was last asked to stop (fl_work). */
+typedef struct FlWork {
+  uint64_t nWork;         /* units counted by fl_work */
+  uint64_t nLast;         /* nWork + ps_nProbe at the last look at the clock */
+  int64_t tPoll;          /* CLOCK_MONOTONIC ns of the last xInterrupt call (0: none yet) */
+} FlWork;
+#define FL_WORK_STEP ((uint64_t)1 << 16)
+#define FL_POLL_NS ((int64_t)5000000)      /* 5 ms */
+
+/* ---------------------------------------------------------------- the trie of stacks */
+typedef struct FNode {
+  uint32_t name;          /* pool id (0: unnamed); with bThread 1 a group label index */
+  int32_t parent, firstChild, nextSibling;
+  int64_t value;          /* self value added here; inclusive after the sum pass */
+  int64_t nRows;          /* source rows added here; summed up likewise */
+  uint8_t bThread;        /* 0 a frame, 1 a first-level group, 2 "(deeper callers)" */
+} FNode;
+
+typedef struct Fl {
+  FNode *a; size_t n, nAlloc;
+  uint32_t *aHash; size_t nHash;      /* (parent, name, bThread) -> node + 1; nHash a power of 2 */
+} Fl;
+
+static void fl_free(Fl *f){ free(f->a); free(f->aHash); memset(f, 0, sizeof(*f)); }
+
+/* The home slot of (parent, name, bThread) in a table of nHash (a power of two) slots: the keyed
+** hash of the pair (ps_hash_pair), so no input can choose nodes that share a slot. (The fixed
+** formula it replaces, parent * golden ^ name << 2 with its low bits taken as they were, let a
+** 2 MB folded capture take 3.85 s to draw instead of 0.07 s: issue 32.) */
+static size_t fl_slot(int32_t parent, uint32_t name, int bThread, size_t nHash){
+  return (size_t)ps_hash_pair((uint64_t)(uint32_t)parent, ((uint64_t)name << 2) | (uint64_t)bThread)
+         & (nHash - 1);
+}
+
+/* Doubles the table (1024 slots at first) and places every node again. Each slot looked at
+** counts one in ps_nProbe. -1 when out of memory. */
+static int fl_rehash(Fl *f){
+  size_t nh = f->nHash ? f->nHash*2 : 1024;
+  uint32_t *h = calloc(nh, sizeof(uint32_t));
+  if( h==0 ) return -1;
+  for(size_t i=0; i<f->n; i++){
+    size_t j = fl_slot(f->a[i].parent, f->a[i].name, f->a[i].bThread, nh);
+    ps_nProbe++;
+    while( h[j] ){ j = (j+1) & (nh-1); ps_nProbe++; }
+    h[j] = (uint32_t)i + 1;
+  }
+  free(f->aHash); f->aHash = h; f->nHash = nh;
+  return 0;
+}
+
+/* *pV += d, saturating at ±INT64_MAX: hostile captures can hold durations near 2^63 ns, and a
+** frame wider than that is drawn full width rather than wrapping around. */
+static void fl_add(int64_t *pV, int64_t d){
+  if( __builtin_add_overflow(*pV, d, pV) || *pV==INT64_MIN ) *pV = d>0 ? INT64_MAX : -INT64_MAX;
+}
+
+/* The child of parent named name (created when missing); -1 when out of memory. The table is
+** at most half full, so a lookup looks at about 1.5 slots (each counted in ps_nProbe). */
+static int32_t fl_child(Fl *f, int32_t parent, uint32_t name, int bThread){
+  if( f->n*2 >= f->nHash && fl_rehash(f) ) return -1;
+  if( f->n >= INT32_MAX-1 ) return -1;
+  size_t j = fl_slot(parent, name, bThread, f->nHash);
+  ps_nProbe++;
+  while( f->aHash[j] ){
+    FNode *x = &f->a[f->aHash[j]-1];
+    if( x->parent==parent && x->name==name && x->bThread==bThread ) return (int32_t)(f->aHash[j]-1);
+    j = (j+1) & (f->nHash-1);
+    ps_nProbe++;
+  }
+  if( ps_grow((void**)&f->a, sizeof(FNode), &f->nAlloc, f->n+1) ) return -1;
+  int32_t id = (int32_t)f->n++;
+  FNode *x = &f->a[id];
+  x->name = name; x->parent = parent; x->firstChild = -1; x->value = 0; x->nRows = 0;
+  x->bThread = (uint8_t)bThread;
+  x->nextSibling = parent>=0 ? f->a[parent].firstChild : -1;
+  if( parent>=0 ) f->a[parent].firstChild = id;
+  f->aHash[j] = (uint32_t)id + 1;
+  return id;
+}
+
+/* What is drawn, and how its names are found. */
+typedef struct FlGraph {
+  const PsPool *pPool;    /* frame names (the capture's, or a graph-local pool) */
+  char **azGroup;         /* escaped first-level labels by key (malloc'ed; NULL until used) */
+  size_t nGroup;
+  Fl f;                   /* the trie; node 0 is the root */
+  int bTime, bWeighted;
+  const char *zUnit;      /* without bTime: "samples", "weight" or "calls" */
+  FlWork w;               /* work done, for polling the host's interrupt */
+} FlGraph;
+
+/* z[0..n) as XML text (element content and attribute values alike), so that the SVG is
+** well-formed whatever a name holds: '<' '>' '&' '"' as entities; invalid UTF-8 (a character
+** cut in two, a stray byte) and NUL repaired as U+FFFD (ps_text_repair); the code points XML 1.0
+** has no place for (https://www.w3.org/TR/xml/#charsets) replaced: control characters (a tab
+** kept; line breaks too, as spaces: a label is one line) by a space, U+FFFE and U+FFFF by
+** U+FFFD. -1 when out of memory. */
+static int xml_text(PsBuf *b, const char *zIn, size_t nIn){
+  if( nIn==0 ) return 0;                /* (zIn may then be NULL) */
+  const unsigned char *z = (const unsigned char*)zIn;
+  size_t n = nIn;
+  char *zFix = 0;
+  if( !ps_text_check(zIn, nIn, 0) ){
+    n = ps_text_repair(zIn, nIn, 0);
+    if( (zFix = malloc(n ? n : 1))==0 ) return -1;
+    ps_text_repair(zIn, nIn, zFix);
+    z = (const unsigned char*)zFix;
+  }
+  int bad = 0;
+  size_t s = 0;
+  for(size_t i=0; i<n && !bad; i++){
+    unsigned char c = z[i];
+    const char *r = 0;
+    size_t nSkip = 1;
+    if( c=='<' ) r = "&lt;";
+    else if( c=='>' ) r = "&gt;";
+    else if( c=='&' ) r = "&amp;";
+    else if( c=='"' ) r = "&quot;";
+    else if( c<0x20 && c!='\t' ) r = " ";
+    else if( c==0xEF && i+2<n && z[i+1]==0xBF && (z[i+2]==0xBE || z[i+2]==0xBF) ){
+      r = "\xEF\xBF\xBD"; nSkip = 3;                      /* U+FFFE, U+FFFF: not XML characters */
+    }
+    if( r ){
+      bad = ps_buf_append(b, (const char*)z+s, i-s) || ps_buf_puts(b, r);
+      i += nSkip-1;
+      s = i+1;
+    }
+  }
+  if( !bad ) bad = ps_buf_append(b, (const char*)z+s, n-s);
+  free(zFix);
+  return bad ? -1 : 0;
+}
+
+/* A frame's label text, escaped. */
+static void fl_label(const FlGraph *g, const FNode *x, PsBuf *b){
+  if( x->bThread==1 ){ ps_buf_puts(b, g->azGroup[x->name]); return; }
+  if( x->bThread==2 ){ ps_buf_puts(b, "(deeper callers)"); return; }
+  if( x->name==0 ){ ps_buf_puts(b, "(unnamed)"); return; }
+  PsStr s = ps_pool_get(g->pPool, x->name);
+  xml_text(b, s.z, s.n);
+}
+
+/* The first-level frame of group t, escaped for SVG (malloc'ed; NULL when out of memory):
+** bCategory (timings records): the category; else "process / thread", or for an async track "process / async
+** cat=x id=0x1". A process or thread without a name is "pid N" / "tid N" (ps_value_text). */
+static char *fl_group_label(const PsCapture *cap, int bCategory, int bByTrack, uint32_t t){
+  PsBuf lb; memset(&lb, 0, sizeof(lb));
+  if( bCategory ){
+    PsStr s = ps_pool_get(&cap->pool, t);
+    xml_text(&lb, s.z, s.n);
+  }else{
+    const PsTrack *tr = bByTrack ? &cap->aTrack[t] : 0;
+    const PsThread *th = &cap->aThread[tr ? tr->thread : t];
+    char buf[512];
+    if( th->processName ){ PsStr s = ps_pool_get(&cap->pool, th->processName); xml_text(&lb, s.z, s.n); }
+    else{ ps_buf_puts(&lb, "pid "); ps_value_text(cap, &th->pid, buf, sizeof(buf)); xml_text(&lb, buf, strlen(buf)); }
+    ps_buf_puts(&lb, " / ");
+    if( tr && tr->kind!=PS_TRACK_THREAD && tr->name ){
+      ps_track_text(cap, t, buf, sizeof(buf));
+      xml_text(&lb, buf, strlen(buf));
+    }else if( th->threadName ){ PsStr s = ps_pool_get(&cap->pool, th->threadName); xml_text(&lb, s.z, s.n); }
+    else{ ps_buf_puts(&lb, "tid "); ps_value_text(cap, &th->tid, buf, sizeof(buf)); xml_text(&lb, buf, strlen(buf)); }
+  }
+  if( ps_buf_append(&lb, "", 1) ){ ps_buf_free(&lb); return 0; }
+  return lb.z;
+}
+
+/* The group node of key t under the root (its label made on first use); -1 when out of memory.
+** A key past the label table (cannot happen for a parsed capture) is the root itself. */
+static int32_t fl_group(FlGraph *g, const PsCapture *cap, int bCategory, int bByTrack, uint32_t t){
+  if( t >= g->nGroup ) return 0;
+  if( g->azGroup[t]==0 && (g->azGroup[t] = fl_group_label(cap, bCategory, bByTrack, t))==0 ) return -1;
+  return fl_child(&g->f, 0, t, 1);
+}
+
+/* ---------------------------------------------------------------- filters */
+/* [a, a+d) (d: PS_NULL64 for a point) against [from, to) (PS_NULL64: open): 0 outside, else 1
+** and *pClip = the part of d inside (0 for a point). */
+static int fl_in_range(const PsFlameOpt *o, int64_t a, int64_t d, int64_t *pClip){
+  int64_t from = o->tsFrom==PS_NULL64 ? INT64_MIN : o->tsFrom;
+  int64_t to = o->tsTo==PS_NULL64 ? INT64_MAX : o->tsTo;
+  if( d==PS_NULL64 || d<=0 ){
+    *pClip = 0;
+    return a>=from && (a<to || o->tsTo==PS_NULL64);
+  }
+  int64_t e;
+  if( __builtin_add_overflow(a, d, &e) ) e = INT64_MAX;
+  if( !(a < to || o->tsTo==PS_NULL64) || !(e > from) ) return 0;
+  int64_t lo = a > from ? a : from, hi = e < to ? e : to, c;
+  if( __builtin_sub_overflow(hi, lo, &c) ) c = INT64_MAX;
+  *pClip = c;
+  return 1;
+}
+
+static int fl_has_range(const PsFlameOpt *o){ return o->tsFrom!=PS_NULL64 || o->tsTo!=PS_NULL64; }
+
+/* Adds n units of work (a row, a frame, a byte of a name) to w and, with the slots the hash
+** tables looked at meanwhile (ps_nProbe), polls: every FL_WORK_STEP units (well under a
+** millisecond) it reads the clock, and asks the host (o->xInterrupt) when FL_POLL_NS have passed
+** since it last did, so an interrupt lands within milliseconds whatever the input's shape (a
+** million frames of one row, a hash table under chosen keys). Returns 1 when the host says stop
+** (the caller then returns ps_interrupted()). */
+static int fl_work(FlWork *w, const PsFlameOpt *o, uint64_t n){
+  w->nWork += n;
+  if( o==0 || o->xInterrupt==0 ) return 0;
+  uint64_t now = w->nWork + ps_nProbe;
+  if( now - w->nLast < FL_WORK_STEP ) return 0;
+  w->nLast = now;
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  int64_t t = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+  if( w->tPoll && t - w->tPoll < FL_POLL_NS ) return 0;
+  w->tPoll = t;
+  return o->xInterrupt(o->pInterruptArg)!=0;
+}
+
+/* Name flags of a frame label: bit 1 matches pName, bit 2 matches pExclude. */
+static int fl_name_flags(const PsFlameOpt *o, const char *z, size_t n, char **pzBuf, size_t *pnBuf){
+  if( n+1 > *pnBuf ){
+    char *zNew = realloc(*pzBuf, n+1);
+    if( zNew==0 ) return -1;
+    *pzBuf = zNew; *pnBuf = n+1;
+  }
+  memcpy(*pzBuf, z, n); (*pzBuf)[n] = 0;
+  int fl = 0;
+  if( o->pName && regexec((const regex_t*)o->pName, *pzBuf, 0, 0, 0)==0 ) fl |= 2;
+  if( o->pExclude && regexec((const regex_t*)o->pExclude, *pzBuf, 0, 0, 0)==0 ) fl |= 4;
+  return fl;
+}
+
+/* The name filters: a node's stack is the frames from the root down to it (first-level group
+** labels not included); its own value stays only when "name" matches a frame of that stack and
+** "exclude" matches none. Names are tested once per distinct name. PS_OK, PS_NOMEM, or
+** PS_INTERRUPT (the host asked to stop: fl_work). */
+static int fl_filter_names(FlGraph *g, const PsFlameOpt *o){
+  if( o->pName==0 && o->pExclude==0 ) return PS_OK;
+  Fl *f = &g->f;
+  uint8_t *aFlag = calloc(f->n ? f->n : 1, 1);
+  uint8_t *aCache = calloc(g->pPool->n + 1, 1);    /* per name id: bit 0 known, bits 1-2 flags */
+  char *zBuf = 0; size_t nBuf = 0;
+  int rc = PS_NOMEM;
+  if( aFlag==0 || aCache==0 ) goto out;
+  for(size_t i=0; i<f->n; i++){
+    FNode *x = &f->a[i];
+    if( fl_work(&g->w, o, 1) ){ rc = PS_INTERRUPT; goto out; }
+    int fl = x->parent>=0 ? aFlag[x->parent] : 0;
+    if( i>0 && x->bThread==0 ){
+      uint32_t id = x->name < g->pPool->n ? x->name : 0;
+      if( !(aCache[id] & 1) ){
+        PsStr s = id ? ps_pool_get(g->pPool, id) : (PsStr){"(unnamed)", 9};
+        int k = fl_name_flags(o, s.z, s.n, &zBuf, &nBuf);
+        if( k<0 ) goto out;
+        if( fl_work(&g->w, o, s.n) ){ rc = PS_INTERRUPT; goto out; }   /* a regexec per byte */
+        aCache[id] = (uint8_t)(k | 1);
+      }
+      fl |= aCache[id] & 6;
+    }
+    aFlag[i] = (uint8_t)fl;
+    int keep = (o->pName==0 || (fl & 2)) && (o->pExclude==0 || !(fl & 4));
+    if( !keep ){ x->value = 0; x->nRows = 0; }
+  }
+  rc = PS_OK;
+out:
+  free(aFlag); free(aCache); free(zBuf);
+  return rc;
+}
+
+/* The self weight: a reversed trie. Under each group, the node a value was added at, then its
+** parent, and so on up to the group (at most PS_FLAME_MAX_REVERSED frames; the rest merge into
+** one "(deeper callers)" frame). Replaces g->f. PS_OK, PS_NOMEM or PS_INTERRUPT. */
+static int fl_reverse(FlGraph *g, const PsFlameOpt *o){
+  Fl *f = &g->f, r; memset(&r, 0, sizeof(r));
+  int32_t *aGroup = malloc((f->n ? f->n : 1) * sizeof(int32_t));   /* node -> its group node or -1 */
+  int32_t aUp[PS_FLAME_MAX_REVERSED];
+  int rc = PS_NOMEM;
+  if( aGroup==0 || fl_child(&r, -1, 0, 0)<0 ) goto out;
+  aGroup[0] = -1;
+  for(size_t i=1; i<f->n; i++){
+    aGroup[i] = f->a[i].bThread==1 ? (int32_t)i : aGroup[f->a[i].parent];
+  }
+  for(size_t i=1; i<f->n; i++){
+    const FNode *x = &f->a[i];
+    if( x->bThread==1 || (x->value<=0 && x->nRows==0) ) continue;
+    int nUp = 0, bDeeper = 0;
+    int32_t j = (int32_t)i;
+    while( j>0 && f->a[j].bThread!=1 ){
+      if( nUp==PS_FLAME_MAX_REVERSED ){ bDeeper = 1; break; }
+      aUp[nUp++] = j;
+      j = f->a[j].parent;
+    }
+    int32_t q = 0;
+    if( aGroup[i]>=0 ){ q = fl_child(&r, 0, f->a[aGroup[i]].name, 1); if( q<0 ) goto out; }
+    for(int k=0; k<nUp; k++){
+      q = fl_child(&r, q, f->a[aUp[k]].name, 0);
+      if( q<0 ) goto out;
+    }
+    if( bDeeper && (q = fl_child(&r, q, 0, 2))<0 ) goto out;
+    fl_add(&r.a[q].value, f->a[i].value);
+    r.a[q].nRows += f->a[i].nRows;
+    if( fl_work(&g->w, o, 1 + (uint64_t)nUp) ){ rc = PS_INTERRUPT; goto out; }
+  }
+  fl_free(f);
+  *f = r; memset(&r, 0, sizeof(r));
+  rc = PS_OK;
+out:
+  fl_free(&r); free(aGroup);
+  return rc;
+}
+
+/* ---------------------------------------------------------------- the SVG */
+/* The script: flamegraph.pl's interactions (see the header comment). Kept in ES5 so any
+** browser that runs SVG script runs it. W and PAD are the graph's width and left margin. */
+static const char zScript[] =
+"(function(){\n"
+"var HL='rgb(230,0,230)', E=0.02, doc=document, frames=[], charW=6.5, rootW=W, searching=false;\n"
+"var details=doc.getElementById('details'), matched=doc.getElementById('matched');\n"
+"var stext=doc.getElementById('searchtext');\n"
+"function num(e,a){return parseFloat(e.getAttribute(a));}\n"
+"var gs=doc.querySelectorAll('g.f');\n"
+"for(var i=0;i<gs.length;i++){\n"
+"  var g=gs[i], r=g.querySelector('rect'), ti=g.querySelector('title').textContent, k=ti.lastIndexOf(' \\u2014 ');\n"
+"  var f={g:g, r:r, t:g.querySelector('text'), title:ti, name:k>=0?ti.substring(0,k):ti,\n"
+"         x:num(r,'x'), w:num(r,'width'), y:num(r,'y'), fill:r.getAttribute('fill')};\n"
+"  frames.push(f); bind(f);\n"
+"}\n"
+"function bind(f){\n"
+"  f.g.addEventListener('click', function(){ zoom(f); });\n"
+"  f.g.addEventListener('mouseover', function(){ details.textContent=f.title; });\n"
+"  f.g.addEventListener('mouseout', function(){ details.textContent=' '; });\n"
+"}\n"
+"if(frames.length) rootW=frames[0].w;\n"
+"(function(){ var m=doc.createElementNS('http://www.w3.org/2000/svg','text');\n"
+"  m.textContent='abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ 0123456789_.:/';\n"
+"  m.setAttribute('class','lbl'); doc.documentElement.appendChild(m);\n"
+"  var L=m.getComputedTextLength(); if(L>0) charW=L/m.textContent.length; m.parentNode.removeChild(m); })();\n"
+"function fit(f){\n"
+"  var t=f.t, x=num(f.r,'x'), a=num(f.r,'width')-6, s=f.name, n;\n"
+"  t.setAttribute('x', (x+3).toFixed(2));\n"
+"  if(a<3*charW){ t.textContent=''; return; }\n"
+"  if(s.length*charW<=a){ t.textContent=s; if(t.getComputedTextLength()<=a) return; }\n"
+"  for(n=Math.min(s.length, Math.floor(a/charW)); n>=3; n--){\n"
+"    t.textContent=s.substring(0,n-2)+'..'; if(t.getComputedTextLength()<=a) return;\n"
+"  }\n"
+"  t.textContent='';\n"
+"}\n"
+"function place(f,x,w,cls){\n"
+"  f.g.setAttribute('class', 'f'+(cls?' '+cls:''));\n"
+"  if(cls=='hide') return;\n"
+"  f.r.setAttribute('x', x.toFixed(2)); f.r.setAttribute('width', w.toFixed(2)); fit(f);\n"
+"}\n"
+"function zoom(n){\n"
+"  var x0=n.x, x1=n.x+n.w, s=W/n.w;\n"
+"  for(var i=0;i<frames.length;i++){ var f=frames[i];\n"
+"    if(f.y<n.y && f.x<=x0+E && f.x+f.w>=x1-E) place(f, PAD, W, 'parent');\n"
+"    else if(f.y>=n.y && f.x>=x0-E && f.x+f.w<=x1+E) place(f, PAD+(f.x-x0)*s, f.w*s, '');\n"
+"    else place(f, 0, 0, 'hide');\n"
+"  }\n"
+"}\n"
+"function unzoom(){ for(var i=0;i<frames.length;i++) place(frames[i], frames[i].x, frames[i].w, ''); }\n"
+"function search(term){\n"
+"  var re; try{ re=new RegExp(term); }catch(e){ matched.textContent='Bad regular expression: '+e.message; return; }\n"
+"  var sp=[];\n"
+"  for(var i=0;i<frames.length;i++){ var f=frames[i];\n"
+"    if(re.test(f.name)){ f.r.setAttribute('fill', HL); sp.push([f.x, f.w]); } else f.r.setAttribute('fill', f.fill);\n"
+"  }\n"
+"  sp.sort(function(a,b){ return a[0]-b[0] || b[1]-a[1]; });\n"
+"  var sum=0, end=-1e300;\n"
+"  for(var j=0;j<sp.length;j++){ var a=sp[j][0], b=a+sp[j][1];\n"
+"    if(b<=end+E) continue; sum+= a>=end ? b-a : b-end; end=b; }\n"
+"  var pct=rootW>0 ? Math.min(100, 100*sum/rootW) : 0;\n"
+"  matched.textContent='Matched: '+pct.toFixed(1)+'%';\n"
+"  searching=true; stext.textContent='Reset Search';\n"
+"}\n"
+"function resetSearch(){\n"
+"  for(var i=0;i<frames.length;i++) frames[i].r.setAttribute('fill', frames[i].fill);\n"
+"  matched.textContent=' '; searching=false; stext.textContent='Search';\n"
+"}\n"
+"function searchPrompt(){\n"
+"  if(searching){ resetSearch(); return; }\n"
+"  var t=prompt('Search frames by regular expression (JavaScript syntax):', '');\n"
+"  if(t!=null && t!=='') search(t);\n"
+"}\n"
+"doc.getElementById('unzoom').addEventListener('click', unzoom);\n"
+"doc.getElementById('search').addEventListener('click', searchPrompt);\n"
+"doc.addEventListener('keydown', function(e){\n"
+"  if(((e.ctrlKey||e.metaKey) && e.keyCode==70) || e.keyCode==114){ e.preventDefault(); searchPrompt(); }\n"
+"  else if(e.keyCode==27){ resetSearch(); unzoom(); }\n"
+"});\n"
+"for(var i=0;i<frames.length;i++) fit(frames[i]);\n"
+"window.flamegraph={zoom:function(i){zoom(frames[i]);}, unzoom:unzoom, search:search, resetSearch:resetSearch};\n"
+"})();\n";
+
+/* Lays out and writes the graph: depth-first, children by value (largest first). PS_OK,
+** PS_NOMEM, or PS_INTERRUPT (fl_work: a frame and the bytes of its label are its work). */
+static int fl_svg(FlGraph *g, const PsFlameOpt *o, const char *zTitle, PsBuf *out, PsFlameInfo *pInfo){
+  Fl *f = &g->f;
+  const int32_t root = 0;
+  int64_t total = f->a[root].value;
+  const char *zUnit = g->zUnit ? g->zUnit : "samples";
+  if( pInfo ){
+    pInfo->total = total; pInfo->bTime = g->bTime; pInfo->bWeighted = g->bWeighted;
+    pInfo->zUnit = g->bTime ? "ms" : zUnit; pInfo->nRows = f->a[root].nRows; pInfo->nFrames = 0;
+  }
+  int maxDepth = 0;
+  int32_t *aDepth = malloc(f->n * sizeof(int32_t));
+  double *aX = malloc(f->n * sizeof(double));
+  int32_t *aStack = malloc(f->n * sizeof(int32_t));
+  int32_t *aK = malloc(f->n * sizeof(int32_t));
+  if( aDepth==0 || aX==0 || aStack==0 || aK==0 ){ free(aDepth); free(aX); free(aStack); free(aK); return PS_NOMEM; }
+  int bStop = 0;
+  aDepth[root] = 0; aX[root] = 0;
+  for(size_t i=1; i<f->n; i++){ aDepth[i] = aDepth[f->a[i].parent] + 1; if( aDepth[i]>maxDepth ) maxDepth = aDepth[i]; }
+  const double W = 1200.0, H = 17.0, pad = 10.0;
+  double height = (maxDepth + 1) * H + 60;
+  int bad = ps_buf_printf(out,
+    "<?xml version=\"1.0\" standalone=\"no\"?>\n"
+    "<svg version=\"1.1\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" xmlns=\"http://www.w3.org/2000/svg\">\n"
+    "<style>text{font-family:Verdana,sans-serif;font-size:11px;fill:#000}"
+    "g.f text{pointer-events:none}g.f{cursor:pointer}"
+    "g.f rect{stroke:#fff;stroke-width:0.5}g.f:hover rect{stroke:#000;stroke-width:1}"
+    ".parent{opacity:0.5}.hide{display:none}"
+    ".btn{cursor:pointer}.btn rect{fill:#e4e4e4;stroke:#888;stroke-width:1}.btn text{pointer-events:none}</style>\n"
+    "<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"100%%\" fill=\"#f8f8f8\"/>\n"
+    "<g id=\"unzoom\" class=\"btn\"><rect x=\"%.0f\" y=\"6\" width=\"84\" height=\"20\" rx=\"3\"/>"
+    "<text x=\"%.0f\" y=\"20\">Reset Zoom</text></g>\n"
+    "<g id=\"search\" class=\"btn\"><rect x=\"%.0f\" y=\"6\" width=\"96\" height=\"20\" rx=\"3\"/>"
+    "<text id=\"searchtext\" x=\"%.0f\" y=\"20\" text-anchor=\"middle\">Search</text></g>\n"
+    "<text x=\"%.0f\" y=\"22\" text-anchor=\"middle\" style=\"font-size:15px\">",
+    W + 2*pad, height, W + 2*pad, height, pad, pad + 8, pad + W - 96, pad + W - 48, pad + W/2);
+  PsBuf tb; memset(&tb, 0, sizeof(tb));
+  bad |= xml_text(&tb, zTitle, strlen(zTitle));
+  bad |= ps_buf_append(out, tb.z ? tb.z : "", tb.n);
+  ps_buf_free(&tb);
+  if( g->bTime ) bad |= ps_buf_printf(out, " — %.3f ms in all (width = time, hover a frame)</text>\n", total/1e6);
+  else bad |= ps_buf_printf(out, " — %lld %s in all (width = %s, hover a frame)</text>\n",
+                            (long long)total, zUnit, g->bWeighted ? "sample weight" : zUnit);
+  bad |= ps_buf_printf(out, "<text id=\"details\" x=\"%.0f\" y=\"%.0f\"> </text>\n"
+                            "<text id=\"matched\" x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\"> </text>\n",
+                       pad, height - 10, pad + W, height - 10);
+  /* DFS with an explicit stack; each child's x = parent's x + the widths of its elder siblings */
+  int nSt = 0;
+  aStack[nSt++] = root;
+  while( nSt>0 && !bad && !bStop ){
+    int32_t i = aStack[--nSt];
+    FNode *x = &f->a[i];
+    double w = total>0 ? (double)x->value / (double)total * W : 0;
+    if( w < 0.1 ) continue;
+    double y = 34 + aDepth[i] * H;
+    PsBuf lab; memset(&lab, 0, sizeof(lab));
+    if( i==root ) ps_buf_puts(&lab, "all");
+    else fl_label(g, x, &lab);
+    double share = total>0 ? 100.0 * (double)x->value / (double)total : 0;
+    /* a warm colour from the name's hash, as flamegraph.pl does */
+    uint64_t h = ps_hash_fixed(lab.z ? lab.z : "", lab.n);
+    int rr = 205 + (int)(h % 50), gg = (int)((h >> 8) % 180) + 40, bb = (int)((h >> 16) % 55);
+    if( x->bThread==1 ){ rr = 160; gg = 190; bb = 230; }
+    if( i==root ){ rr = 230; gg = 230; bb = 230; }
+    if( pInfo ) pInfo->nFrames++;
+    bad |= ps_buf_printf(out, "<g class=\"f\"><title>");
+    bad |= ps_buf_append(out, lab.z, lab.n);
+    if( g->bTime ) bad |= ps_buf_printf(out, " — %.3f ms (%.2f%%)", x->value/1e6, share);
+    else bad |= ps_buf_printf(out, " — %lld %s (%.2f%%)", (long long)x->value, zUnit, share);
+    bad |= ps_buf_printf(out, "</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"rgb(%d,%d,%d)\"/>",
+                         pad + aX[i], y, w, H - 1, rr, gg, bb);
+    /* the label as the script would fit it with ~6.5 px per character (the script refits it) */
+    bad |= ps_buf_printf(out, "<text x=\"%.2f\" y=\"%.1f\">", pad + aX[i] + 3, y + H - 5);
+    size_t nFit = w > 6 ? (size_t)((w - 6) / 6.5) : 0;
+    if( lab.n <= nFit ) bad |= ps_buf_append(out, lab.z, lab.n);
+    else if( nFit > 2 ){
+      size_t k = nFit - 2;
+      while( k>0 && ((unsigned char)lab.z[k] & 0xC0)==0x80 ) k--;      /* whole UTF-8 chars */
+      while( k>0 && lab.z[k-1]=='&' ) k--;
+      const char *amp = memchr(lab.z, '&', k);                          /* no cut entity */
+      while( amp ){
+        const char *semi = memchr(amp, ';', (size_t)(lab.z + lab.n - amp));
+        if( semi && (size_t)(semi - lab.z) >= k ){ k = (size_t)(amp - lab.z); break; }
+        amp = semi ? memchr(semi, '&', (size_t)(lab.z + k - semi)) : 0;
+      }
+      if( k>0 ) bad |= ps_buf_append(out, lab.z, k) | ps_buf_puts(out, "..");
+    }
+    bad |= ps_buf_puts(out, "</text></g>\n");
+    if( fl_work(&g->w, o, 1 + lab.n) ) bStop = 1;
+    ps_buf_free(&lab);
+    /* children, largest first: push in ascending order */
+    int nKids = 0;
+    for(int32_t c = x->firstChild; c>=0; c = f->a[c].nextSibling) aK[nKids++] = c;
+    if( nKids==0 ) continue;
+    /* siblings by value, descending (a merge sort would be O(k log k); siblings are few, but a
+    ** hostile file can make thousands: qsort) */
+    {
+      int32_t *a = aK;
+      for(int s=1; s<nKids && nKids<=32; s++){ int32_t t = a[s]; int b2 = s; while( b2>0 && f->a[a[b2-1]].value < f->a[t].value ){ a[b2] = a[b2-1]; b2--; } a[b2] = t; }
+      if( nKids>32 ){
+        /* shell sort: no comparator context needed */
+        for(int gap=nKids/2; gap>0; gap/=2){
+          for(int s=gap; s<nKids; s++){
+            int32_t t = a[s]; int b2 = s;
+            while( b2>=gap && f->a[a[b2-gap]].value < f->a[t].value ){ a[b2] = a[b2-gap]; b2 -= gap; }
+            a[b2] = t;
+          }
+        }
+      }
+    }
+    double cx = aX[i];
+    for(int a=0; a<nKids; a++){ aX[aK[a]] = cx; cx += total>0 ? (double)f->a[aK[a]].value / (double)total * W : 0; }
+    for(int a=nKids; a-- > 0; ) aStack[nSt++] = aK[a];
+  }
+  bad |= ps_buf_printf(out, "<script type=\"text/ecmascript\"><![CDATA[\nvar W=%.0f, PAD=%.0f;\n", W, pad);
+  bad |= ps_buf_puts(out, zScript);
+  bad |= ps_buf_puts(out, "]]></script>\n</svg>\n");
+  free(aDepth); free(aX); free(aStack); free(aK);
+  return bad ? PS_NOMEM : bStop ? PS_INTERRUPT : PS_OK;
+}
+
+/* Steps (2) to (5) of the pipeline, then frees g. */
+static int fl_finish(FlGraph *g, const PsFlameOpt *o, PsBuf *out, PsFlameInfo *pInfo, PsErr *err){
+  int rc;
+  Fl *f = &g->f;
+  if( (rc = fl_filter_names(g, o))!=PS_OK ) goto out;
+  if( o->eWeight==PS_FLAME_W_SELF && (rc = fl_reverse(g, o))!=PS_OK ) goto out;
+  for(size_t i=f->n; i-- > 1; ){
+    if( f->a[i].value<0 ) f->a[i].value = 0;
+    fl_add(&f->a[f->a[i].parent].value, f->a[i].value);
+    f->a[f->a[i].parent].nRows += f->a[i].nRows;
+    if( fl_work(&g->w, o, 1) ){ rc = PS_INTERRUPT; goto out; }
+  }
+  if( f->a[0].value<0 ) f->a[0].value = 0;
+  const char *zT = o->zTitle ? o->zTitle : "Flame graph";
+  rc = fl_svg(g, o, zT, out, pInfo);
+out:
+  if( rc==PS_NOMEM ) ps_nomem(err);
+  if( rc==PS_INTERRUPT ) rc = ps_interrupted(err);
+  if( g->azGroup ){ for(size_t i=0; i<g->nGroup; i++) free(g->azGroup[i]); free(g->azGroup); }
+  fl_free(f);
+  return rc;
+}
+
+/* ---------------------------------------------------------------- sources */
+static int fl_has_samples(const PsCapture *cap, int *pbTime){
+  const PsEvents *e = &cap->ev;
+  int bAny = 0, bDur = 0;
+  if( e->aStack==0 ) return 0;
+  for(size_t r=0; r<e->n; r++){
+    if( !(e->aFlags[r] & PS_EV_SAMPLE) || e->aStack[r]<0 ) continue;
+    bAny = 1;
+    if( e->aDur[r]!=PS_NULL64 ){ bDur = 1; break; }
+  }
+  *pbTime = bDur;
+  return bAny;
+}
+
+int ps_flame_source(const PsCapture *cap){
+  int bTime = 0;
+  if( fl_has_samples(cap, &bTime) ) return PS_FLAME_SRC_SAMPLES;
+  int bSlices = 0;
+  for(size_t r=0; r<cap->ev.n && !bSlices; r++){
+    bSlices = (cap->ev.aFlags[r] & PS_EV_SLICE) && cap->ev.aDur[r]!=PS_NULL64;
+  }
+  /* timer/statistics records; a capture whose records are stack frames without samples draws
+  ** its slices when it has any */
+  if( cap->nRec && (cap->ev.aStack==0 || !bSlices) ) return PS_FLAME_SRC_RECORDS;
+  if( bSlices ) return PS_FLAME_SRC_SLICES;
+  if( cap->nJob ) return PS_FLAME_SRC_JOBS;
+  if( cap->ev.n ) return PS_FLAME_SRC_SLICES;      /* events without extent: an empty graph */
+  return PS_FLAME_SRC_NONE;
+}
+
+typedef struct FlPair { uint32_t group; int32_t leaf; int64_t value, nRows; } FlPair;
+
+/* Stack samples: values summed per (group, leaf frame) first (profiles repeat few stacks over
+** many samples), then each distinct pair's frames from the root placed once. */
+static int fl_samples(FlGraph *g, const PsCapture *cap, const PsFlameOpt *o, PsErr *err){
+  const PsEvents *e = &cap->ev;
+  int eGroup = o->eGroup;
+  size_t nh = 1024, nPair = 0, nAlloc = 0;
+  FlPair *a = 0; uint32_t *h = 0; int32_t *aChain = 0;
+  int rc = PS_NOMEM;
+  int bTime = g->bTime && o->eWeight!=PS_FLAME_W_SAMPLES;
+  h = calloc(nh, sizeof(uint32_t));
+  aChain = malloc((cap->nRec ? cap->nRec : 1) * sizeof(int32_t));
+  if( h==0 || aChain==0 ) goto out;
+  for(size_t r=0; r<e->n; r++){
+    if( fl_work(&g->w, o, 1) ){ rc = ps_interrupted(err); goto out; }
+    int32_t leaf = e->aStack[r];
+    if( !(e->aFlags[r] & PS_EV_SAMPLE) || leaf<0 || (size_t)leaf>=cap->nRec ) continue;
+    if( o->aThreadKeep && !o->aThreadKeep[e->aThread[r]] ) continue;
+    int64_t clip = 0;
+    if( fl_has_range(o) && !fl_in_range(o, e->aTs[r], e->aDur[r], &clip) ) continue;
+    int64_t d = fl_has_range(o) ? clip : e->aDur[r];
+    int64_t v = bTime ? (d!=PS_NULL64 && d>0 ? d : 0) : (e->aWeight ? e->aWeight[r] : 1);
+    uint32_t gk = eGroup==PS_FLAME_MERGED ? 0 : eGroup==PS_FLAME_TRACK ? e->aTrack[r] : e->aThread[r];
+    if( (nPair+1)*2 > nh ){
+      size_t nh2 = nh*2;
+      uint32_t *h2 = calloc(nh2, sizeof(uint32_t));
+      if( h2==0 ) goto out;
+      for(size_t k=0; k<nPair; k++){
+        size_t j = (size_t)ps_hash_pair(a[k].group, (uint32_t)a[k].leaf) & (nh2-1);
+        ps_nProbe++;
+        while( h2[j] ){ j = (j+1) & (nh2-1); ps_nProbe++; }
+        h2[j] = (uint32_t)k + 1;
+      }
+      free(h); h = h2; nh = nh2;
+    }
+    /* (group, leaf) pairs: the keyed hash, so no input can make them share a slot */
+    size_t j = (size_t)ps_hash_pair(gk, (uint32_t)leaf) & (nh-1);
+    ps_nProbe++;
+    while( h[j] && !(a[h[j]-1].group==gk && a[h[j]-1].leaf==leaf) ){ j = (j+1) & (nh-1); ps_nProbe++; }
+    if( h[j]==0 ){
+      if( ps_grow((void**)&a, sizeof(FlPair), &nAlloc, nPair+1) ) goto out;
+      a[nPair].group = gk; a[nPair].leaf = leaf; a[nPair].value = 0; a[nPair].nRows = 0;
+      h[j] = (uint32_t)++nPair;
+    }
+    fl_add(&a[h[j]-1].value, v);
+    a[h[j]-1].nRows++;
+  }
+  for(size_t k=0; k<nPair; k++){
+    int32_t parentNode = 0;
+    if( eGroup!=PS_FLAME_MERGED ){
+      parentNode = fl_group(g, cap, 0, eGroup==PS_FLAME_TRACK, a[k].group);
+      if( parentNode<0 ) goto out;
+    }
+    /* the frames from the leaf up (a parent walk never repeats a record: at most nRec steps) */
+    size_t nChain = 0;
+    for(int32_t x = a[k].leaf; x>=0 && nChain<cap->nRec; x = cap->aRec[x].parent) aChain[nChain++] = x;
+    if( fl_work(&g->w, o, 1 + nChain) ){ rc = ps_interrupted(err); goto out; }
+    while( nChain>0 ){
+      parentNode = fl_child(&g->f, parentNode, cap->aRec[aChain[--nChain]].name, 0);
+      if( parentNode<0 ) goto out;
+    }
+    fl_add(&g->f.a[parentNode].value, a[k].value);
+    g->f.a[parentNode].nRows += a[k].nRows;
+  }
+  rc = PS_OK;
+out:
+  if( rc==PS_NOMEM ) ps_nomem(err);
+  free(a); free(h); free(aChain);
+  return rc;
+}
+
+/* Slices (bRec 0) or records (bRec 1) by their parent links. Rows are placed in an order where
+** parents come first: file order, with unplaced parents placed on demand (walk up to the first
+** placed ancestor, a root, or a row already on this walk: a parent cycle, whose first row then
+** starts the stack; then place the chain top down). */
+static int fl_tree(FlGraph *g, const PsCapture *cap, const PsFlameOpt *o, int bRec, int bRecCount, PsErr *err){
+  size_t nRows = bRec ? cap->nRec : cap->ev.n;
+  int eGroup = o->eGroup;
+  int bByTrack = eGroup==PS_FLAME_TRACK && !bRec;     /* group key: a track, else a thread */
+  int32_t *aNode = malloc((nRows ? nRows : 1) * sizeof(int32_t));   /* row -> trie node */
+  size_t *aChain = malloc((nRows ? nRows : 1) * sizeof(size_t));
+  int64_t *aSelf = bRec ? 0 : malloc((nRows ? nRows : 1) * sizeof(int64_t));  /* slices: clipped dur, then self */
+  int rc = PS_NOMEM;
+  if( aNode==0 || aChain==0 || (!bRec && aSelf==0) ) goto out;
+  /* aNode: -1 not yet placed, -3 on the chain being walked, -2 not drawn */
+  for(size_t r=0; r<nRows; r++){
+    aNode[r] = -1;
+    if( bRec ) continue;
+    int keep = (cap->ev.aFlags[r] & PS_EV_SLICE) && cap->ev.aDur[r]!=PS_NULL64;
+    if( keep && o->aThreadKeep && !o->aThreadKeep[cap->ev.aThread[r]] ) keep = 0;
+    int64_t clip = cap->ev.aDur[r];
+    if( keep && fl_has_range(o) && !fl_in_range(o, cap->ev.aTs[r], cap->ev.aDur[r], &clip) ) keep = 0;
+    if( !keep ) aNode[r] = -2;
+    aSelf[r] = keep ? clip : 0;
+  }
+  for(size_t r0=0; r0<nRows; r0++){
+    if( fl_work(&g->w, o, 1) ){ rc = ps_interrupted(err); goto out; }
+    size_t nChain = 0;
+    size_t r = r0;
+    while( aNode[r]==-1 ){
+      aNode[r] = -3;
+      aChain[nChain++] = r;
+      int32_t p = bRec ? cap->aRec[r].parent : cap->ev.aParent[r];
+      if( p<0 ) break;
+      r = (size_t)p;
+    }
+    while( nChain>0 ){
+      size_t x = aChain[--nChain];
+      int32_t p = bRec ? cap->aRec[x].parent : cap->ev.aParent[x];
+      int32_t parentNode;
+      if( p>=0 && aNode[p]>=0 ) parentNode = aNode[p];
+      else if( eGroup!=PS_FLAME_MERGED ){
+        uint32_t t = bRec ? cap->aRec[x].category : bByTrack ? cap->ev.aTrack[x] : cap->ev.aThread[x];
+        parentNode = fl_group(g, cap, bRec, bByTrack, t);
+        if( parentNode<0 ) goto out;
+      }else parentNode = 0;
+      uint32_t nm = bRec ? cap->aRec[x].name : cap->ev.aName[x];
+      int32_t node = fl_child(&g->f, parentNode, nm, 0);
+      if( node<0 ) goto out;
+      aNode[x] = node;
+    }
+  }
+  /* self values into each node */
+  if( bRec ){
+    for(size_t r=0; r<nRows; r++){
+      if( aNode[r]<0 ) continue;
+      int64_t s;
+      if( o->eWeight==PS_FLAME_W_SAMPLES ) s = cap->aRec[r].count;
+      else s = bRecCount ? cap->aRec[r].count
+             : cap->aRec[r].self!=PS_NULL64 ? cap->aRec[r].self : cap->aRec[r].time;
+      if( s!=PS_NULL64 && s>0 ) fl_add(&g->f.a[aNode[r]].value, s);
+      g->f.a[aNode[r]].nRows++;
+    }
+  }else{
+    /* a row's self = its (clipped) dur minus its drawn children's, never negative */
+    for(size_t r=0; r<nRows; r++){
+      int32_t p = cap->ev.aParent[r];
+      if( aNode[r]>=0 && p>=0 && aNode[p]>=0 ) fl_add(&aSelf[p], -aSelf[r]);
+    }
+    for(size_t r=0; r<nRows; r++){
+      if( aNode[r]<0 ) continue;
+      int64_t s = o->eWeight==PS_FLAME_W_SAMPLES ? 1 : aSelf[r];
+      if( s>0 ) fl_add(&g->f.a[aNode[r]].value, s);
+      g->f.a[aNode[r]].nRows++;
+    }
+  }
+  rc = PS_OK;
+out:
+  if( rc==PS_NOMEM ) ps_nomem(err);
+  free(aNode); free(aChain); free(aSelf);
+  return rc;
+}
+
+/* A job column as a frame name interned into pool (zNull when NULL); 0 when out of memory. */
+static uint32_t fl_job_frame(const PsCapture *cap, size_t r, int iCol, PsPool *pool, const char *zNull){
+  PsOut o; memset(&o, 0, sizeof(o));
+  if( ps_job_column(cap, r, iCol, &o)!=PS_OK ) return 0;
+  char buf[64];
+  const char *z = zNull; size_t n = strlen(zNull);
+  if( (o.type==PS_META_TEXT || o.type==PS_META_JSON) && o.z ){ z = o.z; n = o.n; }
+  else if( o.type==PS_META_INT ){ n = (size_t)snprintf(buf, sizeof(buf), "%lld", (long long)o.i); z = buf; }
+  else if( o.type==PS_META_REAL ){ n = (size_t)snprintf(buf, sizeof(buf), "%.17g", o.r); z = buf; }
+  int bNew;
+  uint32_t id = ps_pool_intern(pool, n ? z : zNull, n ? n : strlen(zNull), &bNew);
+  free(o.zFree);
+  return id;
+}
+
+/* A numeric job column in ms as ns (saturating); 0 when NULL or not a number. */
+static int fl_job_ns(const PsCapture *cap, size_t r, int iCol, int64_t *pNs, int *pNomem){
+  PsOut o; memset(&o, 0, sizeof(o));
+  if( ps_job_column(cap, r, iCol, &o)!=PS_OK ){ *pNomem = 1; return 0; }
+  double ms = o.type==PS_META_REAL ? o.r : o.type==PS_META_INT ? (double)o.i : NAN;
+  free(o.zFree);
+  if( isnan(ms) ) return 0;
+  double ns = ms * 1e6;
+  *pNs = ns >= 9.2e18 ? INT64_MAX : ns <= -9.2e18 ? -INT64_MAX : (int64_t)llround(ns);
+  return 1;
+}
+
+/* Jobs: root -> category -> lane -> job name, value = elapsed_ms (jobs without a numeric
+** elapsed_ms, such as active jobs, are left out). */
+static int fl_jobs(FlGraph *g, const PsCapture *cap, const PsFlameOpt *o, PsPool *pool, PsErr *err){
+  for(size_t r=0; r<cap->nJob; r++){
+    if( fl_work(&g->w, o, 1) ) return ps_interrupted(err);
+    int bNomem = 0;
+    int64_t ns = 0, s = 0, e = 0;
+    if( !fl_job_ns(cap, r, PS_JOB_ELAPSED_MS, &ns, &bNomem) ){ if( bNomem ) return ps_nomem(err); continue; }
+    if( fl_has_range(o) ){
+      if( !fl_job_ns(cap, r, PS_JOB_STARTED_UNIX_MS, &s, &bNomem)
+       || !fl_job_ns(cap, r, PS_JOB_ENDED_UNIX_MS, &e, &bNomem) ){ if( bNomem ) return ps_nomem(err); continue; }
+      if( (o->tsTo!=PS_NULL64 && s >= o->tsTo) || (o->tsFrom!=PS_NULL64 && e < o->tsFrom) ) continue;
+    }
+    uint32_t aId[3];
+    aId[0] = fl_job_frame(cap, r, PS_JOB_CATEGORY, pool, "(no category)");
+    aId[1] = fl_job_frame(cap, r, PS_JOB_LANE, pool, "(no lane)");
+    aId[2] = fl_job_frame(cap, r, PS_JOB_NAME, pool, "(unnamed)");
+    if( aId[0]==0 || aId[1]==0 || aId[2]==0 ) return ps_nomem(err);
+    int32_t q = 0;
+    for(int k=0; k<3; k++) if( (q = fl_child(&g->f, q, aId[k], 0))<0 ) return ps_nomem(err);
+    int64_t v = o->eWeight==PS_FLAME_W_SAMPLES ? 1 : ns;
+    if( v>0 ) fl_add(&g->f.a[q].value, v);
+    g->f.a[q].nRows++;
+  }
+  return PS_OK;
+}
+
+void ps_flame_opt_init(PsFlameOpt *pOpt){
+  memset(pOpt, 0, sizeof(*pOpt));
+  pOpt->eGroup = PS_FLAME_TRACK;
+  pOpt->tsFrom = pOpt->tsTo = PS_NULL64;
+}
+
+int ps_flame_svg_opt(const PsCapture *cap, const PsFlameOpt *o, PsBuf *out,
+                     PsFlameInfo *pInfo, PsErr *err){
+  FlGraph g; memset(&g, 0, sizeof(g));
+  PsPool jobPool; memset(&jobPool, 0, sizeof(jobPool));
+  int eSrc = ps_flame_source(cap);
+  int rc = PS_OK;
+  int bRecCount = 0;
+  g.pPool = &cap->pool;
+  g.bTime = 1;
+  if( pInfo ){ memset(pInfo, 0, sizeof(*pInfo)); pInfo->eSource = eSrc; }
+  if( fl_child(&g.f, -1, 0, 0)<0 ){ rc = ps_nomem(err); goto fail; }
+  switch( eSrc ){
+    case PS_FLAME_SRC_SAMPLES: {
+      int bTime = 0;
+      fl_has_samples(cap, &bTime);
+      g.bTime = bTime && o->eWeight!=PS_FLAME_W_SAMPLES;
+      g.bWeighted = !g.bTime && cap->ev.aWeight!=0;
+      g.zUnit = g.bWeighted ? "weight" : "samples";
+      break;
+    }
+    case PS_FLAME_SRC_RECORDS: {
+      int bRecTime = 0;
+      for(size_t r=0; r<cap->nRec && !bRecTime; r++){
+        bRecTime = cap->aRec[r].self!=PS_NULL64 || cap->aRec[r].time!=PS_NULL64;
+      }
+      /* stack frames whose samples carry no time (an evented speedscope profile in 'none'
+      ** units): widths are their counts */
+      bRecCount = !bRecTime && cap->ev.aStack!=0;
+      g.bTime = !bRecCount && o->eWeight!=PS_FLAME_W_SAMPLES;
+      g.zUnit = bRecCount ? "samples" : "calls";
+      if( fl_has_range(o) ){ rc = ps_err(err, "ts_from/ts_to: the capture's records have no timestamps"); goto fail; }
+      if( o->aThreadKeep ){ rc = ps_err(err, "the capture's records have no threads to filter by"); goto fail; }
+      break;
+    }
+    case PS_FLAME_SRC_JOBS:
+      g.bTime = o->eWeight!=PS_FLAME_W_SAMPLES;
+      g.zUnit = "calls";
+      if( o->aThreadKeep ){ rc = ps_err(err, "a job report has no threads to filter by"); goto fail; }
+      if( ps_pool_init(&jobPool) ){ rc = ps_nomem(err); goto fail; }
+      g.pPool = &jobPool;
+      break;
+    default:
+      g.bTime = o->eWeight!=PS_FLAME_W_SAMPLES;
+      g.zUnit = "calls";
+      break;
+  }
+  if( o->eGroup!=PS_FLAME_MERGED && eSrc!=PS_FLAME_SRC_JOBS ){
+    int bByTrack = o->eGroup==PS_FLAME_TRACK && eSrc!=PS_FLAME_SRC_RECORDS;
+    size_t nLab = eSrc==PS_FLAME_SRC_RECORDS ? cap->pool.n + 1 : bByTrack ? cap->nTrack : cap->nThread;
+    g.azGroup = calloc(nLab ? nLab : 1, sizeof(char*));
+    if( g.azGroup==0 ){ rc = ps_nomem(err); goto fail; }
+    g.nGroup = nLab;
+  }
+  switch( eSrc ){
+    case PS_FLAME_SRC_SAMPLES: rc = fl_samples(&g, cap, o, err); break;
+    case PS_FLAME_SRC_RECORDS: rc = fl_tree(&g, cap, o, 1, bRecCount, err); break;
+    case PS_FLAME_SRC_JOBS:    rc = fl_jobs(&g, cap, o, &jobPool, err); break;
+    case PS_FLAME_SRC_SLICES:  rc = fl_tree(&g, cap, o, 0, 0, err); break;
+    default: break;
+  }
+  if( rc ) goto fail;
+  rc = fl_finish(&g, o, out, pInfo, err);
+  ps_pool_free(&jobPool);
+  if( pInfo ) pInfo->eSource = eSrc;
+  return rc;
+fail:
+  if( g.azGroup ){ for(size_t i=0; i<g.nGroup; i++) free(g.azGroup[i]); free(g.azGroup); }
+  fl_free(&g.f);
+  ps_pool_free(&jobPool);
+  return rc;
+}
+
+int ps_flame_svg(const PsCapture *cap, int eGroup, const char *zTitle, PsBuf *out,
+                 PsFlameInfo *pInfo, PsErr *err){
+  PsFlameOpt o;
+  ps_flame_opt_init(&o);
+  o.eGroup = eGroup;
+  o.zTitle = zTitle;
+  return ps_flame_svg_opt(cap, &o, out, pInfo, err);
+}
+
+/* ---------------------------------------------------------------- folded rows */
+struct PsFlameFolded {
+  PsPool pool;            /* frame names */
+  Fl f;                   /* node 0 the root */
+  PsFlameOpt oPoll;       /* only xInterrupt, pInterruptArg: what ps_flame_folded_add polls */
+  FlWork w;               /* work done by the adds (frames, and ps_nProbe's slots) */
+};
+
+void ps_flame_folded_interrupt(PsFlameFolded *p, int (*xInterrupt)(void*), void *pArg){
+  p->oPoll.xInterrupt = xInterrupt;
+  p->oPoll.pInterruptArg = pArg;
+}
+
+PsFlameFolded *ps_flame_folded_new(void){
+  PsFlameFolded *p = calloc(1, sizeof(*p));
+  if( p==0 ) return 0;
+  ps_flame_opt_init(&p->oPoll);
+  if( ps_pool_init(&p->pool) || fl_child(&p->f, -1, 0, 0)<0 ){ ps_flame_folded_free(p); return 0; }
+  return p;
+}
+
+void ps_flame_folded_free(PsFlameFolded *p){
+  if( p==0 ) return;
+  ps_pool_free(&p->pool);
+  fl_free(&p->f);
+  free(p);
+}
+
+int ps_flame_folded_add(PsFlameFolded *p, const char *z, size_t n, int64_t v, PsErr *err){
+  int32_t q = 0;
+  size_t i = 0;
+  while( i<n ){
+    const char *e = memchr(z+i, ';', n-i);
+    size_t j = e ? (size_t)(e - z) : n;
+    if( j>i ){
+      int bNew;
+      uint32_t id = ps_pool_intern(&p->pool, z+i, j-i, &bNew);
+      if( id==0 ) return ps_nomem(err);
+      if( (q = fl_child(&p->f, q, id, 0))<0 ) return ps_nomem(err);
+      if( fl_work(&p->w, &p->oPoll, 1 + (j-i)/16) ) return ps_interrupted(err);
+    }
+    i = j+1;
+  }
+  if( q==0 ) return ps_err(err, "the stack has no frame");
+  if( v>0 ) fl_add(&p->f.a[q].value, v);
+  p->f.a[q].nRows++;
+  return PS_OK;
+}
+
+int ps_flame_folded_svg(PsFlameFolded *p, const PsFlameOpt *o, PsBuf *out,
+                        PsFlameInfo *pInfo, PsErr *err){
+  FlGraph g; memset(&g, 0, sizeof(g));
+  g.pPool = &p->pool;
+  g.f = p->f; memset(&p->f, 0, sizeof(p->f));       /* drawn once: the graph takes the trie */
+  g.bTime = o->bNs;
+  g.zUnit = "samples";
+  g.w = p->w;
+  if( pInfo ){ memset(pInfo, 0, sizeof(*pInfo)); }
+  return fl_finish(&g, o, out, pInfo, err);
+}

@@ -1,0 +1,104 @@
+/*
+** flame.h — interactive SVG flame graphs (flame.c), without SQLite: of a capture's parent tree,
+** samples or jobs (ps_flame_svg, ps_flame_svg_opt), or of folded stacks given row by row
+** (PsFlameFolded: what profile_flamegraph_folded draws from a query's rows).
+*/
+#ifndef PS_FLAME_H
+#define PS_FLAME_H
+
+#include "../model/capture.h"
+#include "../wire/json.h"
+
+/* The first level of the graph (eGroup): */
+#define PS_FLAME_MERGED 0   /* none: the roots themselves */
+#define PS_FLAME_THREAD 1   /* one frame per thread, "process / thread"; async slices under the
+                            ** thread of their first event */
+#define PS_FLAME_TRACK  2   /* one frame per track: threads as above, each async track on its own
+                            ** ("process / async cat=x id=0x1"), as Perfetto shows them */
+/* Timings records have no threads or tracks: THREAD and TRACK both group them by category.
+** A job report is always drawn category -> lane -> job name. */
+
+/* What a frame's width measures (eWeight): */
+#define PS_FLAME_W_DUR     0   /* inclusive time: the self time of everything under the frame */
+#define PS_FLAME_W_SELF    1   /* self time, drawn reversed (flamegraph.pl --reverse): under each
+                               ** group the frame the time was spent in, below it its callers */
+#define PS_FLAME_W_SAMPLES 2   /* counts: samples (their weights), slices and jobs 1 each, timer
+                               ** records their Count */
+
+/* What a capture's graph is drawn from (ps_flame_source): */
+#define PS_FLAME_SRC_NONE    0   /* nothing to draw */
+#define PS_FLAME_SRC_SAMPLES 1   /* stack samples (ext/model/stacks.h) */
+#define PS_FLAME_SRC_RECORDS 2   /* timer/statistics records by ParentRecordId, or stack frames */
+#define PS_FLAME_SRC_SLICES  3   /* slices by parent_id */
+#define PS_FLAME_SRC_JOBS    4   /* newengine jobs: category -> lane -> name, width = elapsed_ms */
+int ps_flame_source(const PsCapture *cap);
+
+/* Deepest caller chain a reversed (PS_FLAME_W_SELF) graph draws: callers further up are merged
+** into one frame named "(deeper callers)". Bounds its cost to this many frames per stack. */
+#define PS_FLAME_MAX_REVERSED 256
+
+/* How to draw. A zeroed struct plus tsFrom = tsTo = PS_NULL64 is "everything, by track". */
+typedef struct PsFlameOpt {
+  int eGroup;                 /* PS_FLAME_MERGED / THREAD / TRACK */
+  const char *zTitle;         /* the graph's title (plain text); NULL: "Flame graph" */
+  int eWeight;                /* PS_FLAME_W_* */
+  int64_t tsFrom, tsTo;       /* ns; PS_NULL64: open. Slices and samples overlapping
+                              ** [tsFrom, tsTo) are drawn, clipped to it; jobs whose
+                              ** [started, ended] overlaps it are drawn whole */
+  const uint8_t *aThreadKeep; /* [nThread]: 1 draws the thread's rows; NULL: every thread */
+  const void *pName;          /* a compiled regex_t (POSIX ERE): only stacks with a frame whose
+                              ** name it matches; NULL: no such filter */
+  const void *pExclude;       /* a compiled regex_t: stacks with a frame it matches are left out */
+  int bNs;                    /* folded rows: the values are ns (drawn as ms); else counts */
+  int (*xInterrupt)(void*);   /* polled by work done (rows, frames, the bytes of names and
+                              ** the hash tables' probes: at least every 5 ms of it, see
+                              ** flame.c fl_work), not by row count: non-zero stops (PS_ERROR,
+                              ** rc PS_INTERRUPT); NULL: never */
+  void *pInterruptArg;
+} PsFlameOpt;
+
+/* The defaults: group by track, everything, width = inclusive time. */
+void ps_flame_opt_init(PsFlameOpt *pOpt);
+
+/* What a graph's widths measure (filled when not NULL). */
+typedef struct PsFlameInfo {
+  int64_t total;          /* the root's width: ns (bTime), else the count named by zUnit */
+  int bTime;              /* 1: widths are ns */
+  int bWeighted;          /* widths are sample weights (Chrome sample 'weight', pprof counts, ...) */
+  const char *zUnit;      /* without bTime: "samples", "weight" or "calls" (static text) */
+  int eSource;            /* PS_FLAME_SRC_* drawn */
+  int64_t nRows;          /* source rows (slices, records, samples, jobs, folded rows) with a
+                          ** part of the drawn width */
+  int64_t nFrames;        /* frames drawn (at least 0.1 px wide), the root included */
+} PsFlameInfo;
+
+/* Appends a self-contained interactive SVG icicle flame graph of cap to out, with the defaults
+** but eGroup and zTitle: the stacks of its samples (ext/model/stacks.h) when it has any, else its
+** timer/statistics records by ParentRecordId, else its slices by parent_id, else its jobs.
+** Frames merged by stack, width = inclusive time (the self time of everything below; for samples
+** without durations the sample count or weight), hover = "<name> — <ms> ms (<share>%)" (or "— N
+** samples" / "— N weight"), first level by eGroup. PS_OK or PS_NOMEM. */
+int ps_flame_svg(const PsCapture *cap, int eGroup, const char *zTitle, PsBuf *out,
+                 PsFlameInfo *pInfo, PsErr *err);
+
+/* The same with every option. PS_OK, PS_NOMEM, or PS_ERROR (err says why: a time range on
+** records that have no times, an interrupt). */
+int ps_flame_svg_opt(const PsCapture *cap, const PsFlameOpt *pOpt, PsBuf *out,
+                     PsFlameInfo *pInfo, PsErr *err);
+
+/* Folded stacks given row by row ("a;b;c", value): frames split at ';' (empty frames dropped),
+** rows with equal stacks add up. */
+typedef struct PsFlameFolded PsFlameFolded;
+PsFlameFolded *ps_flame_folded_new(void);            /* NULL when out of memory */
+void ps_flame_folded_free(PsFlameFolded *p);
+/* The host's interrupt for the adds (NULL: none): polled by work done, as PsFlameOpt's. */
+void ps_flame_folded_interrupt(PsFlameFolded *p, int (*xInterrupt)(void*), void *pArg);
+/* Adds value v (>= 0) at stack z[0..n). PS_OK, PS_NOMEM, or PS_ERROR for a stack without a
+** frame ("the stack has no frame") or an interrupt (err->rc PS_INTERRUPT). Frames are kept in a
+** trie whose slots come from the keyed ps_hash_pair: chosen names cannot make it quadratic. */
+int ps_flame_folded_add(PsFlameFolded *p, const char *z, size_t n, int64_t v, PsErr *err);
+/* Draws what was added (pOpt: zTitle, eWeight DUR or SELF, pName, pExclude, bNs, xInterrupt). */
+int ps_flame_folded_svg(PsFlameFolded *p, const PsFlameOpt *pOpt, PsBuf *out,
+                        PsFlameInfo *pInfo, PsErr *err);
+
+#endif
