@@ -132,11 +132,9 @@ static int parse_format(PsConn *c, const char *zTable, sqlite3_value *pFormat, c
     return -1;
   }
   sqlite3_bind_value(st, 1, pFormat);
-  int bRow = 0;
   while( (rc = sqlite3_step(st))==SQLITE_ROW ){
     const char *zKey = (const char*)sqlite3_column_text(st, 0);
     const char *zType = (const char*)sqlite3_column_text(st, 1);
-    bRow = 1;
     if( zKey && strcmp(zKey, "format")==0 ){
       if( zType==0 || (strcmp(zType, "text")!=0 && strcmp(zType, "null")!=0) ){
         *pzErr = sqlite3_mprintf("%s: option \"format\" must be a format name (supported: %s)", zTable, ps_format_list());
@@ -158,7 +156,6 @@ static int parse_format(PsConn *c, const char *zTable, sqlite3_value *pFormat, c
   if( *pzErr==0 && rc!=SQLITE_DONE && rc!=SQLITE_ROW ){
     *pzErr = sqlite3_mprintf("%s: the format argument is not a JSON object: %s", zTable, sqlite3_errmsg(c->db));
   }
-  (void)bRow;
   sqlite3_finalize(st);
   return *pzErr ? -1 : 0;
 }
