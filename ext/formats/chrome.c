@@ -1168,11 +1168,6 @@ static int ch_bind_flows(Chrome *p){
 ** process_name of a pid wins. One pass: a hash of pid -> name (open addressing, the last entry
 ** of a pid overwrites), then one lookup per thread, so the work is linear in names + threads
 ** (cap->nWork counts the probes: tests assert it grows linearly). Polls for interrupt. */
-/* The slot hash of a pid or tid value (keyed: ps_util.h) */
-static uint64_t ch_value_hash(const PsValue *v){
-  return ps_hash_pair((uint64_t)v->i, v->s | (uint64_t)v->type << 32);
-}
-
 static int ch_process_names(Chrome *p){
   PsCapture *cap = p->cap;
   if( p->nProc==0 ) return PS_OK;
@@ -1182,7 +1177,7 @@ static int ch_process_names(Chrome *p){
   if( aHash==0 ) return ps_nomem(p->err);
   for(size_t k=0; k<p->nProc; k++){
     const PsValue *w = &p->aProc[k].pid;
-    size_t h = (size_t)ch_value_hash(w) & (nHash-1);
+    size_t h = (size_t)ps_value_hash(w) & (nHash-1);
     for(;;){
       cap->nWork++; ps_nProbe++;
       uint32_t j = aHash[h];
@@ -1195,7 +1190,7 @@ static int ch_process_names(Chrome *p){
   for(size_t t=0; t<cap->nThread; t++){
     if( ps_work(&cap->src, 1) ){ free(aHash); return ps_interrupted(p->err); }
     const PsValue *v = &cap->aThread[t].pid;
-    size_t h = (size_t)ch_value_hash(v) & (nHash-1);
+    size_t h = (size_t)ps_value_hash(v) & (nHash-1);
     uint32_t j;
     while( (j = aHash[h])!=0 ){
       cap->nWork++; ps_nProbe++;
@@ -1390,7 +1385,7 @@ static int64_t ch_sample_thread(Chrome *p, const PsValue *pid, const PsValue *ti
     *pnTid = nh;
     for(size_t th=0; th<cap->nThread; th++){
       const PsValue *v = &cap->aThread[th].tid;
-      size_t h = (size_t)ch_value_hash(v) & (nh-1);
+      size_t h = (size_t)ps_value_hash(v) & (nh-1);
       ps_nProbe++;
       while( (*paTid)[h] ){
         const PsValue *w = &cap->aThread[(*paTid)[h]-1].tid;
@@ -1401,7 +1396,7 @@ static int64_t ch_sample_thread(Chrome *p, const PsValue *pid, const PsValue *ti
       if( (*paTid)[h]==0 ) (*paTid)[h] = (uint32_t)th + 1;
     }
   }
-  size_t h = (size_t)ch_value_hash(tid) & (*pnTid-1);
+  size_t h = (size_t)ps_value_hash(tid) & (*pnTid-1);
   ps_nProbe++;
   while( (*paTid)[h] ){
     const PsThread *th = &cap->aThread[(*paTid)[h]-1];

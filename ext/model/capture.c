@@ -357,10 +357,13 @@ int64_t ps_track_add(PsCapture *cap, int kind, uint32_t thread, uint32_t name){
   return (int64_t)cap->nTrack++;
 }
 
+uint64_t ps_value_hash(const PsValue *v){
+  return ps_hash_pair((uint64_t)v->i, v->s | (uint64_t)v->type << 32);
+}
+
 /* (keyed: ps_util.h; 40k chosen tids once made this table quadratic) */
 static uint64_t thread_hash(const PsValue *pid, const PsValue *tid){
-  return ps_hash_pair(ps_hash_pair((uint64_t)pid->i, pid->s | (uint64_t)pid->type << 32),
-                      ps_hash_pair((uint64_t)tid->i, tid->s | (uint64_t)tid->type << 32));
+  return ps_hash_pair(ps_value_hash(pid), ps_value_hash(tid));
 }
 
 static int thread_rehash(PsCapture *cap){

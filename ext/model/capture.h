@@ -404,6 +404,8 @@ static inline const char *ps_row_format(const PsCapture *cap, size_t row){
 
 /* Formats a PsValue as text into buf (for descriptions). */
 const char *ps_value_text(const PsCapture *cap, const PsValue *v, char *buf, size_t nBuf);
+/* A value's slot hash (keyed: ps_util.h) for the tables keyed by a pid or tid value. */
+uint64_t ps_value_hash(const PsValue *v);
 /* Describes track t into buf (truncated to nBuf): "thread pid=1 tid=2", "cpu 2",
 ** "async cat=x id=0x1[ scope=s][ local to pid=p]", "counter pid=1 name=Memory[ id=i]"
 ** (profile_metadata scope 'track', flame graph labels). */
