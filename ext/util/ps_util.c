@@ -471,11 +471,14 @@ static void budget_add(PsBudget *b, int64_t n){
   while( now>peak && !__atomic_compare_exchange_n(&b->nPeak, &peak, now, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED) ){}
 }
 
-/* the bytes block p holds (for the budget) */
+/* the bytes a block that is not a big one holds (for the budget) */
+static size_t small_size(const PsAllocator *a, void *p){
+  return a ? (size_t)a->xSize(p) : malloc_usable_size(p);
+}
+/* the bytes block p holds, big or not */
 static size_t block_size(const PsAllocator *a, void *p){
   size_t n = big_find(p, 0);
-  if( n ) return n;
-  return a ? (size_t)a->xSize(p) : malloc_usable_size(p);
+  return n ? n : small_size(a, p);
 }
 
 #ifdef PS_FAULT_INJECT
@@ -519,7 +522,7 @@ void *ps_calloc(size_t k, size_t m){
     PsBudget *b = ps_budget;
     if( budget_refuses(b, n) ) return 0;
     void *p = calloc(k ? k : 1, m ? m : 1);
-    if( p ) budget_add(b, (int64_t)malloc_usable_size(p));
+    if( p ) budget_add(b, (int64_t)small_size(0, p));
     return p;
   }
   void *p = ps_malloc(n);
@@ -534,7 +537,7 @@ void *ps_realloc(void *p, size_t n){
   PsBudget *b = ps_budget;
   const PsAllocator *a = __atomic_load_n(&pHostAlloc, __ATOMIC_ACQUIRE);
   size_t nBig = big_find(p, 0);
-  size_t nOld = nBig ? nBig : (a ? (size_t)a->xSize(p) : malloc_usable_size(p));
+  size_t nOld = nBig ? nBig : small_size(a, p);
   if( n>nOld && budget_refuses(b, n - nOld) ) return 0;
   void *q;
   if( nBig ){                                   /* a big block stays the C library's */
@@ -559,7 +562,7 @@ void ps_free(void *p){
   const PsAllocator *a = __atomic_load_n(&pHostAlloc, __ATOMIC_ACQUIRE);
   PsBudget *b = ps_budget;
   size_t nBig = big_find(p, 1);
-  if( b ) budget_add(b, -(int64_t)(nBig ? nBig : (a ? (size_t)a->xSize(p) : malloc_usable_size(p))));
+  if( b ) budget_add(b, -(int64_t)(nBig ? nBig : small_size(a, p)));
   if( nBig || a==0 ) free(p);
   else a->xFree(p);
 }
