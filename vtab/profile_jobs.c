@@ -255,6 +255,16 @@ static unsigned pj_have(PjCursor *c){
   return c->mHave;
 }
 
+/* A Chrome event's bytes are read as the Chrome reader read them: with its leniency (trailing
+** commas, raw control characters: ext/wire/json.h), noted already at the parse, so quietly. */
+static const PsJsonLenient pjQuiet = { 0, 0 };
+#define PJ_LENIENT(cap, stmt) do{ \
+    const PsJsonLenient *pSaved_ = ps_json_lenient; \
+    if( (cap)->pFormat==&ps_format_chrome ) ps_json_lenient = &pjQuiet; \
+    stmt; \
+    ps_json_lenient = pSaved_; \
+  }while(0)
+
 /* Where the args object of the current event row starts in the source, for a Chrome event
 ** ((size_t)-1 for none and for the rows of other formats); looked up once per row. */
 static size_t pj_args(PjCursor *c){
@@ -262,8 +272,11 @@ static size_t pj_args(PjCursor *c){
     const PsCapture *cap = pj_cap(c);
     size_t v;
     c->oArgs = (size_t)-1;
-    if( strcmp(ps_row_format(cap, (size_t)c->iRow), "chrome")==0
-     && ps_json_find_key(cap->src.z, cap->src.n, (size_t)cap->ev.aOff[c->iRow], "args", &v)==1 ) c->oArgs = v;
+    int f = 0;
+    if( strcmp(ps_row_format(cap, (size_t)c->iRow), "chrome")==0 ){
+      PJ_LENIENT(cap, f = ps_json_find_key(cap->src.z, cap->src.n, (size_t)cap->ev.aOff[c->iRow], "args", &v));
+    }
+    if( f==1 ) c->oArgs = v;
     c->mHave |= PJ_HAVE_ARGS;
   }
   return c->oArgs;
@@ -314,7 +327,8 @@ static void pj_release(PjCursor *c, const PsCapture *cap, size_t off){
 /* budget_ms of the current event row, looked up once per row (four columns use it). */
 static double pj_budget(PjCursor *c){
   if( !(pj_have(c) & PJ_HAVE_BUDGET) ){
-    c->rBudget = pj_cap(c)->pFormat->xColumn ? pj_event_budget(pj_cap(c), pj_args(c)) : 0.0;
+    size_t a = pj_args(c);
+    PJ_LENIENT(pj_cap(c), c->rBudget = pj_cap(c)->pFormat->xColumn ? pj_event_budget(pj_cap(c), a) : 0.0);
     pj_release(c, pj_cap(c), (size_t)pj_cap(c)->ev.aOff[c->iRow]);
     c->mHave |= PJ_HAVE_BUDGET;
   }
@@ -387,7 +401,9 @@ static int pj_event_column(PjCursor *c, sqlite3_context *ctx, int iCol){
       size_t a = pj_args(c);
       ps_free(c->own.zFree); ps_free(c->meth.zFree);
       memset(&c->own, 0, sizeof(c->own)); memset(&c->meth, 0, sizeof(c->meth));
-      if( ps_job_keys(cap->src.z, cap->src.n, a, zSrc, strlen(zSrc), zCat, strlen(zCat), &c->own, &c->meth) ) return SQLITE_NOMEM;
+      int rcKeys = 0;
+      PJ_LENIENT(cap, rcKeys = ps_job_keys(cap->src.z, cap->src.n, a, zSrc, strlen(zSrc), zCat, strlen(zCat), &c->own, &c->meth));
+      if( rcKeys ) return SQLITE_NOMEM;
       if( ps_out_text_rule(&c->own) || ps_out_text_rule(&c->meth) ) return SQLITE_NOMEM;
       c->mHave |= PJ_HAVE_KEYS;
       pj_release(c, cap, (size_t)e->aOff[r]);

@@ -10,24 +10,40 @@
 **   { "traceEvents": [...], ... }    object form; every other top-level key becomes a
 **                                    profile_metadata row ('trace', key, JSON text)
 **   {}                               empty events (TensorBoard appends one) are skipped and counted
+** JSON as trace_processor reads it: a trailing comma (',' right before ']' or '}') anywhere, and
+** raw control characters inside strings, are read (as if the comma were absent; the character
+** kept) with a 'lenient_json' diagnostic each (ps_json_lenient, set for this reader only: json.h).
+** JSON text the capture hands out cut from the source (args, metadata values, frame attrs) is
+** given back as RFC 8259 text (ps_json_normalize) once the capture has met either.
 **
 ** What each event becomes (one row per event unless merged):
 **   ts, dur        µs in the file -> integer ns, rounded to nearest (ties away from zero), exact
-**                  for decimal input (no binary floating point: 1.1 -> 1100)
+**                  for decimal input (no binary floating point: 1.1 -> 1100); a number written
+**                  as a string ("300") reads as the number
+**   skipped        no row, a 'skipped_event' diagnostic: a 'ph' that is not one character
+**                  ("XXX", "", 5), a 'ts', 'dur', 'tts' or 'tdur' that is a string but not a
+**                  number ("100a"); an M event keeps its row and ignores such a time (an
+**                  'other' diagnostic). A bad 's' or 'bp' is ignored (an 'other' diagnostic)
+**   pid, tid       a pid without a tid (or with "tid":null) is on its process's main thread:
+**                  tid = pid (as trace_processor reads it; Linux's main thread has tid = pid)
 **   B/E            matched per thread in ts order (E closes the innermost open B of the same
 **                  name among the 256 innermost; an E with no name closes the innermost B) into
 **                  one row ph='B' with dur; a B never ended
 **                  keeps dur NULL ('unclosed_begin'); an E that closes nothing is kept as its own
 **                  row ('unmatched_end')
-**   b/e, S/F       the same, per async track: category + id (id2.local ids scoped to the pid,
-**                  id2.global and plain ids global, plus the optional 'scope' string)
-**   n, T, p        async instants/steps on their async track
+**   b/e, S/F       the same, per async track: category + id (id2.local ids scoped to the pid:
+**                  a process-scoped track; id2.global and plain ids: a global one), plus the
+**                  optional 'scope' string
+**   n, T, p        async instants/steps on their async track (T and p keep a 'dur' they give)
 **   X              a complete slice (an X without dur is an instant-like row with dur NULL)
-**   i/I/R          instants; thread-scoped ones (s absent or 't') nest in the thread's slices
+**   i/I/R          instants; thread-scoped ones (s absent or 't') nest in the thread's slices;
+**                  "s":"p" on one instant track per pid ("process instants pid=<pid>"), "s":"g"
+**                  on one for the whole capture ("global instants"); these have depth NULL
 **   s/t/f          flow events: nest on the thread; linked to the slice they bind to
 **                  (s and t: the enclosing slice; f: the next slice to begin, or the enclosing
 **                  one with "bp":"e")
-**   C              counters, on a track per (pid, name, id); every series stays in args
+**   C              counters, on a process-scoped track per (pid, name, id); every series stays
+**                  in args
 **   M              metadata events: process_name/thread_name name the threads; also rows in
 **                  profile_metadata
 **   others         (P, O/N/D, V/v, c, '(' ')', unknown) rows with their ph
@@ -59,6 +75,10 @@ typedef struct ChEvent {
   size_t off;                 /* offset of '{' */
   int nKey;
   uint8_t ph, s, bp;
+  /* values read that cannot be used (0: none; else the value's offset; a later valid one of the
+  ** same key clears it, the last one winning): 'ph', 's', 'bp' not one character; 'ts', 'dur',
+  ** 'tts', 'tdur' strings that are not numbers */
+  size_t badPh, badS, badBp, badTs, badDur, badTts, badTdur;
   uint8_t hasTs, hasDur;
   int64_t ts, dur;
   uint32_t name, cat;
@@ -99,7 +119,62 @@ typedef struct Chrome {
   size_t nMember, nMemberAlloc;
   const char *zSystem;        /* the decoded 'systemTraceEvents' string (capture arena), or NULL */
   size_t nSystem;
+  PsJsonLenient lenient;      /* ps_json_lenient while this parser reads: ch_note */
+  size_t noteNext;            /* leniencies before this offset were noted (by an earlier read) */
+  int bNoteNomem;             /* a note's diagnostic ran out of memory */
+  PsBuf norm;                 /* ps_json_normalize's output */
 } Chrome;
+
+/* A leniency (json.h) met while this parser reads: a 'lenient_json' diagnostic. The bytes are
+** read in file order, and some again later (an M event's args, the keys of an event with a
+** repeated key, stacks): a leniency at or before the last one noted was noted already. */
+static void ch_note(void *pArg, int kind, size_t off, int c){
+  Chrome *p = pArg;
+  if( off < p->noteNext ) return;
+  p->noteNext = off+1;
+  int rc = kind==PS_JSON_LENIENT_COMMA
+    ? ps_diag(p->cap, PS_DIAG_LENIENT_JSON, (int64_t)off, "a trailing comma before '%c' at byte %zu; read as if "
+              "absent (RFC 8259 forbids it; trace_processor and the Perfetto UI accept it)", c, off)
+    : ps_diag(p->cap, PS_DIAG_LENIENT_JSON, (int64_t)off, "a raw control character 0x%02x inside a string at "
+              "byte %zu; kept as it is", c, off);
+  if( rc ) p->bNoteNomem = 1;
+}
+/* Lenient reading without diagnostics: the reads after the parse (stacks, lazy columns) and the
+** split search, which looks ahead of the parse. */
+static const PsJsonLenient ch_quiet = { 0, 0 };
+static void ch_lenient_init(Chrome *p){ p->lenient.xNote = ch_note; p->lenient.pArg = p; }
+
+/* The source's JSON text z[v..e) as RFC 8259 text into *pz, *pn: the bytes themselves, or, when
+** the capture has met lenient JSON (a 'lenient_json' diagnostic) and this text has some, its
+** rewrite (ps_json_normalize) in the capture arena. PS_OK or PS_NOMEM. */
+static int ch_strict_json(Chrome *p, size_t v, size_t e, const char **pz, size_t *pn){
+  *pz = p->z + v; *pn = e - v;
+  if( p->cap->nDiag[PS_DIAG_LENIENT_JSON]==0 ) return PS_OK;
+  p->norm.n = 0;
+  int r = ps_json_normalize(p->z + v, e - v, &p->norm);
+  if( r<0 ) return PS_NOMEM;
+  if( r==0 ) return PS_OK;
+  char *c = ps_arena_alloc(&p->cap->arena, p->norm.n + 1);
+  if( c==0 ) return PS_NOMEM;
+  memcpy(c, p->norm.z, p->norm.n); c[p->norm.n] = 0;
+  *pz = c; *pn = p->norm.n;
+  return PS_OK;
+}
+
+/* ps_meta_text(..., PS_META_JSON) of the source's JSON text z[v..e), given back as RFC 8259 text
+** (ch_strict_json). A rewritten copy no longer points into the source, so the 'invalid_text'
+** diagnostic ps_meta_text gives text from the source that breaks the text rule is given here,
+** in the same words. PS_OK or PS_NOMEM. */
+static int ch_meta_json(Chrome *p, const char *zScope, const char *zKey, size_t v, size_t e, int64_t off){
+  const char *z; size_t n, bad;
+  if( ch_strict_json(p, v, e, &z, &n) ) return PS_NOMEM;
+  if( z!=p->z + v && !ps_text_check(p->z + v, e - v, &bad) ){
+    char zField[300];
+    snprintf(zField, sizeof(zField), "%s '%s'", zScope, zKey);
+    if( ps_text_diag(p->cap, (int64_t)(v + bad), zField, p->z + v, e - v, bad) ) return PS_NOMEM;
+  }
+  return ps_meta_text(p->cap, zScope, zKey, z, n, PS_META_JSON, off);
+}
 
 /* Inputs at least this big are parsed in parallel (see ch_events). Tests lower it to force
 ** the split on small inputs and compare with the serial parse. */
@@ -205,7 +280,12 @@ static inline int ch_fast_us(const char *z, size_t n, size_t *pi, int64_t *pNs){
   return 1;
 }
 
-/* Reads a number (or a string holding a number) in µs and converts it to ns. */
+/* ch_time, ch_char: a value read (*pi past it) that is not what the key needs: no error, the
+** event decides what becomes of it. */
+#define CH_BAD_VALUE 4
+
+/* Reads a number (or a string holding a number) in µs and converts it to ns. A string that is
+** not a number: CH_BAD_VALUE. */
 static int ch_time(Chrome *p, size_t *pi, const char *zWhat, int64_t *pNs, uint8_t *pHas){
   size_t i0 = *pi;
   PsDec d;
@@ -213,10 +293,7 @@ static int ch_time(Chrome *p, size_t *pi, const char *zWhat, int64_t *pNs, uint8
   if( c=='"' ){
     const char *z; size_t n;
     if( ps_json_string(p->z, p->n, pi, &p->scratch, &z, &n, p->err) ) return PS_ERROR;
-    if( ps_dec_parse(z, n, &d) ){
-      return ps_err_at(p->err, (int64_t)i0, "expected a number for '%s', found the string \"%.*s\"",
-                       zWhat, (int)(n>40?40:n), z);
-    }
+    if( ps_dec_parse(z, n, &d) ) return CH_BAD_VALUE;
   }else if( c=='n' && i0+4<=p->n && memcmp(p->z+i0, "null", 4)==0 ){
     *pi += 4; *pHas = 0;
     return PS_OK;
@@ -298,20 +375,40 @@ static int ch_id_text(Chrome *p, size_t *pi, PsBuf *b, const char *zWhat){
   return ch_err(p, i0, buf);
 }
 
-/* One-character string ("ph", "s", "bp"). */
+/* One-character string ("ph", "s", "bp"). Any other JSON value (a longer or empty string, a
+** character that is not ASCII or is NUL, a number, ...): CH_BAD_VALUE, *pi past it. */
 static int ch_char(Chrome *p, size_t *pi, const char *zWhat, uint8_t *pc){
   const char *z; size_t n; size_t i0 = *pi;
-  if( i0>=p->n || p->z[i0]!='"' ){
+  if( i0>=p->n ){
     char buf[80]; snprintf(buf, sizeof(buf), "expected a one-character string for '%s'", zWhat);
     return ch_err(p, i0, buf);
   }
+  if( p->z[i0]!='"' ) return ps_json_skip(p->z, p->n, pi, p->err) ? PS_ERROR : CH_BAD_VALUE;
   if( ps_json_string(p->z, p->n, pi, &p->scratch, &z, &n, p->err) ) return PS_ERROR;
-  if( n!=1 || (unsigned char)z[0]>=0x80 || z[0]==0 ){
-    return ps_err_at(p->err, (int64_t)i0, "expected a one-character string for '%s', found \"%.*s\"",
-                     zWhat, (int)(n>20?20:n), z);
-  }
+  if( n!=1 || (unsigned char)z[0]>=0x80 || z[0]==0 ) return CH_BAD_VALUE;
   *pc = (uint8_t)z[0];
   return PS_OK;
+}
+
+/* The value at v as a diagnostic shows it (into buf, 3*40+3 bytes): a string quoted, its first
+** 40 bytes decoded (cut before a character, under the text rule), another value as written
+** (its first 40 bytes). *pnChar: the characters of a string (UTF-8 lead bytes), else -1. */
+#define CH_SHOW_BUF (3*40 + 3)
+static const char *ch_show(Chrome *p, size_t v, char *buf, int *pnChar){
+  const char *z = p->z, *s; size_t n = p->n, i = v, sn;
+  *pnChar = -1;
+  if( z[v]=='"' && ps_json_string(z, n, &i, &p->scratch, &s, &sn, 0)==PS_OK ){
+    int k = 0;
+    for(size_t j=0; j<sn; j++) k += ((unsigned char)s[j] & 0xC0)!=0x80;
+    *pnChar = k;
+    buf[0] = '"';
+    ps_text_cstr(s, sn, 40, buf+1);
+    size_t m = strlen(buf);
+    buf[m] = '"'; buf[m+1] = 0;
+    return buf;
+  }
+  if( ps_json_skip(z, n, &i, 0) ) i = v;
+  return ps_text_cstr(z+v, i-v, 40, buf);
 }
 
 /* id2: {"local": x} or {"global": x} */
@@ -340,7 +437,12 @@ static int ch_id2(Chrome *p, size_t *pi){
       return PS_ERROR;
     }
     i = ws(p, i);
-    if( i<p->n && p->z[i]==',' ){ i = ws(p, i+1); continue; }
+    if( i<p->n && p->z[i]==',' ){
+      size_t c = i;
+      i = ws(p, i+1);
+      if( i<p->n && p->z[i]=='}' ) ch_note(p, PS_JSON_LENIENT_COMMA, c, '}');   /* a trailing comma */
+      continue;
+    }
     if( i>=p->n || p->z[i]!='}' ) return ch_err(p, i, "expected ',' or '}' in 'id2'");
   }
   if( i>=p->n ) return ch_err(p, i, "expected '}' closing 'id2'");
@@ -380,8 +482,9 @@ static int key_value(Chrome *p, const PsValue *v){
   return key_add(p, "n", 1);
 }
 
-/* Finds or creates the track for the composite key in p->key; zDesc describes a new one. */
-static int64_t ch_keyed_track(Chrome *p, int kind, uint32_t thread){
+/* Finds or creates the track for the composite key in p->key (its name: the key decides the
+** kind and the scope, which a new track gets). */
+static int64_t ch_keyed_track(Chrome *p, int kind, int scope, uint32_t thread){
   uint32_t id = ps_pool_intern(&p->cap->pool, p->key.z, p->key.n, 0);
   if( id==0 ) return -1;
   if( id >= p->nKeyTrack ){
@@ -397,6 +500,7 @@ static int64_t ch_keyed_track(Chrome *p, int kind, uint32_t thread){
   if( t0 && t0-1 < p->cap->nTrack && p->cap->aTrack[t0-1].name==id ) return (int64_t)t0-1;
   int64_t t = ps_track_add(p->cap, kind, thread, id);
   if( t<0 ) return -1;
+  p->cap->aTrack[t].scope = (uint8_t)scope;
   p->aKeyTrack[id] = (uint32_t)t+1;
   return t;
 }
@@ -422,6 +526,7 @@ static int ch_m_event(Chrome *p, int64_t thread);
 enum { CH_K_OTHER, CH_K_SLOW, CH_K_PH, CH_K_TS, CH_K_DUR, CH_K_NAME, CH_K_CAT, CH_K_PID, CH_K_TID,
        CH_K_ARGS, CH_K_ID, CH_K_ID2, CH_K_S, CH_K_BP, CH_K_SCOPE,
        CH_K_SF, CH_K_STACK, CH_K_ESF, CH_K_ESTACK,     /* stacks: only noted (CH_HAS_STACK) */
+       CH_K_TTS, CH_K_TDUR,                            /* read lazily; only checked here */
        CH_K_N };
 
 static int ch_key_code(const char *k, size_t kn){
@@ -441,10 +546,12 @@ static int ch_key_code(const char *k, size_t kn){
       if( memcmp(k, "dur", 3)==0 ) return CH_K_DUR;
       if( memcmp(k, "id2", 3)==0 ) return CH_K_ID2;
       if( memcmp(k, "esf", 3)==0 ) return CH_K_ESF;
+      if( memcmp(k, "tts", 3)==0 ) return CH_K_TTS;
       return CH_K_OTHER;
     case 4:
       if( memcmp(k, "name", 4)==0 ) return CH_K_NAME;
       if( memcmp(k, "args", 4)==0 ) return CH_K_ARGS;
+      if( memcmp(k, "tdur", 4)==0 ) return CH_K_TDUR;
       return CH_K_OTHER;
     case 5:
       if( memcmp(k, "stack", 5)==0 ) return CH_K_STACK;
@@ -520,6 +627,50 @@ static int ch_dup_keys(Chrome *p, size_t off){
   return PS_OK;
 }
 
+/* The event just read has values it cannot use (ChEvent.bad*). A 'ph' that is not one character,
+** or (but in an M event, which has no times) a time that is a string but not a number: the
+** event is skipped, with a 'skipped_event' diagnostic naming the first such value (its offset
+** and key): CH_BAD_VALUE. Otherwise the bad values are ignored, each with an 'other'
+** diagnostic: PS_OK. PS_NOMEM when a diagnostic could not be stored. */
+static int ch_bad_values(Chrome *p){
+  ChEvent *e = &p->ev;
+  PsCapture *cap = p->cap;
+  char buf[CH_SHOW_BUF];
+  int nChar;
+  if( e->badPh ){
+    const char *zv = ch_show(p, e->badPh, buf, &nChar);
+    return ps_diag(cap, PS_DIAG_SKIPPED_EVENT, (int64_t)e->badPh, "'ph' is %s, not one %scharacter; event skipped",
+                   zv, nChar==1 ? "ASCII " : "") ? ps_nomem(p->err) : CH_BAD_VALUE;
+  }
+  static const char *const azTime[4] = { "ts", "dur", "tts", "tdur" };
+  size_t aTime[4] = { e->badTs, e->badDur, e->badTts, e->badTdur };
+  if( e->ph!='M' ){
+    int k = -1;
+    for(int j=0; j<4; j++) if( aTime[j] && (k<0 || aTime[j] < aTime[k]) ) k = j;
+    if( k>=0 ){
+      const char *zv = ch_show(p, aTime[k], buf, &nChar);
+      return ps_diag(cap, PS_DIAG_SKIPPED_EVENT, (int64_t)aTime[k], "'%s' is the string %s, not a number; event skipped",
+                     azTime[k], zv) ? ps_nomem(p->err) : CH_BAD_VALUE;
+    }
+  }else{
+    for(int j=0; j<4; j++){
+      if( aTime[j]==0 ) continue;
+      const char *zv = ch_show(p, aTime[j], buf, &nChar);
+      if( ps_diag(cap, PS_DIAG_OTHER, (int64_t)aTime[j], "'%s' is the string %s, not a number; ignored (a metadata "
+                  "event has no times)", azTime[j], zv) ) return ps_nomem(p->err);
+    }
+  }
+  size_t aOne[2] = { e->badS, e->badBp };
+  static const char *const azOne[2] = { "s", "bp" };
+  for(int j=0; j<2; j++){
+    if( aOne[j]==0 ) continue;
+    const char *zv = ch_show(p, aOne[j], buf, &nChar);
+    if( ps_diag(cap, PS_DIAG_OTHER, (int64_t)aOne[j], "'%s' is %s, not one %scharacter; ignored", azOne[j], zv,
+                nChar==1 ? "ASCII " : "") ) return ps_nomem(p->err);
+  }
+  return PS_OK;
+}
+
 /* Parses the object at p->z[i]=='{'; *pi ends past '}'. */
 static int ch_event(Chrome *p, size_t *pi){
   const char *z = p->z;
@@ -530,6 +681,7 @@ static int ch_event(Chrome *p, size_t *pi){
   e->pid.type = PS_VAL_NULL; e->tid.type = PS_VAL_NULL;
   e->pid.i = e->tid.i = 0; e->pid.s = e->tid.s = 0;
   e->hasId = 0; e->idLocal = 0; e->scope.n = 0; e->argsOff = 0; e->hasStack = 0;
+  e->badPh = e->badS = e->badBp = e->badTs = e->badDur = e->badTts = e->badTdur = 0;
 
   i = ws(p, i+1);
   if( i<n && z[i]=='}' ){
@@ -539,9 +691,17 @@ static int ch_event(Chrome *p, size_t *pi){
   }
   uint32_t mSeen = 0, mDup = 0;    /* the keys read, as CH_K_* bits; those read twice (the last
                                     ** one wins; ch_dup_keys) */
+  size_t iComma = 0;                /* the ',' before this key (0: the first key) */
   for(;;){
     /* key */
-    if( i>=n || z[i]!='"' ) return ch_err(p, i, "expected a string key in an event object");
+    if( i>=n || z[i]!='"' ){
+      if( iComma && i<n && z[i]=='}' ){     /* a trailing comma */
+        ch_note(p, PS_JSON_LENIENT_COMMA, iComma, '}');
+        i++;
+        break;
+      }
+      return ch_err(p, i, "expected a string key in an event object");
+    }
     int key = i+9<=n ? ch_key_fast(z+i+1, &i) : CH_K_SLOW;
     if( key==CH_K_SLOW ){
       const char *k; size_t kn;
@@ -558,23 +718,48 @@ static int ch_event(Chrome *p, size_t *pi){
     i = ws(p, i+1);
     e->nKey++;
     int rc = -1;   /* -1: not a key we read: skip its value */
+    size_t v0 = i;
     switch( key ){
-      case CH_K_S:   rc = ch_char(p, &i, "s", &e->s); break;
-      case CH_K_PH:  rc = ch_char(p, &i, "ph", &e->ph); break;
-      case CH_K_TS:  rc = ch_time(p, &i, "ts", &e->ts, &e->hasTs); break;
+      case CH_K_S:
+        rc = ch_char(p, &i, "s", &e->s);
+        if( rc==CH_BAD_VALUE ){ e->s = 0; e->badS = v0; rc = PS_OK; } else if( rc==PS_OK ) e->badS = 0;
+        break;
+      case CH_K_PH:
+        rc = ch_char(p, &i, "ph", &e->ph);
+        if( rc==CH_BAD_VALUE ){ e->ph = 0; e->badPh = v0; rc = PS_OK; } else if( rc==PS_OK ) e->badPh = 0;
+        break;
+      case CH_K_TS:
+        rc = ch_time(p, &i, "ts", &e->ts, &e->hasTs);
+        if( rc==CH_BAD_VALUE ){ e->hasTs = 0; e->badTs = v0; rc = PS_OK; } else if( rc==PS_OK ) e->badTs = 0;
+        break;
       case CH_K_ID:
         rc = ch_id_text(p, &i, &e->id, "id");
         if( rc==PS_OK ){ e->hasId = 1; e->idLocal = 0; }
         break;
-      case CH_K_BP:  rc = ch_char(p, &i, "bp", &e->bp); break;
+      case CH_K_BP:
+        rc = ch_char(p, &i, "bp", &e->bp);
+        if( rc==CH_BAD_VALUE ){ e->bp = 0; e->badBp = v0; rc = PS_OK; } else if( rc==PS_OK ) e->badBp = 0;
+        break;
       case CH_K_PID: rc = ch_pidtid(p, &i, "pid", &e->pid); break;
       case CH_K_TID: rc = ch_pidtid(p, &i, "tid", &e->tid); break;
       case CH_K_CAT: rc = ch_string_id(p, &i, "cat", &e->cat); break;
-      case CH_K_DUR: {
-        size_t v0 = i;
+      case CH_K_DUR:
         rc = ch_time(p, &i, "dur", &e->dur, &e->hasDur);
-        if( rc==PS_OK && e->hasDur && e->dur<0 ){
-          rc = ps_err_at(p->err, (int64_t)v0, "'dur' is negative (%lld ns); a duration cannot be negative", (long long)e->dur);
+        if( rc==CH_BAD_VALUE ){ e->hasDur = 0; e->badDur = v0; rc = PS_OK; }
+        else if( rc==PS_OK ){
+          e->badDur = 0;
+          if( e->hasDur && e->dur<0 )
+            rc = ps_err_at(p->err, (int64_t)v0, "'dur' is negative (%lld ns); a duration cannot be negative", (long long)e->dur);
+        }
+        break;
+      case CH_K_TTS: case CH_K_TDUR: {
+        /* read by the lazy columns; only a string that is not a number matters here */
+        size_t *pBad = key==CH_K_TTS ? &e->badTts : &e->badTdur;
+        *pBad = 0;
+        if( i<n && z[i]=='"' ){
+          const char *sz; size_t sn; PsDec d;
+          rc = ps_json_string(z, n, &i, &p->scratch, &sz, &sn, p->err);
+          if( rc==PS_OK && ps_dec_parse(sz, sn, &d) ) *pBad = v0;
         }
         break;
       }
@@ -599,12 +784,19 @@ static int ch_event(Chrome *p, size_t *pi){
     if( rc==-1 ) rc = ps_json_skip(z, n, &i, p->err);
     if( rc ) return rc;
     i = ws(p, i);
-    if( i<n && z[i]==',' ){ i = ws(p, i+1); continue; }
+    if( i<n && z[i]==',' ){ iComma = i; i = ws(p, i+1); continue; }
     if( i<n && z[i]=='}' ){ i++; break; }
     return ch_err(p, i, "expected ',' or '}' in an event object");
   }
   *pi = i;
   if( mDup && ch_dup_keys(p, e->off) ) return ps_nomem(p->err);
+  if( (e->badPh | e->badS | e->badBp | e->badTs | e->badDur | e->badTts | e->badTdur) ){
+    int rc = ch_bad_values(p);
+    if( rc==CH_BAD_VALUE ) return PS_OK;      /* skipped: no row */
+    if( rc ) return rc;
+  }
+  /* a pid without a tid: the process's main thread (tid = pid), as trace_processor reads it */
+  if( e->tid.type==PS_VAL_NULL && e->pid.type!=PS_VAL_NULL ) e->tid = e->pid;
 
   /* ---- the row */
   PsCapture *cap = p->cap;
@@ -621,7 +813,8 @@ static int ch_event(Chrome *p, size_t *pi){
     if( ps_diag(cap, PS_DIAG_OTHER, (int64_t)e->off, "'%c' event without 'ts'; ts taken as 0", ph) )
       return ps_nomem(p->err);
   }
-  if( e->hasDur && (ph=='X' || ph=='i' || ph=='I' || ph=='R' || ph==0 || !is_async(ph)) ) ev->aDur[r] = e->dur;
+  /* (of the async phases only the steps T and p keep a dur: the others are matched or instants) */
+  if( e->hasDur && (!is_async(ph) || ph=='T' || ph=='p') ) ev->aDur[r] = e->dur;
   if( ph=='i' || ph=='I' || ph=='R' || ph=='n' ){ if( !e->hasDur ) ev->aDur[r] = 0; }
   ev->aOff[r] = e->off;
   ev->aName[r] = e->name;
@@ -647,7 +840,7 @@ static int ch_event(Chrome *p, size_t *pi){
     else if( key_add(p, "g", 1) ) return ps_nomem(p->err);
     if( e->hasId ){ if( key_add(p, e->id.z, e->id.n) ) return ps_nomem(p->err); }
     else if( key_add(p, "", 0) ) return ps_nomem(p->err);
-    int64_t t = ch_keyed_track(p, PS_TRACK_ASYNC, (uint32_t)thread);
+    int64_t t = ch_keyed_track(p, PS_TRACK_ASYNC, e->idLocal ? PS_SCOPE_PROCESS : PS_SCOPE_GLOBAL, (uint32_t)thread);
     if( t<0 ) return ps_nomem(p->err);
     track = (uint32_t)t;
   }else if( ph=='C' ){
@@ -655,7 +848,26 @@ static int ch_event(Chrome *p, size_t *pi){
     PsStr nm = ps_pool_get(&cap->pool, e->name);
     if( ps_buf_append(&p->key, "C\x1f", 2) || key_value(p, &e->pid) || key_add(p, nm.z ? nm.z : "", nm.n)
      || key_add(p, e->hasId ? e->id.z : "", e->hasId ? e->id.n : 0) ) return ps_nomem(p->err);
-    int64_t t = ch_keyed_track(p, PS_TRACK_COUNTER, (uint32_t)thread);
+    int64_t t = ch_keyed_track(p, PS_TRACK_COUNTER, PS_SCOPE_PROCESS, (uint32_t)thread);
+    if( t<0 ) return ps_nomem(p->err);
+    track = (uint32_t)t;
+  }else if( (ph=='i' || ph=='I' || ph=='R') && (e->s=='g' || e->s=='p') ){
+    /* process- and global-scoped instants: one track per pid, one for the whole capture (as
+    ** trace_processor puts them); they do not nest (depth NULL: ch_phase_flags) */
+    p->key.n = 0;
+    if( e->s=='g' ){
+      if( ps_buf_append(&p->key, "global instants", 15) ) return ps_nomem(p->err);
+    }else{
+      /* the pid in full (a TEXT pid quoted, so that 1 and '1' stay two processes) */
+      char b1[32];
+      PsStr ps = e->pid.type==PS_VAL_TEXT ? ps_pool_get(&cap->pool, e->pid.s) : (PsStr){0, 0};
+      const char *zPid = e->pid.type==PS_VAL_INT ? (snprintf(b1, sizeof(b1), "%lld", (long long)e->pid.i), b1) : "NULL";
+      if( ps_buf_append(&p->key, "process instants pid=", 21)
+       || (e->pid.type==PS_VAL_TEXT ? ps_buf_append(&p->key, "'", 1) || ps_buf_append(&p->key, ps.z ? ps.z : "", ps.n)
+                                      || ps_buf_append(&p->key, "'", 1)
+                                    : ps_buf_append(&p->key, zPid, strlen(zPid))) ) return ps_nomem(p->err);
+    }
+    int64_t t = ch_keyed_track(p, PS_TRACK_INSTANT, e->s=='g' ? PS_SCOPE_GLOBAL : PS_SCOPE_PROCESS, (uint32_t)thread);
     if( t<0 ) return ps_nomem(p->err);
     track = (uint32_t)t;
   }else if( ph=='M' ){
@@ -698,8 +910,7 @@ static int ch_m_event(Chrome *p, int64_t thread){
   }
   size_t ia = e->argsOff;
   if( ps_json_skip(p->z, p->n, &ia, p->err) ) return PS_ERROR;
-  return ps_meta_text(cap, scope, key, p->z + e->argsOff, ia - e->argsOff, PS_META_JSON, (int64_t)e->off)
-         ? ps_nomem(p->err) : PS_OK;
+  return ch_meta_json(p, scope, key, e->argsOff, ia, (int64_t)e->off) ? ps_nomem(p->err) : PS_OK;
 }
 
 /* ------------------------------------------------------------------ the event array */
@@ -711,12 +922,20 @@ static int ch_m_event(Chrome *p, int64_t thread){
 static int ch_event_loop(Chrome *p, size_t i, int bTop, size_t *pi){
   const char *z = p->z;
   size_t n = p->n, iWork = i;     /* iWork: where the work last counted (ps_work) ended */
+  size_t iComma = 0;              /* the ',' before this event (0: the first one read here) */
   for(;;){
     if( i>=n ){
       if( bTop ){ *pi = i; return PS_OK; }   /* unterminated array (allowed) */
       return ch_err_array(p, i, "expected an event or ']' in traceEvents");
     }
-    if( z[i]!='{' ) return ch_err(p, i, "expected '{' (an event object) in traceEvents");
+    if( z[i]!='{' ){
+      if( iComma && z[i]==']' ){           /* a trailing comma */
+        ch_note(p, PS_JSON_LENIENT_COMMA, iComma, ']');
+        *pi = i+1;
+        return PS_OK;
+      }
+      return ch_err(p, i, "expected '{' (an event object) in traceEvents");
+    }
     if( p->stopAt && i >= p->stopAt ){
       if( i==p->stopAt ){ *pi = i; return CH_STOPPED; }
       p->stopAt = 0;        /* the candidate split was not an event boundary: go on alone */
@@ -738,7 +957,7 @@ static int ch_event_loop(Chrome *p, size_t i, int bTop, size_t *pi){
       return rc;
     }
     i = ws(p, i);
-    if( i<n && z[i]==',' ){ i = ws(p, i+1); continue; }
+    if( i<n && z[i]==',' ){ iComma = i; i = ws(p, i+1); continue; }
     if( i<n && z[i]==']' ){ *pi = i+1; return PS_OK; }
     if( i>=n && bTop ){ *pi = i; return PS_OK; }
     return ch_err_array(p, i, "expected ',' or ']' in traceEvents");
@@ -769,8 +988,14 @@ static void *ch_half_main(void *pArg){
   if( h->p.cap->src.maxJsonDepth>0 ) ps_json_depth_limit = h->p.cap->src.maxJsonDepth;   /* this thread's own */
   uint64_t nProbe0 = ps_nProbe;
   PsBudget *pPrev = ps_budget;
+  const PsJsonLenient *pLenient = ps_json_lenient;   /* (this thread's: run here when no thread
+                                                     ** could start, the loader's) */
   ps_budget = h->pBudget;
+  ch_lenient_init(&h->p);
+  ps_json_lenient = &h->p.lenient;
   h->rc = ch_event_loop(&h->p, h->start, h->bTop, &h->end);
+  if( h->p.bNoteNomem && (h->rc==PS_OK || h->rc==CH_STOPPED) ) h->rc = ps_nomem(&h->err);
+  ps_json_lenient = pLenient;
   h->nProbe = ps_nProbe - nProbe0;
   ps_budget = pPrev;
   return 0;
@@ -822,6 +1047,7 @@ static void ch_part_free(ChHalf *h){
   memset(&h->p.cap->src, 0, sizeof(h->p.cap->src));
   ps_capture_free(h->p.cap);
   ps_buf_free(&h->p.scratch); ps_buf_free(&h->p.key); ps_buf_free(&h->p.ev.id); ps_buf_free(&h->p.ev.scope);
+  ps_buf_free(&h->p.norm);
   free(h->p.aKeyTrack); free(h->p.aProc);
 }
 
@@ -843,6 +1069,9 @@ static int ch_events(Chrome *p, size_t *pi, int bTop){
   pthread_t aTh[CH_MAX_PARTS];
   int nPart = 0;
   if( n - i >= ps_chrome_parallel_min && n - i >= 1024 ){
+    /* (the search reads ahead of the parse: leniently, but what it meets is noted by the parse) */
+    const PsJsonLenient *pLenient = ps_json_lenient;
+    ps_json_lenient = &ch_quiet;
     int k = ch_parts(n - i);
     for(int j=1; j<k; j++){
       size_t from = i + (size_t)((double)(n-i) * j / k);
@@ -850,6 +1079,7 @@ static int ch_events(Chrome *p, size_t *pi, int bTop){
       size_t s = from<n ? ch_find_split(p->z, n, from) : 0;
       if( s && (nPart==0 || s > aSplit[nPart-1]) ) aSplit[nPart++] = s;
     }
+    ps_json_lenient = pLenient;
   }
   int nRun = 0;                       /* parts set up (their parsers allocated) */
   for(int k=0; k<nPart; k++){
@@ -939,7 +1169,7 @@ static int ch_merge(Chrome *pa, Chrome *pb){
     pa->key.n = 0;
     PsStr s = ps_pool_get(&b->pool, tr->name);
     if( ps_buf_append(&pa->key, s.z, s.n) ) goto out;
-    int64_t ta = ch_keyed_track(pa, tr->kind, aMapT[tr->thread]);
+    int64_t ta = ch_keyed_track(pa, tr->kind, tr->scope, aMapT[tr->thread]);
     if( ta<0 ) goto out;
     aMapTr[t] = (uint32_t)ta;
   }
@@ -1420,7 +1650,18 @@ static int ch_sample(Chrome *p, ChIds *m, PsStackTrie *t, size_t off, uint32_t *
   size_t v, i;
   if( (v = ch_field(p, off, "pid"))!=0 ){ i = v; if( ch_pidtid(p, &i, "pid", &pid) ) return PS_ERROR; }
   if( (v = ch_field(p, off, "tid"))!=0 ){ i = v; if( ch_pidtid(p, &i, "tid", &tid) ) return PS_ERROR; }
-  if( (v = ch_field(p, off, "ts"))!=0 ){ i = v; if( ch_time(p, &i, "ts", &ts, &hasTs) ) return PS_ERROR; }
+  if( (v = ch_field(p, off, "ts"))!=0 ){
+    i = v;
+    int rc = ch_time(p, &i, "ts", &ts, &hasTs);
+    if( rc==CH_BAD_VALUE ){
+      /* (a sample is no event: it stays an error) */
+      const char *s; size_t sn; i = v;
+      if( ps_json_string(z, p->n, &i, &p->scratch, &s, &sn, p->err) ) return PS_ERROR;
+      return ps_err_at(p->err, (int64_t)v, "expected a number for 'ts', found the string \"%.*s\"",
+                       (int)(sn>40?40:sn), s);
+    }
+    if( rc ) return PS_ERROR;
+  }
   if( (v = ch_field(p, off, "name"))!=0 && z[v]=='"' ){ i = v; if( ch_string_id(p, &i, "name", &name) ) return PS_ERROR; }
   if( (v = ch_field(p, off, "weight"))!=0 ){
     int64_t w; uint32_t str;
@@ -1668,6 +1909,21 @@ static int ch_stacks(Chrome *p){
       if( ch_sample(p, &m, &t, v, &aTid, &nTid) ) goto out;
     }
   }
+  /* attrs cut from the source (stackFrames' frames, and the V8 nodes' members) as RFC 8259 text
+  ** when the capture has met lenient JSON */
+  for(size_t r=0; cap->nDiag[PS_DIAG_LENIENT_JSON] && r<cap->nRec; r++){
+    PsRecord *x = &cap->aRec[r];
+    if( x->zAttrs==0 ) continue;
+    p->norm.n = 0;
+    int k = ps_json_normalize(x->zAttrs, x->nAttrs, &p->norm);
+    if( k<0 ) goto nomem;
+    if( k==0 ) continue;
+    if( p->norm.n > UINT32_MAX ){ ps_err(p->err, "a frame's attrs take more than 4 GiB"); goto out; }
+    char *c = ps_arena_alloc(&cap->arena, p->norm.n + 1);
+    if( c==0 ) goto nomem;
+    memcpy(c, p->norm.z, p->norm.n); c[p->norm.n] = 0;
+    x->zAttrs = c; x->nAttrs = (uint32_t)p->norm.n;
+  }
   if( ps_stacks_finish(cap, 1, p->err) ) goto out;
   if( cap->nRec && ps_meta_int(cap, "capture", "stack_frames", (int64_t)cap->nRec, -1) ) goto nomem;
   if( nSamples && ps_meta_int(cap, "capture", "samples", (int64_t)nSamples, -1) ) goto nomem;
@@ -1744,6 +2000,10 @@ static int ch_parse(PsCapture *cap, PsErr *err){
   Chrome p;
   memset(&p, 0, sizeof(p));
   p.z = cap->src.z; p.n = cap->src.n; p.cap = cap; p.err = err; p.lastThread = -1;
+  /* this reader reads JSON as trace_processor does (json.h: leniency), noting what it meets */
+  const PsJsonLenient *pLenient = ps_json_lenient;
+  ch_lenient_init(&p);
+  ps_json_lenient = &p.lenient;
   int rc = PS_OK;
   size_t i = 0, n = p.n;
   const char *z = p.z;
@@ -1762,10 +2022,18 @@ static int ch_parse(PsCapture *cap, PsErr *err){
     int bEvents = 0;
     size_t iEvents = 0, iEventsKey = 0;   /* the member that holds the events, its key's offset */
     i = ws(&p, i+1);
+    size_t iComma = 0;                    /* the ',' before this key (0: the first key) */
     if( i<n && z[i]=='}' ){ i++; }
     else for(;;){
       const char *k; size_t kn, i0k = i;
-      if( i>=n || z[i]!='"' ){ rc = ch_err(&p, i, "expected a string key in the top-level object"); goto out; }
+      if( i>=n || z[i]!='"' ){
+        if( iComma && i<n && z[i]=='}' ){  /* a trailing comma */
+          ch_note(&p, PS_JSON_LENIENT_COMMA, iComma, '}');
+          i++;
+          break;
+        }
+        rc = ch_err(&p, i, "expected a string key in the top-level object"); goto out;
+      }
       if( ps_json_string(z, n, &i, &p.scratch, &k, &kn, err) ){ rc = PS_ERROR; goto out; }
       char key[PS_JSON_KEY_BUF];
       if( ps_json_key_text(cap, z, n, i0k, k, kn, key) ){ rc = ps_nomem(err); goto out; }
@@ -1801,12 +2069,12 @@ static int ch_parse(PsCapture *cap, PsErr *err){
           if( strcmp(key, "systemTraceEvents")==0 && kn==17 ){ p.zSystem = c; p.nSystem = sn; }
         }else{
           if( ps_json_skip(z, n, &i, err) ){ rc = PS_ERROR; goto out; }
-          if( ps_meta_text(cap, "trace", key, z+v0, i-v0, PS_META_JSON, (int64_t)v0) ){ rc = ps_nomem(err); goto out; }
+          if( ch_meta_json(&p, "trace", key, v0, i, (int64_t)v0) ){ rc = ps_nomem(err); goto out; }
         }
       }
       p.aMember[p.nMember++][1] = cap->nMeta;
       i = ws(&p, i);
-      if( i<n && z[i]==',' ){ i = ws(&p, i+1); continue; }
+      if( i<n && z[i]==',' ){ iComma = i; i = ws(&p, i+1); continue; }
       if( i<n && z[i]=='}' ){ i++; break; }
       rc = ch_err(&p, i, "expected ',' or '}' in the top-level object");
       goto out;
@@ -1823,11 +2091,15 @@ static int ch_parse(PsCapture *cap, PsErr *err){
     rc = ps_err_at(err, (int64_t)i, "unexpected data after the end of the trace (expected end of input)");
     goto out;
   }
+  if( p.bNoteNomem ){ rc = PS_NOMEM; goto out; }
   ps_meta_compact(cap);
+  ps_json_lenient = &ch_quiet;        /* read again after the parse: noted already */
   rc = ch_finish(&p);
+  if( rc==PS_OK && p.bNoteNomem ) rc = PS_NOMEM;
 out:
+  ps_json_lenient = pLenient;
   if( rc==PS_NOMEM && err ) ps_nomem(err);
-  ps_buf_free(&p.scratch); ps_buf_free(&p.key); ps_buf_free(&p.ev.id); ps_buf_free(&p.ev.scope);
+  ps_buf_free(&p.scratch); ps_buf_free(&p.key); ps_buf_free(&p.ev.id); ps_buf_free(&p.ev.scope); ps_buf_free(&p.norm);
   free(p.aKeyTrack); free(p.aProc); free(p.aMember); ps_json_keys_free(&p.kTop);
   return rc;
 }
@@ -1873,6 +2145,21 @@ static int out_time(const PsCapture *cap, uint64_t off, const char *zKey, int64_
   return 1;
 }
 
+/* JSON text z[0..n) cut from the source into *o (type already set): as it is, or as RFC 8259 text
+** (ps_json_normalize, a copy o owns) when the capture has met lenient JSON and the text has
+** some. PS_OK or PS_NOMEM. */
+static int out_json(const PsCapture *cap, const char *z, size_t n, PsOut *o){
+  o->z = z; o->n = n;
+  if( cap->nDiag[PS_DIAG_LENIENT_JSON]==0 ) return PS_OK;
+  PsBuf b = {0,0,0};
+  int k = ps_json_normalize(z, n, &b);
+  if( k<0 ){ ps_buf_free(&b); return PS_NOMEM; }
+  if( k==0 ){ ps_buf_free(&b); return PS_OK; }
+  if( o->zFree ) free(o->zFree);
+  o->zFree = b.z; o->z = b.z; o->n = b.n;
+  return PS_OK;
+}
+
 /* A JSON scalar as SQL: string -> TEXT (decoded), integer -> INTEGER, else raw text. */
 static int out_scalar(const PsCapture *cap, size_t v, size_t e, PsOut *o){
   const char *z = cap->src.z;
@@ -1891,8 +2178,8 @@ static int out_scalar(const PsCapture *cap, size_t v, size_t e, PsOut *o){
   if( e-v==4 && memcmp(z+v, "true", 4)==0 ){ o->type = PS_META_INT; o->i = 1; return PS_OK; }
   if( e-v==5 && memcmp(z+v, "false", 5)==0 ){ o->type = PS_META_INT; o->i = 0; return PS_OK; }
   if( e-v==4 && memcmp(z+v, "null", 4)==0 ) return PS_OK;
-  o->type = PS_META_TEXT; o->z = z+v; o->n = e-v;
-  return PS_OK;
+  o->type = PS_META_TEXT;
+  return out_json(cap, z+v, e-v, o);
 }
 
 static int ch_id_out(const PsCapture *cap, uint64_t off, PsOut *o){
@@ -1909,8 +2196,20 @@ static int ch_id_out(const PsCapture *cap, uint64_t off, PsOut *o){
   return PS_OK;
 }
 
+static int ch_column_lenient(const PsCapture *cap, size_t row, int iCol, PsOut *o);
+
+/* The lazy columns re-read the source as the parse read it (leniently, json.h; what they meet
+** was noted then). */
 static int ch_column(const PsCapture *cap, size_t row, int iCol, PsOut *o){
   if( cap->bFtrace && row>=cap->iFtraceRow ) return ps_ftrace_column(cap, row, iCol, o);
+  const PsJsonLenient *pLenient = ps_json_lenient;
+  ps_json_lenient = &ch_quiet;
+  int rc = ch_column_lenient(cap, row, iCol, o);
+  ps_json_lenient = pLenient;
+  return rc;
+}
+
+static int ch_column_lenient(const PsCapture *cap, size_t row, int iCol, PsOut *o){
   const PsEvents *e = &cap->ev;
   uint64_t off = e->aOff[row];
   uint64_t endOff = e->aEndOff ? e->aEndOff[row] : 0;
@@ -1930,18 +2229,25 @@ static int ch_column(const PsCapture *cap, size_t row, int iCol, PsOut *o){
       }
       if( !has && !hasEnd ) return PS_OK;
       o->type = PS_META_JSON;
-      if( !hasEnd ){ o->z = z+v; o->n = ve-v; return PS_OK; }
-      if( !has || z[v]!='{' ){ o->z = z+w; o->n = we-w; return PS_OK; }
-      size_t bi = ps_json_ws(z, cap->src.n, v+1);
-      int bEmpty = z[bi]=='}';
-      size_t nOut = (ve-v) + (we-w) + 2;
+      if( !hasEnd ) return out_json(cap, z+v, ve-v, o);
+      if( !has || z[v]!='{' ) return out_json(cap, z+w, we-w, o);
+      /* both as RFC 8259 text first (a trailing comma in B's args would stay inside the merge) */
+      PsOut ob, oe;
+      memset(&ob, 0, sizeof(ob)); memset(&oe, 0, sizeof(oe));
+      if( out_json(cap, z+v, ve-v, &ob) || out_json(cap, z+w, we-w, &oe) ){ free(ob.zFree); free(oe.zFree); return PS_NOMEM; }
+      const char *zb = ob.z, *ze = oe.z;
+      size_t nb = ob.n, ne = oe.n;
+      size_t bi = ps_json_ws(zb, nb, 1);
+      int bEmpty = bi<nb && zb[bi]=='}';
+      size_t nOut = nb + ne + 2;
       char *m = malloc(nOut);
-      if( m==0 ) return PS_NOMEM;
+      if( m==0 ){ free(ob.zFree); free(oe.zFree); return PS_NOMEM; }
       size_t k = 0;
-      size_t bClose = ve-1;          /* the '}' of B's args */
-      memcpy(m, z+v, bClose-v); k = bClose-v;
+      size_t bClose = nb-1;          /* the '}' of B's args */
+      memcpy(m, zb, bClose); k = bClose;
       if( !bEmpty ) m[k++] = ',';
-      memcpy(m+k, z+w+1, we-w-1); k += we-w-1;
+      memcpy(m+k, ze+1, ne-1); k += ne-1;
+      free(ob.zFree); free(oe.zFree);
       o->z = m; o->n = k; o->zFree = m;
       return PS_OK;
     }

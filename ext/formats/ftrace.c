@@ -364,6 +364,7 @@ static int64_t ft_keyed_track(Ft *p, int kind, uint64_t k1, uint64_t k2, int64_t
   if( ps_intern(cap, buf, (size_t)k, -1, "a track name", &id) ) return -1;
   int64_t t = ps_track_add(cap, kind, (uint32_t)th, id);
   if( t<0 ) return -1;
+  cap->aTrack[t].scope = PS_SCOPE_PROCESS;     /* atrace async and counter tracks are per pid */
   s = ft_map(&p->keys, k1, k2, &bNew);    /* (the map did not grow: same slot) */
   s->v1 = t + 1;
   *ppSlot = s;
@@ -522,6 +523,8 @@ static int ft_switch(Ft *p, const FtLine *L, size_t off, uint32_t line){
     if( ps_intern(cap, buf, (size_t)nb, -1, "a track name", &id) ) return PS_NOMEM;
     int64_t t = ps_track_add(cap, PS_TRACK_CPU, 0, id);
     if( t<0 ) return PS_NOMEM;
+    cap->aTrack[t].scope = PS_SCOPE_CPU;
+    cap->aTrack[t].cpu = (int32_t)L->cpu;
     c->track = (int32_t)t + 1;
   }
   uint32_t name;

@@ -233,6 +233,7 @@ void ps_capture_free(PsCapture *cap){
   free(cap->aPlane); free(cap->aLine); free(cap->aJob);
   free(cap->aChildStart); free(cap->aChildList); free(cap->aRoots);
   free(cap->aByStr[0]); free(cap->aByStr[1]); free(cap->aRecById); free(cap->aRecByParent); free(cap->aRecTree);
+  if( cap->xModelFree ) cap->xModelFree(cap->pModel);
   ps_pool_free(&cap->pool);
   ps_arena_free(&cap->arena);
   ps_source_close(&cap->src);
@@ -353,7 +354,7 @@ static int value_eq(const PsValue *a, const PsValue *b){
 int64_t ps_track_add(PsCapture *cap, int kind, uint32_t thread, uint32_t name){
   if( ps_grow((void**)&cap->aTrack, sizeof(PsTrack), &cap->nTrackAlloc, cap->nTrack+1) ) return -1;
   PsTrack *t = &cap->aTrack[cap->nTrack];
-  t->kind = (uint8_t)kind; t->thread = thread; t->name = name;
+  t->kind = (uint8_t)kind; t->scope = PS_SCOPE_THREAD; t->cpu = -1; t->thread = thread; t->name = name;
   return (int64_t)cap->nTrack++;
 }
 
@@ -449,7 +450,9 @@ const char *ps_track_text(const PsCapture *cap, size_t t, char *buf, size_t nBuf
   }
   /* key layout: kind \x1f field \x1f ...: async "A cat scope pid|g id", counter "C pid name id" */
   PsStr s = ps_pool_get(&cap->pool, tr->name);
-  if( tr->kind==PS_TRACK_CPU ){            /* the name as it is: "cpu 2" */
+  if( tr->kind==PS_TRACK_CPU || s.n<2 || s.z[1]!='\x1f' ){
+    /* the name as it is: "cpu 2", "global instants", ftrace's "atrace counter pid=..." (only
+    ** Chrome's keyed tracks are named by a key) */
     snprintf(buf, nBuf, "%.*s", (int)s.n, s.z);
     TRACK_TEXT_END(buf, nBuf);
     return buf;
@@ -620,7 +623,7 @@ void ps_meta_compact(PsCapture *cap){
 const char *const ps_diag_names[PS_DIAG_N] = {
   "unmatched_end", "unclosed_begin", "overlap", "missing_ph", "empty_event", "other",
   "unparsed_line", "missing_parent", "parent_cycle", "duplicate_id", "unknown_id", "invalid_text",
-  "duplicate_key"
+  "duplicate_key", "lenient_json", "skipped_event"
 };
 
 int ps_diag(PsCapture *cap, int kind, int64_t off, const char *fmt, ...){

@@ -69,8 +69,18 @@ typedef struct PsThread {
 #define PS_TRACK_ASYNC   2
 #define PS_TRACK_COUNTER 3
 #define PS_TRACK_CPU     4      /* one CPU's timeline (ftrace sched_switch): name = pool id of "cpu N" */
+#define PS_TRACK_INSTANT 5      /* instants of a process ('s':'p') or of the whole trace ('s':'g') */
+/* What a track belongs to (PsTrack.scope): its thread (the default), its thread's process, the
+** whole capture, or a CPU (PsTrack.cpu). ext/model/tracks.h turns kind + scope into the track
+** model's kinds ('thread', 'process_async', 'global_async', 'process_counter', ...). */
+#define PS_SCOPE_THREAD  0
+#define PS_SCOPE_PROCESS 1
+#define PS_SCOPE_GLOBAL  2
+#define PS_SCOPE_CPU     3
 typedef struct PsTrack {
   uint8_t kind;           /* PS_TRACK_* */
+  uint8_t scope;          /* PS_SCOPE_*: 0 (thread) unless the format says otherwise */
+  int32_t cpu;            /* PS_SCOPE_CPU: the CPU; else -1 */
   uint32_t thread;        /* thread of the first event on it */
   uint32_t name;          /* pool id of a description ("async cat=x id=0x1"), or 0 */
 } PsTrack;
@@ -98,6 +108,9 @@ enum { PS_DIAG_UNMATCHED_END, PS_DIAG_UNCLOSED, PS_DIAG_OVERLAP, PS_DIAG_NO_PH,
        PS_DIAG_DUPLICATE, PS_DIAG_UNKNOWN_ID,
        PS_DIAG_INVALID_TEXT,      /* text repaired under the text rule (ps_intern, ps_meta_text) */
        PS_DIAG_DUPLICATE_KEY,     /* a JSON key given twice in one object: the last one is used */
+       PS_DIAG_LENIENT_JSON,      /* JSON that breaks RFC 8259 but is read as its writer meant (a
+                                  ** trailing comma, a raw control character in a string) */
+       PS_DIAG_SKIPPED_EVENT,     /* an event left out: a field it cannot be read without is invalid */
        PS_DIAG_N };
 
 /* ---------------------------------------------------------------- events */
@@ -281,6 +294,9 @@ struct PsCapture {
   int32_t *aRecById;      /* record rows ordered by (recordId, row); built on use */
   int32_t *aRecByParent;  /* record rows ordered by (parentId, row); built on use */
   PsRecTree *aRecTree;    /* per record row: its place in the record tree; built on use */
+  void *pModel;           /* the track model (ext/model/tracks.h); built on use ... */
+  void (*xModelFree)(void*);  /* ... and how it is freed (tracks.c sets both: capture.c frees it
+                          ** without depending on tracks.c) */
   size_t nDiag[PS_DIAG_N];/* diagnostics per kind, for capping the rows written */
   uint64_t nWork;         /* probes/steps of the post-parse passes that pair or look up rows: tests
                           ** scale an input 4x and assert this grows linearly (no timing) */

@@ -1,7 +1,8 @@
 /*
 ** json.c — JSON lexing primitives: validating skip, string decoding, exact decimal numbers.
-** See json.h. Follows RFC 8259; the only leniency is none: the Trace Event Format's own
-** leniencies (unterminated arrays, empty {} events) are handled by the format parser.
+** See json.h. Follows RFC 8259 unless ps_json_lenient is set (the Chrome reader's trailing
+** commas and raw control characters, read on the error paths only); the Trace Event Format's
+** own leniencies (unterminated arrays, empty {} events) are handled by the format parser.
 */
 #include "json.h"
 
@@ -18,6 +19,21 @@ const unsigned char ps_json_cls[256] = {
   0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0, 0,0,0,0,0,0,0,0,0,0,0,0,2,0,0,0, /* 0x5c '\\' */
   0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0, 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
 };
+
+_Thread_local const PsJsonLenient *ps_json_lenient = 0;
+
+/* A leniency met (ps_json_lenient is set): told to its xNote, if any. */
+static void lenient_note(int kind, size_t off, int c){
+  const PsJsonLenient *l = ps_json_lenient;
+  if( l && l->xNote ) l->xNote(l->pArg, kind, off, c);
+}
+
+/* The offset of the ',' before the whitespace that ends at i (a trailing comma's, found from the
+** ']' or '}' after it: the walk back crosses only the whitespace the reader just skipped). */
+static size_t comma_before(const char *z, size_t i){
+  while( i>0 && z[i-1]!=',' ) i--;
+  return i ? i-1 : 0;
+}
 
 /* Scans string content from just after the opening quote; returns the offset of the closing
 ** quote or of the first byte needing attention ('"', '\\' or a control character). Eight bytes
@@ -140,6 +156,12 @@ int ps_json_string(const char *z, size_t n, size_t *pi, PsBuf *scratch,
     if( z[j]=='\\' ){
       i = do_escape(z, n, j, scratch, err, &nomem);
       if( i==0 ) return nomem ? ps_nomem(err) : PS_ERROR;
+    }else if( ps_json_lenient ){
+      /* a raw control character: kept, appended with the bytes after it */
+      lenient_note(PS_JSON_LENIENT_CTRL, j, (unsigned char)z[j]);
+      i = j;
+      j = str_scan(z, n, j+1);
+      continue;
     }else{
       return ps_err_at(err, (int64_t)j, "control character 0x%02x inside a string", (unsigned char)z[j]);
     }
@@ -161,6 +183,9 @@ static int skip_string(const char *z, size_t n, size_t *pi, PsErr *err){
       size_t k = do_escape(z, n, j, 0, err, &nomem);
       if( k==0 ) return PS_ERROR;
       j = str_scan(z, n, k);
+    }else if( ps_json_lenient ){
+      lenient_note(PS_JSON_LENIENT_CTRL, j, (unsigned char)z[j]);
+      j = str_scan(z, n, j+1);
     }else{
       return ps_err_at(err, (int64_t)j, "control character 0x%02x inside a string", (unsigned char)z[j]);
     }
@@ -335,6 +360,11 @@ int ps_json_skip_poll(const char *z, size_t n, size_t *pi, PsErr *err,
             if( ok && (j>=n || (z[j]!='e' && z[j]!='E' && (unsigned)(z[j]-'0')>=10)) ){ i = j; break; }
           }
           if( ps_json_number(z, n, &i, &d, err) ) return PS_ERROR;
+        }else if( z[i]==']' && depth>0 && !((stk[(depth-1)>>3] >> ((depth-1)&7)) & 1) && ps_json_lenient ){
+          /* a value expected in an array, a ']' found: only after a ',' (an empty array closed
+          ** at its '['), so a trailing comma */
+          lenient_note(PS_JSON_LENIENT_COMMA, comma_before(z, i), ']');
+          i++; depth--;
         }else{
           return ps_err_at(err, (int64_t)i, "expected a JSON value");
         }
@@ -346,6 +376,11 @@ int ps_json_skip_poll(const char *z, size_t n, size_t *pi, PsErr *err,
       i = ps_json_ws(z, n, i);
       if( i<n && z[i]==',' ){
         i = ps_json_ws(z, n, i+1);
+        if( obj && (i>=n || z[i]!='"') && i<n && z[i]=='}' && ps_json_lenient ){
+          lenient_note(PS_JSON_LENIENT_COMMA, comma_before(z, i), '}');   /* a trailing comma */
+          i++; depth--;
+          continue;
+        }
         if( obj && skip_key(z, n, &i, "expected a string key", err) ) return PS_ERROR;
         break;   /* next value */
       }
@@ -365,7 +400,15 @@ int ps_json_member(const char *z, size_t n, size_t *pi, size_t k, PsJsonMember *
     i = ps_json_ws(z, n, i+1);
   }
   if( i>=n ){ ps_err_at(err, (int64_t)i, "unexpected end of input inside an object"); return -1; }
-  if( z[i]!='"' ){ ps_err_at(err, (int64_t)i, "expected a string key"); return -1; }
+  if( z[i]!='"' ){
+    if( k>0 && z[i]=='}' && ps_json_lenient ){
+      lenient_note(PS_JSON_LENIENT_COMMA, comma_before(z, i), '}');   /* a trailing comma */
+      *pi = i+1;
+      return 0;
+    }
+    ps_err_at(err, (int64_t)i, "expected a string key");
+    return -1;
+  }
   m->q = i;
   if( ps_json_skip(z, n, &i, err) ) return -1;
   m->kn = i - m->q - 2;
@@ -393,6 +436,11 @@ int ps_json_elem(const char *z, size_t n, size_t *pi, size_t k, PsErr *err){
   if( k>0 && i<n ){
     if( z[i]!=',' ){ ps_err_at(err, (int64_t)i, "expected ',' or ']'"); return -1; }
     i = ps_json_ws(z, n, i+1);
+    if( i<n && z[i]==']' && ps_json_lenient ){
+      lenient_note(PS_JSON_LENIENT_COMMA, comma_before(z, i), ']');   /* a trailing comma */
+      *pi = i+1;
+      return 0;
+    }
   }
   if( i>=n ){ ps_err_at(err, (int64_t)i, "unexpected end of input inside an array"); return -1; }
   *pi = i;
@@ -406,7 +454,14 @@ int ps_json_find_key(const char *z, size_t n, size_t i, const char *zKey, size_t
   i = ps_json_ws(z, n, i+1);
   if( i<n && z[i]=='}' ) return 0;
   for(;;){
-    if( i>=n || z[i]!='"' ) return -1;
+    if( i>=n || z[i]!='"' ){
+      /* a '}' where a key belongs: after a ',' (an empty object ends above), a trailing comma */
+      if( i<n && z[i]=='}' && ps_json_lenient ){
+        lenient_note(PS_JSON_LENIENT_COMMA, comma_before(z, i), '}');
+        return bFound;
+      }
+      return -1;
+    }
     size_t k0 = i+1;
     if( skip_string(z, n, &i, 0) ) return -1;
     size_t kn = i-1-k0;
@@ -421,6 +476,44 @@ int ps_json_find_key(const char *z, size_t n, size_t i, const char *zKey, size_t
     if( i<n && z[i]=='}' ) return bFound;
     return -1;
   }
+}
+
+/* ---------------------------------------------------------------- leniency undone */
+
+int ps_json_normalize(const char *z, size_t n, PsBuf *b){
+  size_t s = 0;            /* z[s..) is still to be written (once bOut) */
+  int bOut = 0;
+  size_t i = 0;
+  while( i<n ){
+    unsigned char c = (unsigned char)z[i];
+    if( c=='"' ){
+      /* a string: to its closing quote, escapes stepped over, raw control characters escaped */
+      size_t j = str_scan(z, n, i+1);
+      for(;;){
+        if( j>=n ){ i = n; break; }
+        if( z[j]=='"' ){ i = j+1; break; }
+        if( z[j]=='\\' ){ j = str_scan(z, n, j+2 < n ? j+2 : n); continue; }
+        char e[8];
+        snprintf(e, sizeof(e), "\\u%04x", (unsigned char)z[j]);
+        if( ps_buf_append(b, z+s, j-s) || ps_buf_append(b, e, 6) ) return -1;
+        bOut = 1; s = j+1;
+        j = str_scan(z, n, j+1);
+      }
+      continue;
+    }
+    if( c==',' ){
+      size_t j = ps_json_ws(z, n, i+1);
+      if( j<n && (z[j]==']' || z[j]=='}') ){
+        if( ps_buf_append(b, z+s, i-s) ) return -1;     /* the comma left out */
+        bOut = 1; s = i+1;
+      }
+      i = j;
+      continue;
+    }
+    i++;
+  }
+  if( !bOut ) return 0;
+  return ps_buf_append(b, z+s, n-s) ? -1 : 1;
 }
 
 /* ---------------------------------------------------------------- the text rule */

@@ -63,6 +63,34 @@ int ps_json_quote(PsBuf *b, const char *z, size_t n, size_t *pBad);
 ** them: they are not JSON numbers). buf holds at least 32 bytes; returns its length. */
 int ps_fmt_double(double d, int bFloat, char *buf);
 
+/* ---- leniency: what trace_processor and the Perfetto UI read but RFC 8259 forbids
+** Off by default: every reader stays strict unless it sets ps_json_lenient, which is
+** thread-local like ps_json_depth_limit (only the Chrome reader sets it, for its parse, the
+** threads of its split parse and its lazy columns, and puts back what was there). While set,
+** every function here (skip, member / element walks, key lookup, string reading) also reads
+**   - a trailing comma: a ',' directly before ']' or '}' (whitespace between allowed), after at
+**     least one member (never "[,]" or "{,}", never two commas), read as if absent;
+**   - a raw control character (0x00-0x1f) inside a string, kept as it is (ps_json_string
+**     decodes it to itself; a NUL then meets the text rule where the string is stored);
+** and calls xNote (when not NULL) once per reading of each, with its byte offset. The checks sit
+** where strict reading fails (ps_json_elem aside, which compares the byte after each ',' with
+** ']'), and the thread-local is read only there: strict input costs no more work per byte.
+** ps_json_normalize turns what was read leniently into RFC 8259 text. */
+#define PS_JSON_LENIENT_COMMA 1    /* off: the ','; c: the ']' or '}' after it */
+#define PS_JSON_LENIENT_CTRL  2    /* off: the control character; c: its value */
+typedef struct PsJsonLenient {
+  void (*xNote)(void *pArg, int kind, size_t off, int c);
+  void *pArg;
+} PsJsonLenient;
+extern _Thread_local const PsJsonLenient *ps_json_lenient;
+
+/* The value z[0..n) (valid JSON under the lenient reading) as RFC 8259 text: its trailing commas
+** dropped and the raw control characters of its strings escaped as \u00XX (lower-case hex),
+** every other byte as it is. 0 when z already is such text (b untouched); 1 when the rewritten
+** text was appended to b; -1 when out of memory. Linear: one pass, each byte looked at at most
+** twice (the whitespace after a comma). */
+int ps_json_normalize(const char *z, size_t n, PsBuf *b);
+
 /* Skips the value starting at *pi (after whitespace). On success *pi is just past it. */
 int ps_json_skip(const char *z, size_t n, size_t *pi, PsErr *err);
 /* The same, calling xPoll(pArg, nBytes) after about every PS_JSON_POLL_STEP bytes skipped (the
@@ -75,8 +103,8 @@ int ps_json_skip_poll(const char *z, size_t n, size_t *pi, PsErr *err,
 
 /* Reads the string whose opening quote is at *pi. Sets *pz,*pn to the decoded bytes: a pointer
 ** into z when the string has no escapes, else into scratch (valid until its next use).
-** *pi ends past the closing quote. Raw control characters and bad escapes are errors; a lone
-** surrogate escape decodes to U+FFFD. */
+** *pi ends past the closing quote. Raw control characters (unless ps_json_lenient) and bad
+** escapes are errors; a lone surrogate escape decodes to U+FFFD. */
 int ps_json_string(const char *z, size_t n, size_t *pi, PsBuf *scratch,
                    const char **pz, size_t *pn, PsErr *err);
 
