@@ -801,6 +801,14 @@ int ps_vt_open(size_t nByte, sqlite3_vtab_cursor **ppCur){
   return SQLITE_OK;
 }
 
+void ps_vt_result_value(sqlite3_context *ctx, const PsCapture *cap, const PsValue *v, sqlite3_destructor_type xDel){
+  if( v->type==PS_VAL_INT ) sqlite3_result_int64(ctx, v->i);
+  else if( v->type==PS_VAL_TEXT ){
+    PsStr s = ps_pool_get(&cap->pool, v->s);
+    sqlite3_result_text(ctx, s.z, (int)s.n, xDel);
+  }else sqlite3_result_null(ctx);
+}
+
 void ps_vt_result_pool(sqlite3_context *ctx, const PsCapture *cap, uint32_t id, const PsSet *pSet){
   if( id==0 ){ sqlite3_result_null(ctx); return; }
   PsStr s = ps_pool_get(&cap->pool, id);

@@ -44,6 +44,11 @@
 **                'ftrace' for the rows of Linux ftrace text that came with a Chrome trace (a
 **                'systemTraceEvents' string, a systrace HTML document's text blocks beside its
 **                JSON block): what tells those rows from the trace's own events
+**   utid         the row's thread in the track model (profile_threads.utid, per file): the (pid, tid)
+**                the row carries; a row on an async, counter, CPU or instant track has one too
+**   kind         what the row is (ext/model/tracks.h ps_row_kind): 'slice', 'instant', 'counter',
+**                'metadata', 'flow', 'sample', 'step', 'end' (an end that closed nothing), 'object',
+**                'sched' (a CPU's scheduling interval), 'other'
 **   file         the capture file of the row: a source that is a directory or a glob pattern
 **                reads every capture it names, one after the other (ids, parent_id and the
 **                id / parent_id lookups are per file: join on file too); NULL for a BLOB
@@ -70,6 +75,8 @@
 #include "ps_vtab.h"
 SQLITE_EXTENSION_INIT3
 
+#include "../ext/model/tracks.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -78,7 +85,7 @@ SQLITE_EXTENSION_INIT3
   "track INTEGER, args TEXT, tts INTEGER, tdur INTEGER, async_id, scope TEXT, flow_id, " \
   "flow_in INTEGER, flow_out INTEGER, slice_id INTEGER, byte_offset INTEGER, " \
   "display_name TEXT, offset_ps INTEGER, duration_ps INTEGER, num_occurrences INTEGER, " \
-  "stack_id INTEGER, cpu INTEGER, origin TEXT, file TEXT, source HIDDEN, format HIDDEN)"
+  "stack_id INTEGER, cpu INTEGER, origin TEXT, file TEXT, utid INTEGER, kind TEXT, source HIDDEN, format HIDDEN)"
 #define EV_ID            0
 #define EV_TS            1
 #define EV_DUR           2
@@ -110,8 +117,10 @@ SQLITE_EXTENSION_INIT3
 #define EV_CPU          28
 #define EV_ORIGIN       29
 #define EV_FILE         30
-#define EV_SOURCE       31
-#define EV_FORMAT       32
+#define EV_UTID         31
+#define EV_KIND         32
+#define EV_SOURCE       33
+#define EV_FORMAT       34
 
 #define EV_IDX_SOURCE  1
 #define EV_IDX_FORMAT  2
@@ -382,14 +391,6 @@ static int evEof(sqlite3_vtab_cursor *cur){
   return ev_part_done(c);
 }
 
-static void result_value(sqlite3_context *ctx, const PsCapture *cap, const PsValue *v, sqlite3_destructor_type xDel){
-  if( v->type==PS_VAL_INT ) sqlite3_result_int64(ctx, v->i);
-  else if( v->type==PS_VAL_TEXT ){
-    PsStr s = ps_pool_get(&cap->pool, v->s);
-    sqlite3_result_text(ctx, s.z, (int)s.n, xDel);
-  }else sqlite3_result_null(ctx);
-}
-
 static int evColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
   EvCursor *c = (EvCursor*)cur;
   const PsCapture *cap = c->cap;
@@ -412,8 +413,8 @@ static int evColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
       sqlite3_result_text(ctx, &ph, 1, SQLITE_TRANSIENT);
       return SQLITE_OK;
     }
-    case EV_PID: result_value(ctx, cap, &cap->aThread[e->aThread[r]].pid, ps_set_text(&c->set)); return SQLITE_OK;
-    case EV_TID: result_value(ctx, cap, &cap->aThread[e->aThread[r]].tid, ps_set_text(&c->set)); return SQLITE_OK;
+    case EV_PID: ps_vt_result_value(ctx, cap, &cap->aThread[e->aThread[r]].pid, ps_set_text(&c->set)); return SQLITE_OK;
+    case EV_TID: ps_vt_result_value(ctx, cap, &cap->aThread[e->aThread[r]].tid, ps_set_text(&c->set)); return SQLITE_OK;
     case EV_PROCESS_NAME: ps_vt_result_pool(ctx, cap, cap->aThread[e->aThread[r]].processName, &c->set); return SQLITE_OK;
     case EV_THREAD_NAME:  ps_vt_result_pool(ctx, cap, cap->aThread[e->aThread[r]].threadName, &c->set); return SQLITE_OK;
     case EV_DEPTH:
@@ -438,6 +439,15 @@ static int evColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
     case EV_CPU:
       if( e->aCpu==0 || e->aCpu[r]<0 ) sqlite3_result_null(ctx); else sqlite3_result_int(ctx, e->aCpu[r]);
       return SQLITE_OK;
+    case EV_UTID:
+      sqlite3_result_int64(ctx, e->aThread[r]);
+      return SQLITE_OK;
+    case EV_KIND: {
+      const PsModel *m = ps_capture_model(c->cap);
+      if( m==0 ) return SQLITE_NOMEM;
+      sqlite3_result_text(ctx, ps_row_kind(c->cap, m, (size_t)r), -1, SQLITE_STATIC);
+      return SQLITE_OK;
+    }
     case EV_ORIGIN:
       sqlite3_result_text(ctx, ps_row_format(c->cap, (size_t)r), -1, SQLITE_STATIC);
       return SQLITE_OK;

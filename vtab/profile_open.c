@@ -29,6 +29,7 @@
 #include "ps_vtab.h"
 SQLITE_EXTENSION_INIT3
 
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include "sql_text.h"
@@ -95,8 +96,21 @@ static void openFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
       }
     }
   }
+  int bPerfetto = 0;
+  if( argc>2 && sqlite3_value_type(argv[2])!=SQLITE_NULL ){
+    const char *zSchema = (const char*)sqlite3_value_text(argv[2]);
+    if( zSchema==0 ){ sqlite3_result_error_nomem(ctx); return; }
+    if( strcmp(zSchema, "perfetto")==0 ) bPerfetto = 1;
+    else if( strcmp(zSchema, "profsql")!=0 && zSchema[0] ){
+      char *z = sqlite3_mprintf("profile_open: unknown schema '%s' (known: 'profsql', the default, and 'perfetto')", zSchema);
+      sqlite3_result_error(ctx, z ? z : "profile_open: unknown schema", -1);
+      sqlite3_free(z);
+      return;
+    }
+  }
   char *zErr = 0;
   int bEvents = 1, bRecords = 1, bXSpace = 1, bStacks = 1, bTimings = 1;
+  char zFormat[32] = "";
   struct stat st;
   const char *zPath = sqlite3_value_type(argv[0])==SQLITE_TEXT ? (const char*)sqlite3_value_text(argv[0]) : 0;
   if( zPath && pConn->bNoIo ){
@@ -106,6 +120,13 @@ static void openFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     return;
   }
   int bMulti = zPath && (stat(zPath, &st)==0 ? S_ISDIR(st.st_mode) : strpbrk(zPath, "*?[")!=0);
+  if( bMulti && bPerfetto ){
+    char *z = sqlite3_mprintf("profile_open: the Perfetto schema reads one capture, and '%s' names several "
+                              "(a directory or glob): open each file with its own prefix", zPath);
+    sqlite3_result_error(ctx, z ? z : "profile_open: the Perfetto schema reads one capture", -1);
+    sqlite3_free(z);
+    return;
+  }
   if( !bMulti ){
     /* one capture: load it now (errors surface here) and create the trees it has */
     int rcLoad;
@@ -115,6 +136,7 @@ static void openFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     bXSpace = bEvents && e->cap->pFormat==&ps_format_xspace;
     bStacks = bRecords && e->cap->ev.aStack!=0;
     bTimings = bRecords && e->cap->pFormat==&ps_format_timings;
+    snprintf(zFormat, sizeof(zFormat), "%s", e->cap->pFormat->zName);
     ps_vt_release(e);
   }
 
@@ -140,11 +162,25 @@ static void openFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   sqlite3_str *pOut = sqlite3_str_new(0);
   sqlite3_str_appendchar(pOut, 1, '[');
   int nOut = 0;
-  static const char *const azTable[5][2] = {
+  /* the tables; in the Perfetto schema 'metadata' is trace_processor's, and profile_metadata is
+  ** read as <prefix>_pf_meta */
+  static const char *const azTable[8][2] = {
     {"events", "profile_events"}, {"records", "profile_records"}, {"jobs", "profile_jobs"},
-    {"xplanes", "profile_xplanes"}, {"metadata", "profile_metadata"}
+    {"xplanes", "profile_xplanes"}, {"metadata", "profile_metadata"}, {"tracks", "profile_tracks"},
+    {"threads", "profile_threads"}, {"processes", "profile_processes"}
   };
-  for(int k=0; k<5 && rc==SQLITE_OK && zSrc; k++){
+  for(int k=0; k<8 && rc==SQLITE_OK && zSrc; k++){
+    if( bPerfetto && k==4 ){
+      /* (and the jobs with their row numbers, for the ids of their slices) */
+      char *z = sqlite3_mprintf("DROP VIEW IF EXISTS temp.\"%w_pf_meta\"; CREATE TEMP VIEW \"%w_pf_meta\" AS "
+                                "SELECT * FROM profile_metadata(%s);"
+                                "DROP VIEW IF EXISTS temp.\"%w_pf_jobs\"; CREATE TEMP VIEW \"%w_pf_jobs\" AS "
+                                "SELECT rowid AS job_row, * FROM profile_jobs(%s);",
+                                zPrefix, zPrefix, zSrc, zPrefix, zPrefix, zSrc);
+      rc = z ? sqlite3_exec(db, z, 0, 0, &zErr) : SQLITE_NOMEM;
+      sqlite3_free(z);
+      continue;
+    }
     char *z = sqlite3_mprintf("DROP VIEW IF EXISTS temp.\"%w%w\"; CREATE TEMP VIEW \"%w%w\" AS SELECT * FROM %s(%s);",
                               zPrefix, azTable[k][0], zPrefix, azTable[k][0], azTable[k][1], zSrc);
     rc = z ? sqlite3_exec(db, z, 0, 0, &zErr) : SQLITE_NOMEM;
@@ -173,6 +209,7 @@ static void openFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
       sqlite3_str_appendf(pOut, ",\"%s%s\"", zPrefix, aTree[k].azViews[v]);
     }
   }
+  if( bPerfetto && rc==SQLITE_OK && zSrc ) rc = ps_perfetto_create(db, ps_sql_perfetto, zPrefix, zFormat, pOut, &zErr);
   sqlite3_str_appendchar(pOut, 1, ']');
   char *zJson = sqlite3_str_finish(pOut);
   if( zSrc==0 ) rc = SQLITE_NOMEM;
@@ -191,5 +228,5 @@ static void openFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 }
 
 int ps_open_register(sqlite3 *db, PsConn *pConn){
-  return ps_register_conn_function(db, pConn, "profile_open", 1, 2, openFunc);
+  return ps_register_conn_function(db, pConn, "profile_open", 1, 3, openFunc);
 }

@@ -157,6 +157,8 @@ static inline sqlite3_destructor_type ps_set_text(const PsSet *p){
 ** (ps_set_text): the name-like columns of profile_events, profile_records, profile_xplanes and
 ** profile_metadata. */
 void ps_vt_result_pool(sqlite3_context *ctx, const PsCapture *cap, uint32_t id, const PsSet *pSet);
+/* A pid / tid value as the SQL result: INTEGER, TEXT (with xDel: ps_set_text) or NULL. */
+void ps_vt_result_value(sqlite3_context *ctx, const PsCapture *cap, const PsValue *v, sqlite3_destructor_type xDel);
 
 /* The values of a `file = ?` or `file IN (...)` constraint, for ps_vt_filter_set: pVal is the
 ** argument, bIn says it is an IN list taken whole (sqlite3_vtab_in). */
@@ -275,6 +277,15 @@ int ps_jobs_register(sqlite3 *db, PsConn *pConn);
 int ps_report_register(sqlite3 *db, PsConn *pConn);
 int ps_import_register(sqlite3 *db, PsConn *pConn);
 int ps_flamegraph_register(sqlite3 *db, PsConn *pConn);
+int ps_tracks_register(sqlite3 *db, PsConn *pConn);
+int ps_perfetto_register(sqlite3 *db, PsConn *pConn);
+/* perfetto.c: runs zSql (sql/perfetto.sql) with zPrefix for each "$P" (each view replaced) and
+** the lines marked "--@<zFormat> " (the capture's format name) kept,
+** appends ,"<view>" to pNames for each public view, and creates <prefix>extract_arg over
+** <prefix>args. Refuses a prefix whose view names TEMP tables hold. An SQLite code; *pzErr an
+** sqlite3_malloc'ed message. */
+int ps_perfetto_create(sqlite3 *db, const char *zSql, const char *zPrefix, const char *zFormat,
+                       sqlite3_str *pNames, char **pzErr);
 /* profile_open.c: zSql with zPrefix before each view name of the sql/ helpers (sqlite3_malloc'ed). */
 char *ps_sql_prefixed(const char *zSql, const char *zPrefix);   /* report.c: profile_report and the file writers */
 

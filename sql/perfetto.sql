@@ -1,0 +1,494 @@
+-- perfetto.sql — Perfetto trace_processor's schema over any capture, as TEMP views.
+--
+-- profile_open(source, prefix, 'perfetto') runs this file with $P replaced by the prefix, after
+-- creating $Pevents, $Precords, $Ptracks, $Pthreads, $Pprocesses and $P_pf_meta (profile_metadata:
+-- $Pmetadata is trace_processor's metadata here) over the source. The views
+-- take trace_processor's names and columns (its documented schema, prelude/after_eof/*.sql and
+-- stdlib slices/with_context.sql; units ns) so that SQL written for trace_processor runs unchanged:
+--   slice, instant, thread, process, track, thread_track, process_track, cpu_track, counter_track,
+--   process_counter_track, thread_counter_track, cpu_counter_track, counter, args, flow, sched,
+--   sched_slice, thread_state, cpu, stats, metadata, stack_profile_frame, stack_profile_callsite,
+--   cpu_profile_stack_sample, perf_sample, _trace_import_logs, and the stdlib's thread_slice,
+--   process_slice, thread_or_process_slice.
+-- The mapping from the track model (profile_tracks, profile_threads, profile_processes) and each
+-- format onto it, and where libprofsql deliberately differs: docs/perfetto.md.
+--
+-- A line that starts with '--@<format> ' is part of the SQL only when the capture is of that format
+-- (profile_open reads one capture here), so that a capture's views carry no other format's arms.
+--
+-- Ids: slice.id = profile_events.id; track.id = profile_tracks.id, and a counter series (one
+-- per counter track and args key, as trace_processor splits a 'C' event) gets an id after the
+-- last track; utid / upid are the model's + 1, with 0 kept for trace_processor's idle thread and
+-- process (the 'zero' and 'none' rules below); arg_set_id = the event id for an event's args, 2^40 + utid for a thread's,
+-- 2^41 + upid for a process's, 2^42 + n for an import log's.
+
+-- ---------------------------------------------------------------- threads and processes
+-- How this capture's pids and tids meet trace_processor's idle process and thread (upid 0, utid
+-- 0, always present): 'zero' = a pid 0 as written is the idle process, and tid 0 in pid 0 or in
+-- no known process the idle thread (the kernel's numbering: Chrome, ftrace, perf); 'none' = a missing pid or tid counts as 0, and a tid 0 in
+-- another process is its main thread (trace_processor's JSON rules: Chrome only). Other formats
+-- (XSpace planes, the sampled formats' one thread, ...) keep every process and thread their own.
+CREATE TEMP VIEW $P_pf_rules AS
+SELECT 0
+--@chrome + 1
+--@ftrace + 1
+--@perf_script + 1
+       AS zero,
+       0
+--@chrome + 1
+       AS none;
+
+-- Model process -> trace_processor upid.
+CREATE TEMP VIEW $P_pf_upid AS
+SELECT p.upid AS model_upid,
+       CASE WHEN (r.zero AND p.pid = 0) OR (r.none AND p.pid IS NULL) THEN 0 ELSE p.upid + 1 END AS upid,
+       p.pid AS pid, p.main_utid AS main_utid
+FROM $Pprocesses p, $P_pf_rules r;
+
+-- Model thread -> trace_processor utid; a process without a thread whose tid is its pid gets one
+-- under the 'none' rule (utid after the model's threads).
+CREATE TEMP VIEW $P_pf_utid AS
+SELECT t.utid AS model_utid,
+       CASE WHEN (r.zero AND t.tid = 0 AND coalesce(t.pid, 0) = 0)
+              OR (r.none AND u.upid = 0 AND coalesce(t.tid, 0) = 0) THEN 0
+            WHEN r.none AND u.upid <> 0 AND coalesce(t.tid, 0) = 0 THEN
+              coalesce(u.main_utid + 1, (SELECT count(*) FROM $Pthreads) + 1 + u.model_upid)
+            ELSE t.utid + 1 END AS utid,
+       u.upid AS upid
+FROM $Pthreads t JOIN $P_pf_upid u ON u.model_upid = t.upid, $P_pf_rules r;
+
+CREATE TEMP VIEW $Pprocess AS
+SELECT 0 AS id, 0 AS upid, 0 AS pid,
+       (SELECT p.name FROM $Pprocesses p JOIN $P_pf_upid u ON u.model_upid = p.upid WHERE u.upid = 0
+        LIMIT 1) AS name,
+       NULL AS start_ts, NULL AS end_ts, NULL AS parent_upid, NULL AS uid, NULL AS android_appid,
+       NULL AS android_user_id, NULL AS cmdline, NULL AS arg_set_id, NULL AS machine_id
+UNION ALL
+SELECT u.upid, u.upid, p.pid,
+       coalesce(p.name, CASE WHEN typeof(p.pid) = 'text' THEN p.pid END),
+       p.start_ts, p.end_ts, NULL, NULL, NULL, NULL, NULL,
+       CASE WHEN EXISTS (SELECT 1 FROM $P_pf_process_args a WHERE a.upid = u.upid)
+            THEN 2199023255552 + u.upid END,
+       NULL
+FROM $Pprocesses p JOIN $P_pf_upid u ON u.model_upid = p.upid
+WHERE u.upid <> 0;
+
+CREATE TEMP VIEW $Pthread AS
+SELECT 0 AS id, 0 AS utid, 0 AS tid,
+       (SELECT t.name FROM $Pthreads t JOIN $P_pf_utid m ON m.model_utid = t.utid WHERE m.utid = 0
+        LIMIT 1) AS name,
+       NULL AS start_ts, NULL AS end_ts, 0 AS upid, 1 AS is_main_thread, 1 AS is_idle,
+       NULL AS machine_id, NULL AS arg_set_id
+UNION ALL
+SELECT m.utid, m.utid, t.tid,
+       coalesce(t.name, CASE WHEN typeof(t.tid) = 'text' THEN t.tid END),
+       t.start_ts, t.end_ts, m.upid, t.is_main_thread, t.is_idle, NULL,
+       CASE WHEN EXISTS (SELECT 1 FROM $P_pf_thread_args a WHERE a.utid = m.utid)
+            THEN 1099511627776 + m.utid END
+FROM $Pthreads t JOIN $P_pf_utid m ON m.model_utid = t.utid
+WHERE m.utid = t.utid + 1 AND (t.rows > 0 OR t.is_main_thread)
+UNION ALL
+SELECT (SELECT count(*) FROM $Pthreads) + 1 + u.model_upid, (SELECT count(*) FROM $Pthreads) + 1 + u.model_upid,
+       u.pid, NULL, NULL, NULL, u.upid, 1, 0, NULL, NULL
+FROM $P_pf_upid u, $P_pf_rules r
+WHERE r.none AND u.upid <> 0 AND u.main_utid IS NULL
+UNION ALL
+SELECT t.utid, t.utid, t.thread_id, 'Server thread', NULL, NULL, 0, 0, 0, NULL, NULL
+FROM $P_pf_timings_thread t;
+
+-- Process and thread arg sets: the sort-index hints of Chrome's 'M' events.
+CREATE TEMP VIEW $P_pf_process_args AS
+SELECT u.upid AS upid, 'process_sort_index_hint' AS key,
+       CAST(json_extract(m.value, '$.sort_index') AS INTEGER) AS value, m.byte_offset AS byte_offset
+FROM $P_pf_meta m JOIN $Pprocesses p
+  ON m.scope = 'process:' || CASE WHEN typeof(p.pid) = 'text' THEN '''' || p.pid || '''' ELSE p.pid END
+JOIN $P_pf_upid u ON u.model_upid = p.upid
+WHERE m.key = 'process_sort_index' AND json_valid(m.value)
+  AND json_type(m.value, '$.sort_index') IN ('integer', 'real');
+
+CREATE TEMP VIEW $P_pf_thread_args AS
+SELECT u.utid AS utid, 'thread_sort_index_hint' AS key,
+       CAST(json_extract(m.value, '$.sort_index') AS INTEGER) AS value, m.byte_offset AS byte_offset
+FROM $P_pf_meta m JOIN $Pthreads t
+  ON m.scope = 'thread:' || CASE WHEN typeof(t.pid) = 'text' THEN '''' || t.pid || '''' ELSE coalesce(t.pid, 'NULL') END
+            || ':' || CASE WHEN typeof(t.tid) = 'text' THEN '''' || t.tid || '''' ELSE coalesce(t.tid, 'NULL') END
+JOIN $P_pf_utid u ON u.model_utid = t.utid
+WHERE m.key = 'thread_sort_index' AND json_valid(m.value)
+  AND json_type(m.value, '$.sort_index') IN ('integer', 'real');
+
+-- ---------------------------------------------------------------- records and jobs as slices
+-- A timings report's records are slices of its server thread: ts 0 (a report has totals, not
+-- times), dur = the record's time_ns, nested by ParentRecordId (depth, parent_id), on one thread
+-- track per thread id (a synthetic thread 'Server thread' when the report names none). The
+-- StarProfiler's jobs are slices on one track per lane: ts = started_unix_ms, dur = elapsed_ms
+-- (-1 for a job still running), ns (profile_jobs' jobs made from other formats' slices are those
+-- slices already). Their ids start at 2^44 (records: + RecordId, jobs: 2^45 + row).
+CREATE TEMP VIEW $P_pf_timings_thread AS
+SELECT DISTINCT coalesce(r.thread_id, 0) AS thread_id,
+       17592186044416 + coalesce(r.thread_id, 0) AS track_id,
+       (SELECT count(*) FROM $Pthreads) + (SELECT count(*) FROM $Pprocesses) + 1 + coalesce(r.thread_id, 0) AS utid
+FROM $Precords r
+WHERE 0
+--@timings OR 1
+;
+
+CREATE TEMP VIEW $P_pf_job_lane AS
+SELECT l.lane AS lane, 35184372088832 + l.n AS track_id
+FROM (SELECT lane, row_number() OVER (ORDER BY lane) AS n
+      FROM (SELECT DISTINCT coalesce(lane, '') AS lane FROM $P_pf_jobs
+            WHERE started_unix_ms IS NOT NULL AND (0
+--@newengine OR 1
+            ))) l;
+
+-- ---------------------------------------------------------------- tracks
+-- trace_processor's track type of each model kind.
+CREATE TEMP VIEW $P_pf_track AS
+SELECT t.id AS id, t.kind AS kind,
+       CASE t.kind WHEN 'thread' THEN NULL ELSE t.name END AS name,
+       CASE t.kind
+         WHEN 'thread' THEN 'thread_execution'
+         WHEN 'process_async' THEN 'legacy_async_process_slice'
+         WHEN 'thread_async' THEN 'legacy_async_process_slice'
+         WHEN 'global_async' THEN 'legacy_async_global_slice'
+         WHEN 'process_instant' THEN 'chrome_process_instant'
+         WHEN 'global_instant' THEN 'legacy_chrome_global_instants'
+         WHEN 'cpu' THEN 'cpu_sched'
+         ELSE t.kind END AS type,
+       m.utid AS utid,
+       CASE WHEN t.kind IN ('process_async', 'thread_async', 'process_instant', 'process_counter')
+            THEN u.upid END AS upid,
+       t.cpu AS cpu
+FROM $Ptracks t
+LEFT JOIN $P_pf_utid m ON m.model_utid = t.utid
+LEFT JOIN $P_pf_upid u ON u.model_upid = t.upid;
+
+-- Counter series: trace_processor makes one counter track per (counter, args key), named
+-- '<name>[ id: <id>] <key>', and one counter row per numeric value ('C' args; strings that are
+-- a whole number count, as trace_processor's StringToDouble reads them).
+CREATE TEMP VIEW $P_pf_counter_values AS
+SELECT e.id AS event_id, e.ts AS ts, e.track AS model_track, e.name AS name, e.async_id AS async_id,
+       j.key AS series_key, j.id AS jid,
+       CASE WHEN j.type IN ('integer', 'real') THEN j.value
+            WHEN j.type = 'text' THEN profsql_number(j.value) END AS value
+FROM $Pevents e, json_each(CASE WHEN json_valid(e.args) THEN e.args END) j
+WHERE e.ph = 'C' AND j.type NOT IN ('object', 'array');
+
+CREATE TEMP VIEW $P_pf_counter_series AS
+SELECT DISTINCT model_track, series_key, name, async_id FROM $P_pf_counter_values WHERE value IS NOT NULL;
+
+CREATE TEMP VIEW $P_pf_counter_track AS
+SELECT (SELECT coalesce(max(id), -1) FROM $Ptracks) + row_number() OVER (ORDER BY s.model_track, s.series_key) AS id,
+       s.model_track AS model_track, s.series_key AS series_key,
+       coalesce(s.name, '') || CASE WHEN coalesce(s.async_id, '') <> '' THEN ' id: ' || s.async_id ELSE '' END
+         || ' ' || s.series_key AS name,
+       t.kind AS kind, t.utid AS utid, t.upid AS upid, t.cpu AS cpu
+FROM (SELECT model_track, series_key, min(name) AS name, min(async_id) AS async_id
+      FROM $P_pf_counter_series GROUP BY model_track, series_key) s
+JOIN $P_pf_track t ON t.id = s.model_track;
+
+CREATE TEMP VIEW $Pcounter_track AS
+SELECT id, name, NULL AS parent_id,
+       CASE kind WHEN 'process_counter' THEN 'json_counter' WHEN 'thread_counter' THEN 'json_counter_thread_fallback'
+                 ELSE kind END AS type,
+       NULL AS dimension_arg_set_id, NULL AS source_arg_set_id, NULL AS machine_id, NULL AS unit,
+       NULL AS description
+FROM $P_pf_counter_track;
+
+CREATE TEMP VIEW $Pprocess_counter_track AS
+SELECT c.id, c.name, 'json_counter' AS type, NULL AS parent_id, NULL AS source_arg_set_id,
+       NULL AS machine_id, NULL AS unit, NULL AS description, c.upid AS upid
+FROM $P_pf_counter_track c WHERE c.kind = 'process_counter';
+
+CREATE TEMP VIEW $Pthread_counter_track AS
+SELECT c.id, c.name, 'json_counter_thread_fallback' AS type, NULL AS parent_id, NULL AS source_arg_set_id,
+       NULL AS machine_id, NULL AS unit, NULL AS description, c.utid AS utid
+FROM $P_pf_counter_track c WHERE c.kind = 'thread_counter';
+
+CREATE TEMP VIEW $Pcpu_counter_track AS
+SELECT c.id, c.name, 'cpu_counter' AS type, NULL AS parent_id, NULL AS source_arg_set_id,
+       NULL AS machine_id, NULL AS unit, NULL AS description, c.cpu AS cpu
+FROM $P_pf_counter_track c WHERE c.kind = 'cpu_counter';
+
+CREATE TEMP VIEW $Pcounter AS
+SELECT v.event_id * 65536 + v.jid AS id, v.ts AS ts, c.id AS track_id, v.value AS value,
+       NULL AS arg_set_id
+FROM $P_pf_counter_values v
+JOIN $P_pf_counter_track c ON c.model_track = v.model_track AND c.series_key = v.series_key
+WHERE v.value IS NOT NULL;
+
+CREATE TEMP VIEW $Ptrack AS
+SELECT id, name, type, NULL AS dimension_arg_set_id, NULL AS parent_id, NULL AS source_arg_set_id,
+       NULL AS machine_id, NULL AS track_group_id
+FROM $P_pf_track WHERE kind NOT IN ('process_counter', 'thread_counter', 'cpu_counter', 'global_counter')
+UNION ALL
+SELECT id, name, type, NULL, NULL, NULL, NULL, NULL FROM $Pcounter_track
+UNION ALL
+SELECT track_id, NULL, 'thread_execution', NULL, NULL, NULL, NULL, NULL FROM $P_pf_timings_thread
+UNION ALL
+SELECT track_id, lane, 'newengine_lane', NULL, NULL, NULL, NULL, NULL FROM $P_pf_job_lane;
+
+CREATE TEMP VIEW $Pthread_track AS
+SELECT id, name, type, NULL AS parent_id, NULL AS source_arg_set_id, NULL AS machine_id, utid
+FROM $P_pf_track WHERE kind = 'thread'
+UNION ALL
+SELECT track_id, NULL, 'thread_execution', NULL, NULL, NULL, utid FROM $P_pf_timings_thread;
+
+CREATE TEMP VIEW $Pprocess_track AS
+SELECT id, name, type, NULL AS parent_id, NULL AS source_arg_set_id, NULL AS machine_id, upid
+FROM $P_pf_track WHERE kind IN ('process_async', 'thread_async', 'process_instant');
+
+CREATE TEMP VIEW $Pcpu_track AS
+SELECT id, name, type, NULL AS parent_id, NULL AS source_arg_set_id, NULL AS machine_id, cpu
+FROM $P_pf_track WHERE kind = 'cpu';
+
+-- ---------------------------------------------------------------- slices
+-- A slice: a row of kind 'slice' or 'instant' (profile_events.kind) with a start. Not slices:
+-- counters, metadata, an end that closed nothing, flow events, async steps, samples, object
+-- events, an 'X' without dur, and CPU scheduling intervals (those are sched).
+CREATE TEMP VIEW $Pslice AS
+SELECT e.id AS id, e.ts AS ts, coalesce(e.dur, -1) AS dur, e.track AS track_id,
+       e.cat AS category, e.name AS name, coalesce(e.depth, 0) AS depth, e.parent_id AS parent_id,
+       CASE WHEN e.args IS NOT NULL THEN e.id END AS arg_set_id,
+       e.tts AS thread_ts, e.tdur AS thread_dur, NULL AS thread_instruction_count,
+       NULL AS thread_instruction_delta, e.cat AS cat, e.id AS slice_id
+FROM $Pevents e
+WHERE (e.kind = 'slice' OR e.kind = 'instant') AND e.ts IS NOT NULL
+--@timings UNION ALL
+--@timings SELECT 17592186044416 + r.record_id, 0, coalesce(r.time_ns, -1), t.track_id, r.group_name, r.name,
+--@timings        coalesce(r.depth, 0), 17592186044416 + r.parent_record_id, NULL, NULL, NULL, NULL, NULL,
+--@timings        r.group_name, 17592186044416 + r.record_id
+--@timings FROM $Precords r JOIN $P_pf_timings_thread t ON t.thread_id = coalesce(r.thread_id, 0)
+--@newengine UNION ALL
+--@newengine SELECT 35184372088832 + (j.job_row & 1099511627775), CAST(j.started_unix_ms * 1000000 AS INTEGER),
+--@newengine        coalesce(CAST(j.elapsed_ms * 1000000 AS INTEGER),
+--@newengine                 CAST((j.ended_unix_ms - j.started_unix_ms) * 1000000 AS INTEGER), -1),
+--@newengine        l.track_id, j.category, j.name, 0, NULL, NULL, NULL, NULL, NULL, NULL, j.category,
+--@newengine        35184372088832 + (j.job_row & 1099511627775)
+--@newengine FROM $P_pf_jobs j JOIN $P_pf_job_lane l ON l.lane = coalesce(j.lane, '')
+--@newengine WHERE j.started_unix_ms IS NOT NULL
+;
+
+CREATE TEMP VIEW $Pslices AS SELECT * FROM $Pslice;
+
+CREATE TEMP VIEW $Pinstant AS
+SELECT ts, track_id, name, arg_set_id FROM $Pslice WHERE dur = 0;
+
+-- (the stdlib's slices.with_context; each joins the few tracks once, materialised, so that a
+-- scan of the slices stays linear)
+CREATE TEMP VIEW $Pthread_slice AS
+WITH tt AS MATERIALIZED (
+  SELECT tt.id AS track_id, tt.name AS track_name, th.name AS thread_name, th.utid AS utid,
+         th.tid AS tid, th.is_main_thread AS is_main_thread, p.name AS process_name, p.upid AS upid,
+         p.pid AS pid
+  FROM $Pthread_track tt JOIN $Pthread th USING (utid) LEFT JOIN $Pprocess p USING (upid))
+SELECT s.id AS id, s.ts AS ts, s.dur AS dur, s.category AS category, s.name AS name,
+       s.track_id AS track_id, tt.track_name AS track_name, tt.thread_name AS thread_name,
+       tt.utid AS utid, tt.tid AS tid, tt.is_main_thread AS is_main_thread,
+       tt.process_name AS process_name, tt.upid AS upid, tt.pid AS pid, s.depth AS depth,
+       s.parent_id AS parent_id, s.arg_set_id AS arg_set_id, s.thread_ts AS thread_ts,
+       s.thread_dur AS thread_dur
+FROM $Pslice s JOIN tt ON tt.track_id = s.track_id;
+
+CREATE TEMP VIEW $Pprocess_slice AS
+WITH pt AS MATERIALIZED (
+  SELECT pt.id AS track_id, pt.name AS track_name, p.name AS process_name, p.upid AS upid, p.pid AS pid
+  FROM $Pprocess_track pt JOIN $Pprocess p USING (upid))
+SELECT s.id AS id, s.ts AS ts, s.dur AS dur, s.category AS category, s.name AS name,
+       s.track_id AS track_id, pt.track_name AS track_name, pt.process_name AS process_name,
+       pt.upid AS upid, pt.pid AS pid, s.depth AS depth, s.parent_id AS parent_id,
+       s.arg_set_id AS arg_set_id, s.thread_ts AS thread_ts, s.thread_dur AS thread_dur
+FROM $Pslice s JOIN pt ON pt.track_id = s.track_id;
+
+CREATE TEMP VIEW $Pthread_or_process_slice AS
+SELECT id, ts, dur, category, name, track_id, track_name, thread_name, utid, tid, process_name,
+       upid, pid, depth, parent_id, arg_set_id
+FROM $Pthread_slice
+UNION ALL
+SELECT id, ts, dur, category, name, track_id, track_name, NULL AS thread_name, NULL AS utid,
+       NULL AS tid, process_name, upid, pid, depth, parent_id, arg_set_id
+FROM $Pprocess_slice;
+
+-- ---------------------------------------------------------------- args
+-- An event's args: one row per leaf of its 'args' object (key 'args.a.b', arrays as 'args.a[0]'
+-- in key and 'args.a' in flat_key; JSON nulls and empty containers have no row), then the
+-- threads' and processes' hints and the import logs' details.
+CREATE TEMP VIEW $Pargs AS
+SELECT e.id * 16777216 + j.id AS id, e.id AS arg_set_id,
+       profsql_arg_key(j.fullkey, 1) AS flat_key, profsql_arg_key(j.fullkey, 0) AS key,
+       CASE WHEN j.type IN ('integer', 'true', 'false') THEN j.value END AS int_value,
+       CASE WHEN j.type = 'text' THEN j.value END AS string_value,
+       CASE WHEN j.type = 'real' THEN j.value END AS real_value,
+       CASE j.type WHEN 'integer' THEN 'int' WHEN 'real' THEN 'real' WHEN 'text' THEN 'string'
+                   ELSE 'bool' END AS value_type,
+       CASE j.type WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE CAST(j.value AS TEXT) END AS display_value
+FROM $Pevents e, json_tree(CASE WHEN json_valid(e.args) THEN e.args END) j
+WHERE j.type NOT IN ('null', 'object', 'array')
+UNION ALL
+SELECT 1099511627776 * 2 + 1099511627776 + a.utid, 1099511627776 + a.utid, a.key, a.key, a.value, NULL, NULL,
+       'int', CAST(a.value AS TEXT)
+FROM $P_pf_thread_args a
+UNION ALL
+SELECT 1099511627776 * 4 + a.upid, 2199023255552 + a.upid, a.key, a.key, a.value, NULL, NULL,
+       'int', CAST(a.value AS TEXT)
+FROM $P_pf_process_args a
+UNION ALL
+SELECT 1099511627776 * 8 + x.lid * 16 + x.n, 4398046511104 + x.lid, x.key, x.key,
+       CASE WHEN x.kind = 'int' THEN x.v END, CASE WHEN x.kind = 'string' THEN x.v END, NULL,
+       x.kind, CAST(x.v AS TEXT)
+FROM (SELECT l.id AS lid, k.n AS n, k.key AS key, k.kind AS kind,
+             CASE k.n WHEN 0 THEN l.outer_dur WHEN 1 THEN l.outer_name WHEN 2 THEN l.outer_ts
+                      WHEN 3 THEN l.name WHEN 4 THEN l.ph WHEN 5 THEN l.outer_ts + l.outer_dur
+                      ELSE l.ts END AS v
+      FROM $P_pf_overlaps l,
+           (SELECT 0 AS n, 'conflicting_slice_dur' AS key, 'int' AS kind
+            UNION ALL SELECT 1, 'conflicting_slice_name', 'string' UNION ALL SELECT 2, 'conflicting_slice_ts', 'int'
+            UNION ALL SELECT 3, 'event_name', 'string' UNION ALL SELECT 4, 'event_phase', 'string'
+            UNION ALL SELECT 5, 'overlap_end', 'int' UNION ALL SELECT 6, 'overlap_start', 'int') k) x;
+
+-- ---------------------------------------------------------------- import logs and stats
+-- A slice that starts inside another on its track but ends after it: libprofsql keeps it (nested
+-- under the enclosing slice, an 'overlap' diagnostic); trace_processor spills it onto an overflow
+-- track and logs 'slice_spill_overlapping_complete_event' with the slice it overlaps.
+CREATE TEMP VIEW $P_pf_overlaps AS
+SELECT row_number() OVER (ORDER BY d.byte_offset) - 1 AS id, e.ts AS ts, e.name AS name, e.ph AS ph,
+       e.byte_offset AS byte_offset,
+       (SELECT o.name FROM $Pevents o WHERE o.track = e.track AND o.ts <= e.ts AND o.id <> e.id
+          AND o.ts + o.dur > e.ts AND o.ts + o.dur < e.ts + e.dur ORDER BY o.ts DESC, o.id LIMIT 1) AS outer_name,
+       (SELECT o.ts FROM $Pevents o WHERE o.track = e.track AND o.ts <= e.ts AND o.id <> e.id
+          AND o.ts + o.dur > e.ts AND o.ts + o.dur < e.ts + e.dur ORDER BY o.ts DESC, o.id LIMIT 1) AS outer_ts,
+       (SELECT o.dur FROM $Pevents o WHERE o.track = e.track AND o.ts <= e.ts AND o.id <> e.id
+          AND o.ts + o.dur > e.ts AND o.ts + o.dur < e.ts + e.dur ORDER BY o.ts DESC, o.id LIMIT 1) AS outer_dur
+FROM $P_pf_meta d JOIN $Pevents e ON e.byte_offset = d.byte_offset
+WHERE d.scope = 'diagnostic' AND d.key = 'overlap';
+
+CREATE TEMP VIEW $P_trace_import_logs AS
+SELECT id, NULL AS trace_id, ts, byte_offset, 'error' AS severity,
+       'slice_spill_overlapping_complete_event' AS name, 4398046511104 + id AS arg_set_id
+FROM $P_pf_overlaps;
+
+-- Every stat trace_processor's JSON import keeps (0 when nothing happened), then each of
+-- libprofsql's diagnostic kinds as 'profsql_<kind>'.
+CREATE TEMP VIEW $Pstats AS
+WITH d AS (SELECT key, value FROM $P_pf_meta WHERE scope = 'diagnostic' AND key GLOB '*_count'),
+names(name, severity, source, ours) AS (VALUES
+  ('json_tokenizer_failure', 'error', 'trace', 'skipped_event_count'),
+  ('json_parser_failure', 'error', 'trace', NULL),
+  ('json_display_time_unit', 'info', 'trace', NULL),
+  ('slice_drop_overlapping_complete_event', 'error', 'analysis', NULL),
+  ('slice_spill_overlapping_complete_event', 'error', 'analysis', 'overlap_count'),
+  ('misplaced_end_event', 'data_loss', 'analysis', NULL),
+  ('slice_negative_duration', 'error', 'analysis', NULL),
+  ('slice_max_depth_exceeded', 'error', 'analysis', NULL),
+  ('flow_duplicate_id', 'error', 'trace', NULL),
+  ('flow_no_enclosing_slice', 'error', 'trace', NULL),
+  ('flow_invalid_id', 'error', 'trace', NULL),
+  ('flow_without_direction', 'error', 'trace', NULL),
+  ('flow_step_without_start', 'info', 'trace', NULL),
+  ('flow_end_without_start', 'info', 'trace', NULL))
+SELECT row_number() OVER () - 1 AS id, name, NULL AS key, NULL AS idx, severity, source,
+       coalesce((SELECT d.value FROM d WHERE d.key = names.ours), 0) AS value,
+       NULL AS description, NULL AS machine_id, NULL AS trace_id
+FROM names
+UNION ALL
+SELECT NULL, 'profsql_' || substr(d.key, 1, length(d.key) - 6), NULL, NULL, 'info', 'trace', d.value,
+       'libprofsql diagnostic: see profile_metadata scope ''diagnostic''', NULL, NULL
+FROM d;
+
+-- Trace-level metadata: the trace's format and size, and the members of a Chrome trace's
+-- top-level 'metadata' object as 'json_metadata.<key>'.
+CREATE TEMP VIEW $Pmetadata AS
+SELECT 0 AS id, 'trace_type' AS name, 'single' AS key_type, NULL AS int_value,
+       (SELECT value FROM $P_pf_meta WHERE scope = 'capture' AND key = 'format' LIMIT 1) AS str_value
+UNION ALL
+SELECT 1, 'trace_size_bytes', 'single',
+       (SELECT value FROM $P_pf_meta WHERE scope = 'capture' AND key = 'bytes' LIMIT 1), NULL
+UNION ALL
+SELECT 2 + j.id, 'json_metadata.' || j.key, 'single',
+       CASE WHEN j.type IN ('integer', 'true', 'false') THEN j.value END,
+       CASE WHEN j.type = 'text' THEN j.value WHEN j.type IN ('real', 'object', 'array') THEN CAST(j.value AS TEXT) END
+FROM $P_pf_meta m, json_each(CASE WHEN json_valid(m.value) THEN m.value END) j
+WHERE m.scope = 'trace' AND m.key = 'metadata';
+
+-- ---------------------------------------------------------------- flows
+-- Flow v1 ('s' -> 't' ... -> 'f' of one id and category, each bound to a slice) and v2
+-- (slices' bind_id with flow_out / flow_in): consecutive steps of one flow, in ts order.
+CREATE TEMP VIEW $Pflow AS
+WITH f AS (
+  SELECT CASE WHEN e.ph IN ('s', 't', 'f') THEN e.slice_id ELSE e.id END AS sid, e.ts AS ts, e.id AS eid,
+         e.flow_id AS flow_id, e.flow_in AS flow_in, e.flow_out AS flow_out,
+         CASE WHEN e.ph IN ('s', 't', 'f') THEN 'v1 ' || coalesce(e.cat, '') ELSE 'v2' END AS kind
+  FROM $Pevents e WHERE e.flow_id IS NOT NULL AND (e.flow_in = 1 OR e.flow_out = 1)),
+p AS (
+  SELECT sid, flow_in, lag(sid) OVER w AS prev, lag(flow_out) OVER w AS prev_out, flow_id
+  FROM f WINDOW w AS (PARTITION BY flow_id, kind ORDER BY ts, eid))
+SELECT row_number() OVER () - 1 AS id, prev AS slice_out, sid AS slice_in, NULL AS trace_id,
+       NULL AS arg_set_id
+FROM p WHERE prev IS NOT NULL AND sid IS NOT NULL AND prev_out = 1 AND flow_in = 1;
+
+-- ---------------------------------------------------------------- scheduling
+-- thread_state: Chrome's 'T' events of category 'thread_state' (ts, dur, state = name, args
+-- cpu / io_wait / blocked_function), and ftrace's sched_switch intervals as 'Running'.
+-- sched: the 'Running' intervals that name a CPU.
+CREATE TEMP VIEW $P_pf_thread_state AS
+SELECT e.id AS id, e.ts AS ts, e.dur AS dur,
+       CAST(json_extract(e.args, '$.cpu') AS INTEGER) AS cpu, u.utid AS utid, e.name AS state,
+       CAST(json_extract(e.args, '$.io_wait') AS INTEGER) AS io_wait,
+       json_extract(e.args, '$.blocked_function') AS blocked_function
+FROM $Pevents e JOIN $P_pf_utid u ON u.model_utid = e.utid
+WHERE e.ph = 'T' AND e.cat = 'thread_state'
+UNION ALL
+SELECT e.id, e.ts, e.dur, e.cpu, u.utid, 'Running', NULL, NULL
+FROM $Pevents e JOIN $P_pf_utid u ON u.model_utid = e.utid
+WHERE e.kind = 'sched';
+
+CREATE TEMP VIEW $Pthread_state AS
+SELECT id, ts, dur, cpu, utid, state, io_wait, blocked_function, NULL AS waker_utid,
+       NULL AS waker_id, NULL AS irq_context, cpu AS ucpu
+FROM $P_pf_thread_state;
+
+CREATE TEMP VIEW $Psched_slice AS
+SELECT id, ts, dur, cpu, utid, NULL AS end_state, NULL AS priority, cpu AS ucpu
+FROM $P_pf_thread_state WHERE state = 'Running' AND cpu IS NOT NULL;
+
+CREATE TEMP VIEW $Psched AS
+SELECT id, ts, dur, cpu, utid, end_state, priority, ucpu, ts + dur AS ts_end FROM $Psched_slice;
+
+CREATE TEMP VIEW $Pcpu AS
+SELECT cpu AS id, cpu AS ucpu, cpu, NULL AS cluster_id, NULL AS processor, NULL AS machine_id,
+       NULL AS capacity, NULL AS arg_set_id
+FROM (SELECT DISTINCT cpu FROM $P_pf_thread_state WHERE cpu IS NOT NULL
+      UNION SELECT cpu FROM $Ptracks WHERE cpu IS NOT NULL
+      UNION SELECT cpu FROM $Pevents WHERE cpu IS NOT NULL);
+
+-- ---------------------------------------------------------------- call stacks
+-- Frames and callsites from profile_records (the frame records of the sampled formats and of
+-- Chrome's stackFrames: each record is a node of the call tree, so it is both a callsite and
+-- that callsite's frame), samples from the sample rows (ph 'P').
+CREATE TEMP VIEW $P_pf_frames AS
+SELECT r.* FROM $Precords r
+WHERE (SELECT value FROM $P_pf_meta WHERE scope = 'capture' AND key = 'format' LIMIT 1)
+      IN ('chrome', 'cpuprofile', 'pprof', 'perf_script', 'folded', 'speedscope');
+
+CREATE TEMP VIEW $Pstack_profile_frame AS
+SELECT r.record_id AS id, r.name AS name, NULL AS mapping, NULL AS rel_pc, NULL AS symbol_set_id,
+       NULL AS deobfuscated_name
+FROM $P_pf_frames r;
+
+CREATE TEMP VIEW $Pstack_profile_callsite AS
+SELECT r.record_id AS id, r.depth AS depth, r.parent_record_id AS parent_id, r.record_id AS frame_id
+FROM $P_pf_frames r;
+
+CREATE TEMP VIEW $Pcpu_profile_stack_sample AS
+SELECT e.id AS id, e.ts AS ts, e.stack_id AS callsite_id, u.utid AS utid, NULL AS process_priority
+FROM $Pevents e JOIN $P_pf_utid u ON u.model_utid = e.utid
+WHERE e.ph = 'P' AND e.stack_id IS NOT NULL;
+
+-- perf_sample: the samples of a perf capture (perf script text, pprof from perf)
+CREATE TEMP VIEW $Pperf_sample AS
+SELECT e.id AS id, e.ts AS ts, u.utid AS utid, e.cpu AS cpu, NULL AS cpu_mode,
+       e.stack_id AS callsite_id, NULL AS unwind_error, NULL AS perf_session_id
+FROM $Pevents e JOIN $P_pf_utid u ON u.model_utid = e.utid
+WHERE e.ph = 'P' AND e.stack_id IS NOT NULL AND (0
+--@perf_script OR 1
+--@pprof OR 1
+  );
