@@ -165,22 +165,29 @@ LEFT JOIN $P_pf_upid u ON u.model_upid = t.upid;
 -- Counter series: trace_processor makes one counter track per (counter, args key), named
 -- '<name>[ id: <id>] <key>', and one counter row per numeric value ('C' args; strings that are
 -- a whole number count, as trace_processor's StringToDouble reads them).
+-- An atrace counter ('C|pid|name|value' in ftrace text) is one series named after the counter, its
+-- value args.value (series_key NULL).
 CREATE TEMP VIEW $P_pf_counter_values AS
 SELECT e.id AS event_id, e.ts AS ts, e.track AS model_track, e.name AS name, e.async_id AS async_id,
        j.key AS series_key, j.id AS jid,
        CASE WHEN j.type IN ('integer', 'real') THEN j.value
             WHEN j.type = 'text' THEN profsql_number(j.value) END AS value
 FROM $Pevents e, json_each(CASE WHEN json_valid(e.args) THEN e.args END) j
-WHERE e.ph = 'C' AND j.type NOT IN ('object', 'array');
+WHERE e.ph = 'C' AND e.origin <> 'ftrace' AND j.type NOT IN ('object', 'array')
+UNION ALL
+SELECT e.id, e.ts, e.track, e.name, NULL, NULL, 0, profsql_number(json_extract(e.args, '$.value'))
+FROM $Pevents e
+WHERE e.ph = 'C' AND e.origin = 'ftrace';
 
 CREATE TEMP VIEW $P_pf_counter_series AS
-SELECT DISTINCT model_track, series_key, name, async_id FROM $P_pf_counter_values WHERE value IS NOT NULL;
+SELECT DISTINCT model_track, coalesce(series_key, '') AS series_key, name, async_id
+FROM $P_pf_counter_values WHERE value IS NOT NULL;
 
 CREATE TEMP VIEW $P_pf_counter_track AS
 SELECT (SELECT coalesce(max(id), -1) FROM $Ptracks) + row_number() OVER (ORDER BY s.model_track, s.series_key) AS id,
        s.model_track AS model_track, s.series_key AS series_key,
        coalesce(s.name, '') || CASE WHEN coalesce(s.async_id, '') <> '' THEN ' id: ' || s.async_id ELSE '' END
-         || ' ' || s.series_key AS name,
+         || CASE WHEN s.series_key <> '' THEN ' ' || s.series_key ELSE '' END AS name,
        t.kind AS kind, t.utid AS utid, t.upid AS upid, t.cpu AS cpu
 FROM (SELECT model_track, series_key, min(name) AS name, min(async_id) AS async_id
       FROM $P_pf_counter_series GROUP BY model_track, series_key) s
@@ -213,7 +220,7 @@ CREATE TEMP VIEW $Pcounter AS
 SELECT v.event_id * 65536 + v.jid AS id, v.ts AS ts, c.id AS track_id, v.value AS value,
        NULL AS arg_set_id
 FROM $P_pf_counter_values v
-JOIN $P_pf_counter_track c ON c.model_track = v.model_track AND c.series_key = v.series_key
+JOIN $P_pf_counter_track c ON c.model_track = v.model_track AND c.series_key = coalesce(v.series_key, '')
 WHERE v.value IS NOT NULL;
 
 CREATE TEMP VIEW $Ptrack AS
@@ -253,6 +260,8 @@ SELECT e.id AS id, e.ts AS ts, coalesce(e.dur, -1) AS dur, e.track AS track_id,
        NULL AS thread_instruction_delta, e.cat AS cat, e.id AS slice_id
 FROM $Pevents e
 WHERE (e.kind = 'slice' OR e.kind = 'instant') AND e.ts IS NOT NULL
+--@ftrace   AND NOT (e.cat = 'ftrace' AND e.ph = 'i' AND e.origin = 'ftrace')
+--@chrome   AND NOT (e.cat = 'ftrace' AND e.ph = 'i' AND e.origin = 'ftrace')
 --@timings UNION ALL
 --@timings SELECT 17592186044416 + r.record_id, 0, coalesce(r.time_ns, -1), t.track_id, r.group_name, r.name,
 --@timings        coalesce(r.depth, 0), 17592186044416 + r.parent_record_id, NULL, NULL, NULL, NULL, NULL,
@@ -410,20 +419,26 @@ FROM $P_pf_meta m, json_each(CASE WHEN json_valid(m.value) THEN m.value END) j
 WHERE m.scope = 'trace' AND m.key = 'metadata';
 
 -- ---------------------------------------------------------------- flows
--- Flow v1 ('s' -> 't' ... -> 'f' of one id and category, each bound to a slice) and v2
--- (slices' bind_id with flow_out / flow_in): consecutive steps of one flow, in ts order.
+-- Flow v1 ('s' -> 't' ... -> 'f' of one id and category, each bound to a slice) and v2 (slices'
+-- bind_id with flow_out / flow_in): each step that receives (flow_in) comes from the latest
+-- earlier step of its flow that sends (flow_out), in ts order, so a flow may fan out as
+-- trace_processor's does (one sender, several receivers of one id).
 CREATE TEMP VIEW $Pflow AS
 WITH f AS (
   SELECT CASE WHEN e.ph IN ('s', 't', 'f') THEN e.slice_id ELSE e.id END AS sid, e.ts AS ts, e.id AS eid,
          e.flow_id AS flow_id, e.flow_in AS flow_in, e.flow_out AS flow_out,
          CASE WHEN e.ph IN ('s', 't', 'f') THEN 'v1 ' || coalesce(e.cat, '') ELSE 'v2' END AS kind
   FROM $Pevents e WHERE e.flow_id IS NOT NULL AND (e.flow_in = 1 OR e.flow_out = 1)),
+n AS (
+  SELECT f.*, row_number() OVER (PARTITION BY flow_id, kind ORDER BY ts, eid) AS rn FROM f),
 p AS (
-  SELECT sid, flow_in, lag(sid) OVER w AS prev, lag(flow_out) OVER w AS prev_out, flow_id
-  FROM f WINDOW w AS (PARTITION BY flow_id, kind ORDER BY ts, eid))
-SELECT row_number() OVER () - 1 AS id, prev AS slice_out, sid AS slice_in, NULL AS trace_id,
-       NULL AS arg_set_id
-FROM p WHERE prev IS NOT NULL AND sid IS NOT NULL AND prev_out = 1 AND flow_in = 1;
+  SELECT n.*, max(CASE WHEN flow_out = 1 AND sid IS NOT NULL THEN rn END) OVER
+           (PARTITION BY flow_id, kind ORDER BY rn ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS out_rn
+  FROM n)
+SELECT row_number() OVER (ORDER BY p.ts, p.eid) - 1 AS id, o.sid AS slice_out, p.sid AS slice_in,
+       NULL AS trace_id, NULL AS arg_set_id
+FROM p JOIN n o ON o.flow_id = p.flow_id AND o.kind = p.kind AND o.rn = p.out_rn
+WHERE p.flow_in = 1 AND p.sid IS NOT NULL;
 
 -- ---------------------------------------------------------------- scheduling
 -- thread_state: Chrome's 'T' events of category 'thread_state' (ts, dur, state = name, args
@@ -441,14 +456,23 @@ SELECT e.id, e.ts, e.dur, e.cpu, u.utid, 'Running', NULL, NULL
 FROM $Pevents e JOIN $P_pf_utid u ON u.model_utid = e.utid
 WHERE e.kind = 'sched';
 
+-- The ending state and priority of ftrace's running intervals (sched_switch's prev_state and
+-- next_prio).
+CREATE TEMP VIEW $P_pf_sched_end AS
+SELECT e.id AS id, json_extract(e.args, '$.prev_state') AS end_state,
+       json_extract(e.args, '$.prio') AS priority
+FROM $Pevents e WHERE e.kind = 'sched';
+
 CREATE TEMP VIEW $Pthread_state AS
 SELECT id, ts, dur, cpu, utid, state, io_wait, blocked_function, NULL AS waker_utid,
        NULL AS waker_id, NULL AS irq_context, cpu AS ucpu
 FROM $P_pf_thread_state;
 
 CREATE TEMP VIEW $Psched_slice AS
-SELECT id, ts, dur, cpu, utid, NULL AS end_state, NULL AS priority, cpu AS ucpu
-FROM $P_pf_thread_state WHERE state = 'Running' AND cpu IS NOT NULL;
+SELECT t.id AS id, t.ts AS ts, t.dur AS dur, t.cpu AS cpu, t.utid AS utid,
+       (SELECT x.end_state FROM $P_pf_sched_end x WHERE x.id = t.id) AS end_state,
+       (SELECT x.priority FROM $P_pf_sched_end x WHERE x.id = t.id) AS priority, t.cpu AS ucpu
+FROM $P_pf_thread_state t WHERE t.state = 'Running' AND t.cpu IS NOT NULL;
 
 CREATE TEMP VIEW $Psched AS
 SELECT id, ts, dur, cpu, utid, end_state, priority, ucpu, ts + dur AS ts_end FROM $Psched_slice;
@@ -459,6 +483,17 @@ SELECT cpu AS id, cpu AS ucpu, cpu, NULL AS cluster_id, NULL AS processor, NULL 
 FROM (SELECT DISTINCT cpu FROM $P_pf_thread_state WHERE cpu IS NOT NULL
       UNION SELECT cpu FROM $Ptracks WHERE cpu IS NOT NULL
       UNION SELECT cpu FROM $Pevents WHERE cpu IS NOT NULL);
+
+-- ftrace_event (trace_processor's raw ftrace table): each event line of ftrace text that is no
+-- atrace marker (profile_events' rows of cat 'ftrace'); its args are the line's fields.
+CREATE TEMP VIEW $Pftrace_event AS
+SELECT e.id AS id, e.ts AS ts, e.name AS name, e.cpu AS cpu, u.utid AS utid,
+       CASE WHEN e.args IS NOT NULL THEN e.id END AS arg_set_id,
+       json_extract(e.args, '$.flags') AS common_flags, e.cpu AS ucpu
+FROM $Pevents e JOIN $P_pf_utid u ON u.model_utid = e.utid
+WHERE e.cat = 'ftrace' AND e.ph = 'i' AND e.origin = 'ftrace';
+
+CREATE TEMP VIEW $Praw AS SELECT * FROM $Pftrace_event;
 
 -- ---------------------------------------------------------------- call stacks
 -- Frames and callsites from profile_records (the frame records of the sampled formats and of

@@ -13,13 +13,16 @@
 **   #           TASK-PID     TGID   CPU#  ||||   TIMESTAMP  FUNCTION
 **             bash-1977  (  1977) [000] d..2 17284.993652: sched_switch: prev_comm=bash ...
 **
+**   cpus=N    optional first line (trace-cmd, atrace): profile_metadata ('ftrace', 'cpus').
 **   task      the comm right-aligned in 16 columns, '-', the pid: the comm is everything before
 **             the LAST '-' that is followed by the pid and the columns below (comms hold '-',
-**             '/', '$', digits and spaces: "irq/409-inv_irq-99").
+**             '/', '$', digits and spaces: "irq/409-inv_irq-99"). "<...>" is a comm the kernel
+**             did not know: not a name (the thread is named by another line, or not at all).
 **   (TGID)    optional (options/record-tgid): "(  123)" or "(-----)" when unknown.
 **   [CPU]     "[%03d]".
 **   flags     optional (the irqs-off / need-resched / hardirq / preempt-depth columns, 4 or 5
-**             characters such as "d..2", "dNh1."): a token between [CPU] and the time.
+**             characters such as "d..2", "dNh1."): a token between [CPU] and the time, or glued
+**             to the time ("....316.196720:", as some writers leave it).
 **   time      "secs.micros:" (6 fraction digits; 9 with a ns clock): read exactly as integer ns.
 **   function  the event's name followed by ':' ("sched_switch:"), or for the function tracer
 **             the function itself ("sys_close <-system_call_fastpath": no ':').
@@ -174,6 +177,15 @@ static int ft_task(const char *z, size_t s, size_t q, FtLine *L){
   return 1;
 }
 
+/* Whether z[s..b) is the "cpus=N" line trace-cmd and atrace put before the events. */
+static int ft_cpus_line(const char *z, size_t s, size_t b){
+  if( b-s<6 || memcmp(z+s, "cpus=", 5)!=0 ) return 0;
+  size_t k = s+5;
+  while( k<b && ft_digit(z[k]) ) k++;
+  while( k<b && ft_ws(z[k]) ) k++;
+  return k==b && ft_digit(z[s+5]);
+}
+
 /* Reads an event line z[a..b) (already without its line end): 1 when it is one. */
 static int ft_event(const char *z, size_t a, size_t b, FtLine *L){
   size_t s = a;
@@ -195,11 +207,19 @@ static int ft_event(const char *z, size_t a, size_t b, FtLine *L){
     size_t te = t; while( te<b && !ft_ws(z[te]) ) te++;
     L->flagsA = L->flagsB = t;
     if( ft_time(z, t, te, &L->ts) ){
-      if( te-t>8 ) continue;
-      L->flagsB = te;
-      t = te; while( t<b && ft_ws(z[t]) ) t++;
-      te = t; while( te<b && !ft_ws(z[te]) ) te++;
-      if( ft_time(z, t, te, &L->ts) ) continue;
+      /* the irq-flags column (4 or 5 characters: irqs-off d/X/., need-resched, hard/softirq,
+      ** preempt depth, migrate-disable), then the time; some writers leave no blank between
+      ** the two ("....316.196720:"), as trace_processor's line pattern allows */
+      size_t nf = (te-t>5 && !ft_digit(z[t+4])) ? 5 : 4;
+      if( te-t>nf+1 && (z[t]=='d' || z[t]=='X' || z[t]=='.') && ft_time(z, t+nf, te, &L->ts)==0 ){
+        L->flagsB = t+nf;
+      }else{
+        if( te-t>8 ) continue;
+        L->flagsB = te;
+        t = te; while( t<b && ft_ws(z[t]) ) t++;
+        te = t; while( te<b && !ft_ws(z[te]) ) te++;
+        if( ft_time(z, t, te, &L->ts) ) continue;
+      }
     }
     /* function */
     t = te; while( t<b && ft_ws(z[t]) ) t++;
@@ -652,6 +672,13 @@ static int ft_read(PsCapture *cap, const char *z, size_t n, size_t *pnEvents, Ps
     size_t s = a;
     while( s<b && ft_ws(z[s]) ) s++;
     if( s>=b ) continue;
+    if( bFirst && ft_cpus_line(z, s, b) ){
+      bFirst = 0; nHeader++;
+      int64_t v;
+      size_t k = s+5; while( k<b && ft_digit(z[k]) ) k++;
+      if( ft_uint(z, s+5, k, &v)==0 ) rc = ps_meta_int(cap, "ftrace", "cpus", v, (int64_t)s);
+      continue;
+    }
     bFirst = 0;
     if( z[s]=='#' ){ nHeader++; rc = ft_header(&P, s, b); continue; }
     FtLine L;
@@ -666,8 +693,10 @@ static int ft_read(PsCapture *cap, const char *z, size_t n, size_t *pnEvents, Ps
     }
     nEvents++;
     if( !P.bAnyTs || L.ts>P.tsMax ){ P.tsMax = L.ts; P.bAnyTs = 1; }
-    uint32_t comm;
-    if( ft_name(&P, L.commA, L.commB, "a comm", &comm) || ft_learn(&P, L.tid, L.tgid, comm, 1) ){ rc = PS_NOMEM; break; }
+    uint32_t comm = 0;
+    /* "<...>": the kernel did not know the task's comm when it wrote the line (not a name) */
+    int bUnknown = L.commB-L.commA==5 && memcmp(z+L.commA, "<...>", 5)==0;
+    if( (!bUnknown && ft_name(&P, L.commA, L.commB, "a comm", &comm)) || ft_learn(&P, L.tid, L.tgid, comm, 1) ){ rc = PS_NOMEM; break; }
     size_t mA, mB;
     if( ft_marker(z, &L, &mA, &mB) ){
       int k = ft_atrace(&P, &L, a, line, mA, mB);
@@ -846,9 +875,9 @@ int ps_ftrace_column(const PsCapture *cap, size_t row, int iCol, PsOut *o){
 
 /* ---------------------------------------------------------------- detection */
 
-/* 4: the first non-blank line is "# tracer:"; 3: '#' lines, then event lines (task-pid [cpu]
-** ... secs.frac: name) for at least 3 in 4 of the first (up to 16) other lines, the first of
-** them included. Looks at the first 8 KB. perf script lines ("comm  pid [cpu] secs: ...") have
+/* 4: the first non-blank line is "# tracer:"; 3: '#' lines (or a first "cpus=N" line), then
+** event lines (task-pid [cpu] ... secs.frac: name) for at least half of the first (up to 16)
+** other lines, the first of them included. Looks at the first 8 KB. perf script lines ("comm  pid [cpu] secs: ...") have
 ** no "-pid" joined to the comm and are not claimed. */
 static int ft_probe(const char *z, size_t n){
   if( n>8192 ) n = 8192;
@@ -863,6 +892,7 @@ static int ft_probe(const char *z, size_t n){
     if( s>=b ) continue;
     if( bFirst && b-s>=9 && memcmp(z+s, "# tracer:", 9)==0 ) return 4;
     if( bFirst && (z[s]=='{' || z[s]=='[') ) return 0;   /* JSON (a Chrome trace whose systemTraceEvents string holds ftrace lines) */
+    if( bFirst && ft_cpus_line(z, s, b) ){ bFirst = 0; continue; }
     bFirst = 0;
     if( z[s]=='#' ) continue;
     FtLine L;
@@ -870,7 +900,9 @@ static int ft_probe(const char *z, size_t n){
     if( nLine==0 && !good ) return 0;
     nLine++; nGood += good;
   }
-  return (nLine>0 && nGood*4 >= nLine*3) ? 3 : 0;
+  /* the first event line good, and at least half of them (a multi-line print leaves lines of its
+  ** text behind, kept as 'unparsed_line' diagnostics) */
+  return (nLine>0 && nGood*2 >= nLine) ? 3 : 0;
 }
 
 const PsFormat ps_format_ftrace = { "ftrace", ft_probe, ft_parse, ps_ftrace_column, 0 };
