@@ -140,6 +140,49 @@ FROM (SELECT lane, row_number() OVER (ORDER BY lane) AS n
 --@newengine OR 1
             ))) l;
 
+-- Android binder transactions in ftrace text, as trace_processor makes slices of them: a
+-- synchronous binder_transaction is a 'binder transaction' slice on the sending thread until it
+-- receives the reply (binder_transaction_received of a reply) or a failed / dead reply
+-- (binder_return BR_FAILED_REPLY / BR_DEAD_REPLY); its receipt a 'binder reply' slice on the
+-- receiving thread until that thread sends the reply (binder_transaction reply=1). A one-way
+-- transaction (flags bit 0x1) is an instant 'binder transaction async' where it is sent and
+-- 'binder async rcv' where it is received. On the thread's own track, depth 0; ids 2^47 + the id
+-- of the event that starts it.
+CREATE TEMP VIEW $P_pf_binder AS
+WITH b AS MATERIALIZED (
+  SELECT e.id AS id, e.ts AS ts, e.utid AS mu, e.name AS name,
+         CAST(json_extract(e.args, '$.fields.transaction') AS INTEGER) AS txn,
+         CAST(json_extract(e.args, '$.fields.reply') AS INTEGER) AS reply,
+         (instr('0123456789abcdef', lower(substr(json_extract(e.args, '$.fields.flags'), -1))) - 1) % 2 AS oneway,
+         json_extract(e.args, '$.fields.cmd') AS cmd
+  FROM $Pevents e
+  WHERE e.cat = 'ftrace' AND e.ph = 'i' AND e.origin = 'ftrace'
+    AND e.name IN ('binder_transaction', 'binder_transaction_received', 'binder_return')),
+tx AS MATERIALIZED (SELECT txn, reply, oneway FROM b WHERE name = 'binder_transaction'),
+rcv AS MATERIALIZED (
+  SELECT b.id, b.ts, b.mu, t.reply, t.oneway FROM b JOIN tx t ON t.txn = b.txn
+  WHERE b.name = 'binder_transaction_received'),
+ends AS MATERIALIZED (
+  SELECT mu, ts FROM rcv WHERE reply = 1
+  UNION ALL
+  SELECT mu, ts FROM b WHERE name = 'binder_return' AND (cmd GLOB '*BR_FAILED_REPLY*' OR cmd GLOB '*BR_DEAD_REPLY*')),
+sent AS MATERIALIZED (SELECT mu, ts FROM b WHERE name = 'binder_transaction' AND reply = 1),
+s AS (
+  SELECT b.id, b.ts, b.mu, 'binder transaction' AS name,
+         (SELECT min(x.ts) FROM ends x WHERE x.mu = b.mu AND x.ts >= b.ts) AS end_ts
+  FROM b WHERE b.name = 'binder_transaction' AND b.reply = 0 AND b.oneway = 0
+  UNION ALL
+  SELECT r.id, r.ts, r.mu, 'binder reply', (SELECT min(x.ts) FROM sent x WHERE x.mu = r.mu AND x.ts >= r.ts)
+  FROM rcv r WHERE r.reply = 0 AND r.oneway = 0
+  UNION ALL
+  SELECT b.id, b.ts, b.mu, 'binder transaction async', b.ts
+  FROM b WHERE b.name = 'binder_transaction' AND b.reply = 0 AND b.oneway = 1
+  UNION ALL
+  SELECT r.id, r.ts, r.mu, 'binder async rcv', r.ts FROM rcv r WHERE r.reply = 0 AND r.oneway = 1)
+SELECT 140737488355328 + s.id AS id, s.ts AS ts, coalesce(s.end_ts - s.ts, -1) AS dur, th.track_id AS track_id,
+       s.name AS name
+FROM s JOIN $Pthreads th ON th.utid = s.mu;
+
 -- ---------------------------------------------------------------- tracks
 -- trace_processor's track type of each model kind.
 CREATE TEMP VIEW $P_pf_track AS
@@ -193,13 +236,45 @@ FROM (SELECT model_track, series_key, min(name) AS name, min(async_id) AS async_
       FROM $P_pf_counter_series GROUP BY model_track, series_key) s
 JOIN $P_pf_track t ON t.id = s.model_track;
 
+-- The CPU counters of ftrace's kernel events, as trace_processor names them: cpu_frequency
+-- (state, cpu_id) -> 'cpufreq', cpu_idle -> 'cpuidle', cpu_frequency_limits (min_freq / max_freq,
+-- or min / max) -> 'Cpu N Min Freq Limit' / 'Cpu N Max Freq Limit'; one series per (name, CPU),
+-- ids from 2^46.
+CREATE TEMP VIEW $P_pf_kernel_counter_values AS
+WITH ev AS MATERIALIZED (
+  SELECT e.id AS id, e.ts AS ts, e.name AS name, e.args AS args FROM $Pevents e
+  WHERE e.cat = 'ftrace' AND e.ph = 'i' AND e.origin = 'ftrace'
+    AND e.name IN ('cpu_frequency', 'cpu_idle', 'cpu_frequency_limits'))
+SELECT id AS event_id, 0 AS n, ts, 'cpufreq' AS name, 'cpu_frequency' AS type,
+       CAST(json_extract(args, '$.fields.cpu_id') AS INTEGER) AS cpu,
+       CAST(json_extract(args, '$.fields.state') AS REAL) AS value
+FROM ev WHERE name = 'cpu_frequency'
+UNION ALL
+SELECT id, 0, ts, 'cpuidle', 'cpu_idle', CAST(json_extract(args, '$.fields.cpu_id') AS INTEGER),
+       CAST(json_extract(args, '$.fields.state') AS REAL)
+FROM ev WHERE name = 'cpu_idle'
+UNION ALL
+SELECT ev.id, k.n, ev.ts, 'Cpu ' || json_extract(ev.args, '$.fields.cpu_id') || k.suffix, k.type,
+       CAST(json_extract(ev.args, '$.fields.cpu_id') AS INTEGER),
+       CAST(coalesce(json_extract(ev.args, k.path1), json_extract(ev.args, k.path2)) AS REAL)
+FROM ev CROSS JOIN (SELECT 1 AS n, ' Max Freq Limit' AS suffix, 'cpu_max_frequency_limit' AS type,
+                 '$.fields.max_freq' AS path1, '$.fields.max' AS path2
+          UNION ALL SELECT 2, ' Min Freq Limit', 'cpu_min_frequency_limit', '$.fields.min_freq', '$.fields.min') k
+WHERE ev.name = 'cpu_frequency_limits';
+
+CREATE TEMP VIEW $P_pf_kernel_counter_track AS
+SELECT 70368744177664 + row_number() OVER (ORDER BY name, cpu) AS id, name, type, cpu
+FROM (SELECT DISTINCT name, type, cpu FROM $P_pf_kernel_counter_values WHERE value IS NOT NULL);
+
 CREATE TEMP VIEW $Pcounter_track AS
 SELECT id, name, NULL AS parent_id,
        CASE kind WHEN 'process_counter' THEN 'json_counter' WHEN 'thread_counter' THEN 'json_counter_thread_fallback'
                  ELSE kind END AS type,
        NULL AS dimension_arg_set_id, NULL AS source_arg_set_id, NULL AS machine_id, NULL AS unit,
        NULL AS description
-FROM $P_pf_counter_track;
+FROM $P_pf_counter_track
+UNION ALL
+SELECT id, name, NULL, type, NULL, NULL, NULL, NULL, NULL FROM $P_pf_kernel_counter_track;
 
 CREATE TEMP VIEW $Pprocess_counter_track AS
 SELECT c.id, c.name, 'json_counter' AS type, NULL AS parent_id, NULL AS source_arg_set_id,
@@ -214,13 +289,20 @@ FROM $P_pf_counter_track c WHERE c.kind = 'thread_counter';
 CREATE TEMP VIEW $Pcpu_counter_track AS
 SELECT c.id, c.name, 'cpu_counter' AS type, NULL AS parent_id, NULL AS source_arg_set_id,
        NULL AS machine_id, NULL AS unit, NULL AS description, c.cpu AS cpu
-FROM $P_pf_counter_track c WHERE c.kind = 'cpu_counter';
+FROM $P_pf_counter_track c WHERE c.kind = 'cpu_counter'
+UNION ALL
+SELECT k.id, k.name, k.type, NULL, NULL, NULL, NULL, NULL, k.cpu FROM $P_pf_kernel_counter_track k;
 
 CREATE TEMP VIEW $Pcounter AS
 SELECT v.event_id * 65536 + v.jid AS id, v.ts AS ts, c.id AS track_id, v.value AS value,
        NULL AS arg_set_id
 FROM $P_pf_counter_values v
 JOIN $P_pf_counter_track c ON c.model_track = v.model_track AND c.series_key = coalesce(v.series_key, '')
+WHERE v.value IS NOT NULL
+UNION ALL
+SELECT v.event_id * 65536 + v.n, v.ts, k.id, v.value, NULL
+FROM $P_pf_kernel_counter_values v CROSS JOIN $P_pf_kernel_counter_track k
+  ON k.name = v.name AND k.cpu IS v.cpu
 WHERE v.value IS NOT NULL;
 
 CREATE TEMP VIEW $Ptrack AS
@@ -275,6 +357,9 @@ WHERE (e.kind = 'slice' OR e.kind = 'instant') AND e.ts IS NOT NULL
 --@newengine        35184372088832 + (j.job_row & 1099511627775)
 --@newengine FROM $P_pf_jobs j JOIN $P_pf_job_lane l ON l.lane = coalesce(j.lane, '')
 --@newengine WHERE j.started_unix_ms IS NOT NULL
+--@ftrace UNION ALL
+--@ftrace SELECT id, ts, dur, track_id, 'binder', name, 0, NULL, NULL, NULL, NULL, NULL, NULL, 'binder', id
+--@ftrace FROM $P_pf_binder
 ;
 
 CREATE TEMP VIEW $Pslices AS SELECT * FROM $Pslice;
@@ -454,7 +539,50 @@ WHERE e.ph = 'T' AND e.cat = 'thread_state'
 UNION ALL
 SELECT e.id, e.ts, e.dur, e.cpu, u.utid, 'Running', NULL, NULL
 FROM $Pevents e JOIN $P_pf_utid u ON u.model_utid = e.utid
-WHERE e.kind = 'sched';
+WHERE e.kind = 'sched'
+--@ftrace UNION ALL
+--@ftrace SELECT id, ts, dur, NULL, utid, state, io_wait, blocked_function FROM $P_pf_ftrace_sleep
+;
+
+-- ftrace's states between a thread's running intervals, as trace_processor derives them: from the
+-- sched_switch that took it off its CPU it is in that switch's prev_state ('S', 'D', 'R', 'R+',
+-- ...) until a sched_waking / sched_wakeup of it makes it runnable ('R'), or until it runs again;
+-- a sched_blocked_reason of it inside a 'D' state gives that state's io_wait and
+-- blocked_function. A state that never ends has dur -1. Ids from 2^43 (states) and 2^43 + 2^42
+-- (the runnable part after a wakeup), over the id of the interval before.
+CREATE TEMP VIEW $P_pf_ftrace_sleep AS
+WITH run AS MATERIALIZED (
+  SELECT e.id AS id, e.ts + e.dur AS end_ts, e.tid AS tid, e.utid AS mu,
+         json_extract(e.args, '$.prev_state') AS st,
+         lead(e.ts) OVER (PARTITION BY e.utid ORDER BY e.ts, e.id) AS next_run
+  FROM $Pevents e WHERE e.kind = 'sched' AND e.tid <> 0),
+wake AS MATERIALIZED (
+  SELECT CAST(json_extract(e.args, '$.fields.pid') AS INTEGER) AS tid, e.ts AS ts
+  FROM $Pevents e
+  WHERE e.cat = 'ftrace' AND e.ph = 'i' AND e.name IN ('sched_waking', 'sched_wakeup', 'sched_wakeup_new')),
+why AS MATERIALIZED (
+  SELECT CAST(json_extract(e.args, '$.fields.pid') AS INTEGER) AS tid, e.ts AS ts,
+         json_extract(e.args, '$.fields.iowait') AS io_wait, json_extract(e.args, '$.fields.caller') AS caller
+  FROM $Pevents e WHERE e.cat = 'ftrace' AND e.ph = 'i' AND e.name = 'sched_blocked_reason'),
+gap AS (
+  SELECT r.*, (SELECT min(w.ts) FROM wake w WHERE w.tid = r.tid AND w.ts >= r.end_ts
+                 AND (r.next_run IS NULL OR w.ts < r.next_run)) AS woken
+  FROM run r WHERE r.st IS NOT NULL)
+SELECT 8796093022208 + g.id AS id, g.end_ts AS ts,
+       CASE WHEN g.st IN ('R', 'R+') THEN coalesce(g.next_run - g.end_ts, -1)
+            ELSE coalesce(coalesce(g.woken, g.next_run) - g.end_ts, -1) END AS dur,
+       u.utid AS utid, g.st AS state,
+       CASE WHEN g.st = 'D' THEN (SELECT y.io_wait FROM why y WHERE y.tid = g.tid AND y.ts >= g.end_ts
+                                  AND (coalesce(g.woken, g.next_run) IS NULL OR y.ts < coalesce(g.woken, g.next_run))
+                                  ORDER BY y.ts LIMIT 1) END AS io_wait,
+       CASE WHEN g.st = 'D' THEN (SELECT y.caller FROM why y WHERE y.tid = g.tid AND y.ts >= g.end_ts
+                                  AND (coalesce(g.woken, g.next_run) IS NULL OR y.ts < coalesce(g.woken, g.next_run))
+                                  ORDER BY y.ts LIMIT 1) END AS blocked_function
+FROM gap g JOIN $P_pf_utid u ON u.model_utid = g.mu
+UNION ALL
+SELECT 8796093022208 + 4398046511104 + g.id, g.woken, coalesce(g.next_run - g.woken, -1), u.utid, 'R', NULL, NULL
+FROM gap g JOIN $P_pf_utid u ON u.model_utid = g.mu
+WHERE g.woken IS NOT NULL AND g.st NOT IN ('R', 'R+');
 
 -- The ending state and priority of ftrace's running intervals (sched_switch's prev_state and
 -- next_prio).

@@ -190,6 +190,83 @@ got = q(db, "SELECT s.ts, s.dur, s.cpu, t.tid FROM sched s JOIN thread t USING (
 check(got[:1] == [(100000100000, 300000, 0, 42)], "sched: the interval app ran on cpu 0 (hand computed)", got)
 check(q(db, "SELECT cpu FROM cpu") == [(0,)], "cpu: the CPU seen")
 
+
+# ---------------------------------------------------------------- ftrace text as trace_processor reads it
+# (traces written here; every figure below computed by hand from the lines)
+systrace = """cpus=4
+          <idle>-0     [001] d..2  50.000100: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=disk_io next_pid=700 next_prio=120
+           <...>-700   [001] d..3  50.000150: sched_wake_idle_without_ipi: cpu=2
+         disk_io-700   [001] d..2  50.000300: sched_switch: prev_comm=disk_io prev_pid=700 prev_prio=120 prev_state=D ==> next_comm=swapper/1 next_pid=0 next_prio=120
+          <idle>-0     [001] d.s4  50.000310: sched_blocked_reason: pid=700 iowait=1 caller=io_schedule+0x10/0x40
+          <idle>-0     [002] d.h3  50.000700: sched_waking: comm=disk_io pid=700 prio=120 target_cpu=001
+          <idle>-0     [001] d..2  50.000900: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=disk_io next_pid=700 next_prio=120
+         disk_io-700   [001] ....50.001000: tracing_mark_write: B|700|read_block
+         disk_io-700   [001] .... 50.001500: tracing_mark_write: E|700
+          <idle>-0     [003] ....  50.002000: cpu_frequency_limits: min_freq=300000 max_freq=1800000 cpu_id=3
+          <idle>-0     [003] ....  50.002000: cpu_frequency: state=1200000 cpu_id=3
+          client-800   [000] ..... 50.003000: binder_transaction: transaction=11 dest_node=1 dest_proc=900 dest_thread=0 reply=0 flags=0x10 code=0x1
+          server-900   [002] ..... 50.003040: binder_transaction_received: transaction=11
+          server-900   [002] ..... 50.003100: binder_transaction: transaction=12 dest_node=0 dest_proc=800 dest_thread=800 reply=1 flags=0x0 code=0x1
+          client-800   [000] ..... 50.003130: binder_transaction_received: transaction=12
+          client-800   [000] ..... 50.004000: binder_transaction: transaction=13 dest_node=1 dest_proc=900 dest_thread=0 reply=0 flags=0x11 code=0x2
+          server-900   [002] ..... 50.004020: binder_transaction_received: transaction=13
+          client-800   [000] ..... 50.005000: binder_transaction: transaction=14 dest_node=1 dest_proc=900 dest_thread=0 reply=0 flags=0x0 code=0x3
+          client-800   [000] ..... 50.005250: binder_return: cmd=0x7211 BR_FAILED_REPLY
+"""
+db = opened(write("kernel.systrace", systrace))
+S = 50 * 10**9
+check(q(db, "SELECT value FROM profile_metadata(?) WHERE scope = 'ftrace' AND key = 'cpus'", (os.path.join(tmp, "kernel.systrace"),)) == [(4,)],
+      "ftrace: the 'cpus=4' line is a header")
+check(q(db, "SELECT name FROM thread WHERE tid = 700") == [("disk_io",)], "ftrace: '<...>' is no name; the comm is")
+check(q(db, "SELECT name, ts, dur FROM slice WHERE name = 'read_block'") == [("read_block", S + 1000000, 500000)],
+      "ftrace: flags glued to the time ('....50.001000')")
+got = q(db, "SELECT ts, dur, state, io_wait, blocked_function FROM thread_state JOIN thread USING (utid) "
+            "WHERE tid = 700 ORDER BY ts")
+check(got[:4] == [(S + 100000, 200000, "Running", None, None),        # 100..300 us on cpu 1
+                  (S + 300000, 400000, "D", 1, "io_schedule+0x10/0x40"),  # switched out in D until woken at 700
+                  (S + 700000, 200000, "R", None, None),              # runnable from the waking to 900
+                  (S + 900000, got[3][1] if len(got) > 3 else None, "Running", None, None)],
+      "ftrace thread_state: Running, D (io_wait from sched_blocked_reason), R after sched_waking, Running", got)
+got = q(db, "SELECT t.name, c.ts, c.value FROM counter c JOIN cpu_counter_track t ON t.id = c.track_id "
+            "WHERE t.cpu = 3 ORDER BY t.name")
+check(got == [("Cpu 3 Max Freq Limit", S + 2000000, 1800000.0), ("Cpu 3 Min Freq Limit", S + 2000000, 300000.0),
+              ("cpufreq", S + 2000000, 1200000.0)], "ftrace: cpu_frequency_limits and cpu_frequency counters", got)
+got = q(db, "SELECT s.name, s.ts - ?, s.dur, t.tid FROM slice s JOIN thread_track tt ON tt.id = s.track_id "
+            "JOIN thread t USING (utid) WHERE s.category = 'binder' ORDER BY s.ts, s.name", (S,))
+check(got == [("binder transaction", 3000000, 130000, 800),   # sent at 3000, reply received at 3130
+              ("binder reply", 3040000, 60000, 900),          # received at 3040, reply sent at 3100
+              ("binder transaction async", 4000000, 0, 800),  # flags 0x11: one-way
+              ("binder async rcv", 4020000, 0, 900),
+              ("binder transaction", 5000000, 250000, 800)],  # ended by BR_FAILED_REPLY at 5250
+      "ftrace: binder transactions as slices", got)
+check(q(db, "SELECT count(*) FROM ftrace_event WHERE name = 'sched_switch'") == [(3,)], "ftrace_event: the raw lines")
+check(q(db, "SELECT count(*) FROM slice WHERE name = 'sched_switch'") == [(0,)], "ftrace: raw lines are no slices")
+
+# ---------------------------------------------------------------- flows fan out (v2: one sender, two receivers)
+trace = [
+    {"ph": "X", "pid": 1, "tid": 1, "ts": 0, "dur": 10, "name": "send", "bind_id": "0x7", "flow_out": True},
+    {"ph": "X", "pid": 1, "tid": 2, "ts": 20, "dur": 10, "name": "relay", "bind_id": "0x7", "flow_in": True, "flow_out": True},
+    {"ph": "X", "pid": 1, "tid": 3, "ts": 40, "dur": 10, "name": "recv1", "bind_id": "0x7", "flow_in": True},
+    {"ph": "X", "pid": 1, "tid": 4, "ts": 50, "dur": 10, "name": "recv2", "bind_id": "0x7", "flow_in": True},
+]
+db = opened(write("fanout.json", json.dumps(trace)))
+got = q(db, "SELECT o.name, i.name FROM flow f JOIN slice o ON o.id = f.slice_out JOIN slice i ON i.id = f.slice_in "
+            "ORDER BY i.ts")
+check(got == [("send", "relay"), ("relay", "recv1"), ("relay", "recv2")], "flows: each receiver from the latest sender", got)
+
+# ---------------------------------------------------------------- nesting at one ts (a deliberate deviation)
+# libprofsql nests by containment, the longer slice first at one ts, whatever the file order:
+# a zero-length X at the start of a B..E slice is its child; two zero-length X at one ts are siblings.
+# trace_processor nests in file order (its test_same_ts_* tests).
+trace = [{"name": "zero", "ph": "X", "ts": 1000, "dur": 0, "pid": 1, "tid": 1},
+         {"name": "long", "ph": "B", "ts": 1000, "pid": 1, "tid": 1},
+         {"name": "long", "ph": "E", "ts": 1100, "pid": 1, "tid": 1},
+         {"name": "zero2", "ph": "X", "ts": 2000, "dur": 0, "pid": 1, "tid": 1},
+         {"name": "zero3", "ph": "X", "ts": 2000, "dur": 0, "pid": 1, "tid": 1}]
+db = opened(write("same_ts.json", json.dumps(trace)))
+check(q(db, "SELECT name, depth FROM slice ORDER BY ts, depth, name") ==
+      [("long", 0), ("zero", 1), ("zero2", 0), ("zero3", 0)], "nesting at one ts: by containment")
+
 # ---------------------------------------------------------------- empty tables keep their columns
 db = opened(write("one.json", json.dumps([{"ph": "X", "pid": 1, "tid": 1, "ts": 0, "dur": 1, "name": "x"}])))
 for table, cols in [("counter", ["id", "ts", "track_id", "value", "arg_set_id"]),
