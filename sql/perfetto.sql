@@ -156,7 +156,7 @@ WITH b AS MATERIALIZED (
          (instr('0123456789abcdef', lower(substr(json_extract(e.args, '$.fields.flags'), -1))) - 1) % 2 AS oneway,
          json_extract(e.args, '$.fields.cmd') AS cmd
   FROM $Pevents e
-  WHERE e.cat = 'ftrace' AND e.ph = 'i' AND e.origin = 'ftrace'
+  WHERE e.kind = 'ftrace_event'
     AND e.name IN ('binder_transaction', 'binder_transaction_received', 'binder_return')),
 tx AS MATERIALIZED (SELECT txn, reply, oneway FROM b WHERE name = 'binder_transaction'),
 rcv AS MATERIALIZED (
@@ -243,7 +243,7 @@ JOIN $P_pf_track t ON t.id = s.model_track;
 CREATE TEMP VIEW $P_pf_kernel_counter_values AS
 WITH ev AS MATERIALIZED (
   SELECT e.id AS id, e.ts AS ts, e.name AS name, e.args AS args FROM $Pevents e
-  WHERE e.cat = 'ftrace' AND e.ph = 'i' AND e.origin = 'ftrace'
+  WHERE e.kind = 'ftrace_event'
     AND e.name IN ('cpu_frequency', 'cpu_idle', 'cpu_frequency_limits'))
 SELECT id AS event_id, 0 AS n, ts, 'cpufreq' AS name, 'cpu_frequency' AS type,
        CAST(json_extract(args, '$.fields.cpu_id') AS INTEGER) AS cpu,
@@ -341,9 +341,7 @@ SELECT e.id AS id, e.ts AS ts, coalesce(e.dur, -1) AS dur, e.track AS track_id,
        e.tts AS thread_ts, e.tdur AS thread_dur, NULL AS thread_instruction_count,
        NULL AS thread_instruction_delta, e.cat AS cat, e.id AS slice_id
 FROM $Pevents e
-WHERE (e.kind = 'slice' OR e.kind = 'instant') AND e.ts IS NOT NULL
---@ftrace   AND NOT (e.cat = 'ftrace' AND e.ph = 'i' AND e.origin = 'ftrace')
---@chrome   AND NOT (e.cat = 'ftrace' AND e.ph = 'i' AND e.origin = 'ftrace')
+WHERE e.kind IN ('slice', 'instant') AND e.ts IS NOT NULL
 --@timings UNION ALL
 --@timings SELECT 17592186044416 + r.record_id, 0, coalesce(r.time_ns, -1), t.track_id, r.group_name, r.name,
 --@timings        coalesce(r.depth, 0), 17592186044416 + r.parent_record_id, NULL, NULL, NULL, NULL, NULL,
@@ -554,35 +552,52 @@ CREATE TEMP VIEW $P_pf_ftrace_sleep AS
 WITH run AS MATERIALIZED (
   SELECT e.id AS id, e.ts + e.dur AS end_ts, e.tid AS tid, e.utid AS mu,
          json_extract(e.args, '$.prev_state') AS st,
-         lead(e.ts) OVER (PARTITION BY e.utid ORDER BY e.ts, e.id) AS next_run
+         lead(e.ts) OVER (PARTITION BY e.utid ORDER BY e.ts, e.id) AS next_run, e.ts AS ts
   FROM $Pevents e WHERE e.kind = 'sched' AND e.tid <> 0),
-wake AS MATERIALIZED (
-  SELECT CAST(json_extract(e.args, '$.fields.pid') AS INTEGER) AS tid, e.ts AS ts
+-- one sequence per tid in ts order: a state opens (k 0) where a run ends, a waking (1) or a
+-- blocked reason (2) may fall inside it, the next run (3) closes it. seg numbers the stretches
+-- between opens and closes, so a state's wakings and blocked reasons share its seg: linear
+-- (window functions and GROUP BY), whatever the numbers of threads and states.
+mark AS (
+  SELECT tid, end_ts AS ts, 0 AS k, id AS gid, mu, st, next_run, NULL AS io_wait, NULL AS caller
+  FROM run WHERE st IS NOT NULL
+  UNION ALL
+  SELECT CAST(json_extract(e.args, '$.fields.pid') AS INTEGER), e.ts,
+         CASE e.name WHEN 'sched_blocked_reason' THEN 2 ELSE 1 END, NULL, NULL, NULL, NULL,
+         json_extract(e.args, '$.fields.iowait'), json_extract(e.args, '$.fields.caller')
   FROM $Pevents e
-  WHERE e.cat = 'ftrace' AND e.ph = 'i' AND e.name IN ('sched_waking', 'sched_wakeup', 'sched_wakeup_new')),
-why AS MATERIALIZED (
-  SELECT CAST(json_extract(e.args, '$.fields.pid') AS INTEGER) AS tid, e.ts AS ts,
-         json_extract(e.args, '$.fields.iowait') AS io_wait, json_extract(e.args, '$.fields.caller') AS caller
-  FROM $Pevents e WHERE e.cat = 'ftrace' AND e.ph = 'i' AND e.name = 'sched_blocked_reason'),
-gap AS (
-  SELECT r.*, (SELECT min(w.ts) FROM wake w WHERE w.tid = r.tid AND w.ts >= r.end_ts
-                 AND (r.next_run IS NULL OR w.ts < r.next_run)) AS woken
-  FROM run r WHERE r.st IS NOT NULL)
+  WHERE e.kind = 'ftrace_event'
+    AND e.name IN ('sched_waking', 'sched_wakeup', 'sched_wakeup_new', 'sched_blocked_reason')
+  UNION ALL
+  SELECT tid, ts, 3, NULL, NULL, NULL, NULL, NULL, NULL FROM run),
+seq AS MATERIALIZED (
+  SELECT m.*, sum(CASE WHEN k IN (0, 3) THEN 1 ELSE 0 END) OVER
+           (PARTITION BY tid ORDER BY ts, k ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS seg
+  FROM mark m),
+state AS MATERIALIZED (
+  SELECT tid, seg, max(gid) AS gid, max(mu) AS mu, max(st) AS st, max(ts) AS open_ts,
+         max(next_run) AS next_run
+  FROM seq WHERE k = 0 GROUP BY tid, seg),
+woke AS MATERIALIZED (SELECT tid, seg, min(ts) AS woken FROM seq WHERE k = 1 GROUP BY tid, seg),
+why AS MATERIALIZED (SELECT tid, seg, min(ts) AS ts, io_wait, caller FROM seq WHERE k = 2 GROUP BY tid, seg),
+gap AS MATERIALIZED (
+  SELECT s.gid AS id, s.open_ts AS end_ts, s.mu AS mu, s.st AS st, s.next_run AS next_run,
+         CASE WHEN s.st IN ('R', 'R+') THEN NULL ELSE w.woken END AS woken,
+         CASE WHEN y.ts < coalesce(w.woken, y.ts + 1) THEN y.io_wait END AS io_wait,
+         CASE WHEN y.ts < coalesce(w.woken, y.ts + 1) THEN y.caller END AS caller
+  FROM state s LEFT JOIN woke w ON w.tid = s.tid AND w.seg = s.seg
+  LEFT JOIN why y ON y.tid = s.tid AND y.seg = s.seg),
+um AS MATERIALIZED (SELECT model_utid, utid FROM $P_pf_utid)
 SELECT 8796093022208 + g.id AS id, g.end_ts AS ts,
-       CASE WHEN g.st IN ('R', 'R+') THEN coalesce(g.next_run - g.end_ts, -1)
-            ELSE coalesce(coalesce(g.woken, g.next_run) - g.end_ts, -1) END AS dur,
+       coalesce(coalesce(g.woken, g.next_run) - g.end_ts, -1) AS dur,
        u.utid AS utid, g.st AS state,
-       CASE WHEN g.st = 'D' THEN (SELECT y.io_wait FROM why y WHERE y.tid = g.tid AND y.ts >= g.end_ts
-                                  AND (coalesce(g.woken, g.next_run) IS NULL OR y.ts < coalesce(g.woken, g.next_run))
-                                  ORDER BY y.ts LIMIT 1) END AS io_wait,
-       CASE WHEN g.st = 'D' THEN (SELECT y.caller FROM why y WHERE y.tid = g.tid AND y.ts >= g.end_ts
-                                  AND (coalesce(g.woken, g.next_run) IS NULL OR y.ts < coalesce(g.woken, g.next_run))
-                                  ORDER BY y.ts LIMIT 1) END AS blocked_function
-FROM gap g JOIN $P_pf_utid u ON u.model_utid = g.mu
+       CASE WHEN g.st = 'D' THEN g.io_wait END AS io_wait,
+       CASE WHEN g.st = 'D' THEN g.caller END AS blocked_function
+FROM gap g JOIN um u ON u.model_utid = g.mu
 UNION ALL
 SELECT 8796093022208 + 4398046511104 + g.id, g.woken, coalesce(g.next_run - g.woken, -1), u.utid, 'R', NULL, NULL
-FROM gap g JOIN $P_pf_utid u ON u.model_utid = g.mu
-WHERE g.woken IS NOT NULL AND g.st NOT IN ('R', 'R+');
+FROM gap g JOIN um u ON u.model_utid = g.mu
+WHERE g.woken IS NOT NULL;
 
 -- The ending state and priority of ftrace's running intervals (sched_switch's prev_state and
 -- next_prio).
@@ -619,7 +634,7 @@ SELECT e.id AS id, e.ts AS ts, e.name AS name, e.cpu AS cpu, u.utid AS utid,
        CASE WHEN e.args IS NOT NULL THEN e.id END AS arg_set_id,
        json_extract(e.args, '$.flags') AS common_flags, e.cpu AS ucpu
 FROM $Pevents e JOIN $P_pf_utid u ON u.model_utid = e.utid
-WHERE e.cat = 'ftrace' AND e.ph = 'i' AND e.origin = 'ftrace';
+WHERE e.kind = 'ftrace_event';
 
 CREATE TEMP VIEW $Praw AS SELECT * FROM $Pftrace_event;
 

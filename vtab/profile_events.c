@@ -48,7 +48,8 @@
 **                the row carries; a row on an async, counter, CPU or instant track has one too
 **   kind         what the row is (ext/model/tracks.h ps_row_kind): 'slice', 'instant', 'counter',
 **                'metadata', 'flow', 'sample', 'step', 'end' (an end that closed nothing), 'object',
-**                'sched' (a CPU's scheduling interval), 'other'
+**                'sched' (a CPU's scheduling interval), 'ftrace_event' (a kernel event line of ftrace
+**                text that is no atrace marker), 'other'
 **   file         the capture file of the row: a source that is a directory or a glob pattern
 **                reads every capture it names, one after the other (ids, parent_id and the
 **                id / parent_id lookups are per file: join on file too); NULL for a BLOB
@@ -58,6 +59,8 @@
 **
 ** Query planning (xBestIndex idxNum bits, argv in this order):
 **   1 source = ?   2 format = ?   4 id = ?   8 parent_id = ?   64 file = ?   128 file IN (...)
+**   512 kind = ?   1024 kind IN (...): the rows of those kinds only, decided from the model per
+**   row (the Perfetto schema's slice view: kind IN ('slice', 'instant'))
 **   16 rows in name order   32 rows in cat order   256 ... within each file (ORDER BY file, name)
 **   'id = ?' is a direct lookup and 'parent_id = ?' walks the children index, so a self-join
 **   child -> parent costs about one scan. ORDER BY file [, id] is consumed (rows come out part by
@@ -131,6 +134,8 @@ SQLITE_EXTENSION_INIT3
 #define EV_IDX_FILE   64     /* file = ? */
 #define EV_IDX_FILE_IN 128   /* file IN (...), the list taken whole */
 #define EV_IDX_PERFILE 256   /* name / cat order within each file, files in order (ORDER BY file, name) */
+#define EV_IDX_KIND   512    /* kind = ? */
+#define EV_IDX_KIND_IN 1024  /* kind IN (...), the list taken whole */
 
 typedef struct EvCursor {
   sqlite3_vtab_cursor base;
@@ -147,6 +152,9 @@ typedef struct EvCursor {
   double rId, rParent;        /* ... with these values (NaN when not numeric) */
   uint64_t *aMerged;          /* several parts in name/cat order: (part << 32 | row), merged */
   size_t nMerged, iMerged;
+  int bKind;                  /* kind = ? / kind IN (...) given: only rows of the kinds in mKind */
+  uint32_t mKind;             /* bit k: ps_row_kind_names[k] */
+  const PsModel *pModel;      /* the current part's track model (for kind), or NULL */
 } EvCursor;
 
 static int evConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
@@ -176,6 +184,8 @@ static int evBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   if( idxNum<0 ) return SQLITE_CONSTRAINT;
   int bIn = 0;
   if( ps_vt_file_constraint(pInfo, EV_FILE, &bIn) ) idxNum |= bIn ? EV_IDX_FILE_IN : EV_IDX_FILE;
+  /* kind = ? / IN (...): the row's kind is the model's (no string made and compared per row) */
+  if( ps_vt_file_constraint(pInfo, EV_KIND, &bIn) ) idxNum |= bIn ? EV_IDX_KIND_IN : EV_IDX_KIND;
   pInfo->idxNum = idxNum;
   if( idxNum & EV_IDX_ID ){
     pInfo->estimatedCost = 1.0; pInfo->estimatedRows = 1;
@@ -186,6 +196,7 @@ static int evBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
     pInfo->estimatedCost = 1e6; pInfo->estimatedRows = 1000000;
   }
   if( idxNum & (EV_IDX_FILE|EV_IDX_FILE_IN) ){ pInfo->estimatedCost /= 4; pInfo->estimatedRows /= 4; }
+  if( idxNum & (EV_IDX_KIND|EV_IDX_KIND_IN) ){ pInfo->estimatedCost /= 2; pInfo->estimatedRows /= 2; }
   /* ORDER BY the table gives for free: rows come out part by part (parts in file name order),
   ** each part in id order, or in name / cat order through the per-capture index */
   int nOb = pInfo->nOrderBy, iOb = 0;
@@ -266,6 +277,16 @@ static int ev_start_part(EvCursor *c){
   return SQLITE_OK;
 }
 
+/* Whether the current row is of a kind asked for (always, without a kind constraint). */
+static int ev_kind_ok(EvCursor *c){
+  if( !c->bKind ) return 1;
+  if( c->pModel==0 || c->cap->pModel!=(const void*)c->pModel ){
+    c->pModel = ps_capture_model(c->cap);
+    if( c->pModel==0 ) return 1;            /* out of memory: evColumn reports it */
+  }
+  return (c->mKind >> ps_row_kind_code(c->cap, c->pModel, (size_t)c->iRow)) & 1;
+}
+
 static int ev_part_done(const EvCursor *c){
   if( c->aList ) return c->iList>=c->nList;
   return c->iRow>=c->iEnd;
@@ -327,6 +348,10 @@ static void ev_merged_row(EvCursor *c){
   c->iRow = (int64_t)(uint32_t)c->aMerged[c->iMerged];
 }
 
+static int ev_next_row(EvCursor *c);
+static int evEof(sqlite3_vtab_cursor *cur);
+static int ev_skip_kinds(EvCursor *c);
+
 static int evFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
                     int argc, sqlite3_value **argv){
   EvCursor *c = (EvCursor*)cur;
@@ -337,6 +362,22 @@ static int evFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   sqlite3_value *pId = (idxNum & EV_IDX_ID) ? argv[k++] : 0;
   sqlite3_value *pParent = (idxNum & EV_IDX_PARENT) ? argv[k++] : 0;
   PsFileFilter files = ps_vt_file_filter(idxNum, EV_IDX_FILE, EV_IDX_FILE_IN, argv, k);
+  if( files.pVal ) k++;
+  sqlite3_value *pKind = (idxNum & (EV_IDX_KIND|EV_IDX_KIND_IN)) ? argv[k++] : 0;
+  c->bKind = pKind!=0; c->mKind = 0; c->pModel = 0;
+  if( pKind ){
+    /* the kinds named (a name that is no kind names no row) */
+    sqlite3_value *v = pKind;
+    int bIn = (idxNum & EV_IDX_KIND_IN)!=0, rcIn = SQLITE_OK;
+    if( bIn ) rcIn = sqlite3_vtab_in_first(pKind, &v);
+    while( rcIn==SQLITE_OK && v ){
+      const char *z = sqlite3_value_type(v)==SQLITE_TEXT ? (const char*)sqlite3_value_text(v) : 0;
+      for(int j=0; z && j<PS_RK_N; j++) if( strcmp(z, ps_row_kind_names[j])==0 ) c->mKind |= 1u<<j;
+      if( !bIn ) break;
+      rcIn = sqlite3_vtab_in_next(pKind, &v);
+    }
+    if( rcIn!=SQLITE_OK && rcIn!=SQLITE_DONE ) return rcIn;
+  }
   /* a plain scan (part after part) streams the files of a directory or glob; lookups by id /
   ** parent_id and name order merged across files hold them all */
   int bStream = !(idxNum & (EV_IDX_ID|EV_IDX_PARENT))
@@ -353,15 +394,30 @@ static int evFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
     rc = ev_merge_parts(c, (idxNum & EV_IDX_BYCAT)!=0);
     if( rc ) return rc;
     ev_merged_row(c);
-    return SQLITE_OK;
+    return ev_skip_kinds(c);
   }
   rc = ev_start_part(c);
   if( rc==SQLITE_OK ) rc = ev_settle(c);
+  if( rc==SQLITE_OK ) rc = ev_skip_kinds(c);
   return rc;
+}
+
+/* Past the rows of kinds not asked for. */
+static int ev_skip_kinds(EvCursor *c){
+  while( c->bKind && !evEof(&c->base) && !ev_kind_ok(c) ){
+    int rc = ev_next_row(c);
+    if( rc ) return rc;
+  }
+  return SQLITE_OK;
 }
 
 static int evNext(sqlite3_vtab_cursor *cur){
   EvCursor *c = (EvCursor*)cur;
+  int rc = ev_next_row(c);
+  return rc ? rc : ev_skip_kinds(c);
+}
+
+static int ev_next_row(EvCursor *c){
   if( c->aMerged ){
     c->iMerged++;
     ev_merged_row(c);
@@ -443,7 +499,7 @@ static int evColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
       sqlite3_result_int64(ctx, e->aThread[r]);
       return SQLITE_OK;
     case EV_KIND: {
-      const PsModel *m = ps_capture_model(c->cap);
+      const PsModel *m = ps_capture_model(c->cap);     /* (built once per capture) */
       if( m==0 ) return SQLITE_NOMEM;
       sqlite3_result_text(ctx, ps_row_kind(c->cap, m, (size_t)r), -1, SQLITE_STATIC);
       return SQLITE_OK;

@@ -72,28 +72,39 @@ static int is_idle(const PsCapture *cap, const PsThread *th){
   return s.n==0 && th->pid.type==PS_VAL_INT && th->pid.i==0 && th->tid.type==PS_VAL_INT && th->tid.i==0;
 }
 
-const char *ps_row_kind(const PsCapture *cap, const PsModel *m, size_t r){
+const char *const ps_row_kind_names[PS_RK_N] = {
+  "slice", "instant", "counter", "metadata", "flow", "sample", "step", "end", "object", "sched",
+  "ftrace_event", "other"
+};
+
+int ps_row_kind_code(const PsCapture *cap, const PsModel *m, size_t r){
   const PsEvents *ev = &cap->ev;
   uint32_t t = ev->aTrack[r];
   if( t<cap->nTrack ){
     uint8_t k = m->aTrack[t].kind;
-    if( k==PS_TK_CPU ) return "sched";
-    if( k>=PS_TK_PROCESS_COUNTER && k<=PS_TK_GLOBAL_COUNTER ) return "counter";
+    if( k==PS_TK_CPU ) return PS_RK_SCHED;
+    if( k>=PS_TK_PROCESS_COUNTER && k<=PS_TK_GLOBAL_COUNTER ) return PS_RK_COUNTER;
   }
-  if( ev->aFlags[r] & PS_EV_SAMPLE ) return "sample";
+  if( ev->aFlags[r] & PS_EV_SAMPLE ) return PS_RK_SAMPLE;
+  if( m->idFtraceCat && ev->aCat[r]==m->idFtraceCat && ev->aPh[r]=='i'
+   && strcmp(ps_row_format(cap, r), "ftrace")==0 ) return PS_RK_FTRACE_EVENT;
   switch( ev->aPh[r] ){
-    case 'X': return ev->aDur[r]==PS_NULL64 ? "other" : "slice";
-    case 'B': case 'b': case 'S': return "slice";
-    case 'i': case 'I': case 'R': case 'n': return "instant";
-    case 'C': return "counter";
-    case 'M': return "metadata";
-    case 's': case 't': case 'f': return "flow";
-    case 'P': return "sample";
-    case 'T': case 'p': return "step";
-    case 'E': case 'e': case 'F': return "end";
-    case 'N': case 'O': case 'D': return "object";
-    default: return "other";
+    case 'X': return ev->aDur[r]==PS_NULL64 ? PS_RK_OTHER : PS_RK_SLICE;
+    case 'B': case 'b': case 'S': return PS_RK_SLICE;
+    case 'i': case 'I': case 'R': case 'n': return PS_RK_INSTANT;
+    case 'C': return PS_RK_COUNTER;
+    case 'M': return PS_RK_METADATA;
+    case 's': case 't': case 'f': return PS_RK_FLOW;
+    case 'P': return PS_RK_SAMPLE;
+    case 'T': case 'p': return PS_RK_STEP;
+    case 'E': case 'e': case 'F': return PS_RK_END;
+    case 'N': case 'O': case 'D': return PS_RK_OBJECT;
+    default: return PS_RK_OTHER;
   }
+}
+
+const char *ps_row_kind(const PsCapture *cap, const PsModel *m, size_t r){
+  return ps_row_kind_names[ps_row_kind_code(cap, m, r)];
 }
 
 const PsModel *ps_capture_model(PsCapture *cap){
@@ -175,6 +186,12 @@ const PsModel *ps_capture_model(PsCapture *cap){
       PsProcess *p = &m->aProc[ti->upid];
       span(&p->startTs, &p->endTs, ts, dur);
     }
+  }
+  /* ftrace's raw event rows (ext/formats/ftrace.c: cat 'ftrace', ph 'i'), in an ftrace capture or
+  ** the ftrace text a Chrome trace carries */
+  if( cap->pFormat && (strcmp(cap->pFormat->zName, "ftrace")==0 || cap->bFtrace) ){
+    m->idFtraceCat = ps_pool_intern(&cap->pool, "ftrace", 6, 0);
+    if( m->idFtraceCat==0 ){ ps_model_free(m); return 0; }
   }
   cap->pModel = m;
   cap->xModelFree = model_free;

@@ -66,14 +66,21 @@ typedef struct PsModel {
   PsProcess *aProc; size_t nProc;
   PsThreadInfo *aThread;  /* cap->nThread entries */
   PsTrackInfo *aTrack;    /* cap->nTrack entries */
+  uint32_t idFtraceCat;   /* pool id of the cat 'ftrace' of ftrace's raw event rows, 0: none */
 } PsModel;
 
 /* What row r is, whatever the format (they share the Trace Event Format's phase letters):
 ** 'slice' (an extent: X, B, b, S), 'instant' (i, I, R, n), 'counter' (C, or on a counter track),
 ** 'metadata' (M), 'flow' (s, t, f), 'sample' (a stack sample, P), 'step' (an async step: T, p),
-** 'end' (an end that closed nothing: E, e, F), 'object' (N, O, D), 'sched' (on a CPU track), or
-** 'other' (an X without dur, an unknown or missing phase). A static string. */
+** 'end' (an end that closed nothing: E, e, F), 'object' (N, O, D), 'sched' (on a CPU track),
+** 'ftrace_event' (a kernel event line of ftrace text that is no atrace marker: its record, not a
+** span of time), or 'other' (an X without dur, an unknown or missing phase). A static string. */
 const char *ps_row_kind(const PsCapture *cap, const PsModel *m, size_t r);
+/* The same as a code: ps_row_kind_names[ps_row_kind_code(...)] is ps_row_kind(...). */
+enum { PS_RK_SLICE, PS_RK_INSTANT, PS_RK_COUNTER, PS_RK_METADATA, PS_RK_FLOW, PS_RK_SAMPLE,
+       PS_RK_STEP, PS_RK_END, PS_RK_OBJECT, PS_RK_SCHED, PS_RK_FTRACE_EVENT, PS_RK_OTHER, PS_RK_N };
+extern const char *const ps_row_kind_names[PS_RK_N];
+int ps_row_kind_code(const PsCapture *cap, const PsModel *m, size_t r);
 
 /* The capture's track model, built on first use (linear in rows + threads + tracks); NULL when
 ** out of memory. Freed with the capture. */

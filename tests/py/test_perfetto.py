@@ -267,6 +267,20 @@ db = opened(write("same_ts.json", json.dumps(trace)))
 check(q(db, "SELECT name, depth FROM slice ORDER BY ts, depth, name") ==
       [("long", 0), ("zero", 1), ("zero2", 0), ("zero3", 0)], "nesting at one ts: by containment")
 
+
+# ---------------------------------------------------------------- profile_events' kind constraint
+# (kind = ? and kind IN (...) are taken by the table, which skips the other rows itself: the same
+# rows as SQLite's own filter, which `kind || ''` forces; one file, a directory, name order, ids)
+db = testlib.connect()
+for src in ["examples/browser_trace.json", "examples/ftrace_sched.txt", "tests/data/multi"]:
+    for where in ["kind = 'slice'", "kind IN ('slice', 'instant')", "kind IN ('sched', 'nope')", "kind = 'nope'",
+                  "kind = 'counter' AND id < 400"]:
+        forced = where.replace("kind", "kind || ''")
+        for order in ["file, id", "name, file, id"]:
+            a = q(db, f"SELECT file, id FROM profile_events(?) WHERE {where} ORDER BY {order}", (src,))
+            b = q(db, f"SELECT file, id FROM profile_events(?) WHERE {forced} ORDER BY {order}", (src,))
+            check(a == b, f"kind constraint: {src} WHERE {where} ORDER BY {order} ({len(b)} rows)", (len(a), len(b)))
+
 # ---------------------------------------------------------------- empty tables keep their columns
 db = opened(write("one.json", json.dumps([{"ph": "X", "pid": 1, "tid": 1, "ts": 0, "dur": 1, "name": "x"}])))
 for table, cols in [("counter", ["id", "ts", "track_id", "value", "arg_set_id"]),

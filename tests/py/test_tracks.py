@@ -466,8 +466,8 @@ check([(r["kind"], r["name"], r["upid"], r["utid"], r["rows"], r["start_ts"], r[
 for r in got:                       # intended: the description says which counter / async group
     check(r["name"] in (r["description"] or ""), f"ftrace {r['kind']} track description names {r['name']!r}", r["description"])
 got = dict(db.execute("SELECT kind, count(*) FROM profile_events(?) GROUP BY kind", (FT,)).fetchall())
-check(got == {"instant": 4, "sched": 4, "slice": 2, "counter": 2},
-      "ftrace: kinds: 4 raw sched_switch instants, 4 CPU intervals, B and S slices, 2 counter samples", got)
+check(got == {"ftrace_event": 4, "sched": 4, "slice": 2, "counter": 2},
+      "ftrace: kinds: 4 raw sched_switch lines, 4 CPU intervals, B and S slices, 2 counter samples", got)
 
 # examples/ftrace_sched.txt and the corpus systrace, by the kernel's line layout (docs/ftrace.md)
 LINE = re.compile(r"^\s*(.+)-(\d+)\s+(?:\(\s*(\d+|-+)\)\s+)?\[(\d+)\]\s+(?:(\S{1,8})\s+)?"
