@@ -13,8 +13,9 @@
 -- The mapping from the track model (profile_tracks, profile_threads, profile_processes) and each
 -- format onto it, and where libprofsql deliberately differs: docs/perfetto.md.
 --
--- A line that starts with '--@<format> ' is part of the SQL only when the capture is of that format
--- (profile_open reads one capture here), so that a capture's views carry no other format's arms.
+-- A line that starts with '--@<format> ' is part of the SQL only when the capture has rows of that
+-- format (profile_open reads one capture here: its format, and 'ftrace' too for a Chrome trace or
+-- systrace document with ftrace text), so that a capture's views carry no other format's arms.
 --
 -- Ids: slice.id = profile_events.id; track.id = profile_tracks.id, and a counter series (one
 -- per counter track and args key, as trace_processor splits a 'C' event) gets an id after the

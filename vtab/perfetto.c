@@ -135,11 +135,19 @@ static char *perfetto_sql(const char *zSql, const char *zPrefix, const char *zFo
   const size_t nCreate = sizeof(zCreate)-1;
   for(const char *p=zSql; *p; ){
     if( (p==zSql || p[-1]=='\n') && strncmp(p, "--@", 3)==0 ){
-      /* a line for one format: kept, without its marker, when the capture is of that format */
+      /* a line for one format: kept, without its marker, when the capture has rows of that
+      ** format (zFormat: the names, space-separated) */
       const char *q = p+3;
       size_t n = 0;
       while( q[n] && q[n]!=' ' && q[n]!='\n' ) n++;
-      if( n==nFormat && memcmp(q, zFormat, n)==0 ){ p = q + n + (q[n]==' '); continue; }
+      int bKeep = 0;
+      for(size_t i=0; i<nFormat && !bKeep; ){
+        size_t j = i;
+        while( j<nFormat && zFormat[j]!=' ' ) j++;
+        bKeep = j-i==n && memcmp(zFormat+i, q, n)==0;
+        i = j+1;
+      }
+      if( bKeep ){ p = q + n + (q[n]==' '); continue; }
       const char *e = strchr(p, '\n');
       p = e ? e+1 : p + strlen(p);
       continue;

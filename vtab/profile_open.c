@@ -136,7 +136,9 @@ static void openFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     bXSpace = bEvents && e->cap->pFormat==&ps_format_xspace;
     bStacks = bRecords && e->cap->ev.aStack!=0;
     bTimings = bRecords && e->cap->pFormat==&ps_format_timings;
-    snprintf(zFormat, sizeof(zFormat), "%s", e->cap->pFormat->zName);
+    /* the formats of the capture's rows: its own, and 'ftrace' for the ftrace text a Chrome
+    ** trace or a systrace document carries (sql/perfetto.sql keeps the lines of each) */
+    snprintf(zFormat, sizeof(zFormat), "%s%s", e->cap->pFormat->zName, e->cap->bFtrace ? " ftrace" : "");
     ps_vt_release(e);
   }
 

@@ -280,7 +280,8 @@ int ps_flamegraph_register(sqlite3 *db, PsConn *pConn);
 int ps_tracks_register(sqlite3 *db, PsConn *pConn);
 int ps_perfetto_register(sqlite3 *db, PsConn *pConn);
 /* perfetto.c: runs zSql (sql/perfetto.sql) with zPrefix for each "$P" (each view replaced) and
-** the lines marked "--@<zFormat> " (the capture's format name) kept,
+** the lines marked "--@<format> " kept when zFormat (the formats the capture has rows of,
+** space-separated: "chrome ftrace" for a Chrome trace with ftrace text) names that format,
 ** appends ,"<view>" to pNames for each public view, and creates <prefix>extract_arg over
 ** <prefix>args. Refuses a prefix whose view names TEMP tables hold. An SQLite code; *pzErr an
 ** sqlite3_malloc'ed message. */

@@ -1,6 +1,7 @@
 /*
 ** fuzz_sql.c — libFuzzer target that drives the whole extension through SQL on a fuzzed BLOB:
-** detection, loading, the cache, both tables, lookups and the name-ordered scan.
+** detection, loading, the cache, the tables (the track model's too), lookups, the name-ordered scan,
+** the kind constraint and the Perfetto schema's functions.
 */
 #include <sqlite3.h>
 #include <stddef.h>
@@ -16,6 +17,11 @@ static const char *const azSql[] = {
   "SELECT * FROM profile_jobs(?1)",
   "SELECT * FROM profile_records(?1)",
   "SELECT * FROM profile_xplanes(?1)",
+  "SELECT * FROM profile_tracks(?1)",
+  "SELECT * FROM profile_threads(?1)",
+  "SELECT * FROM profile_processes(?1)",
+  "SELECT kind, count(*), sum(dur) FROM profile_events(?1) WHERE kind IN ('slice', 'instant', 'sched') GROUP BY kind",
+  "SELECT profsql_arg_key(CAST(?1 AS TEXT), 0), profsql_arg_key(CAST(?1 AS TEXT), 1), profsql_number(CAST(?1 AS TEXT))",
 };
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size){

@@ -242,6 +242,21 @@ check(got == [("binder transaction", 3000000, 130000, 800),   # sent at 3000, re
 check(q(db, "SELECT count(*) FROM ftrace_event WHERE name = 'sched_switch'") == [(3,)], "ftrace_event: the raw lines")
 check(q(db, "SELECT count(*) FROM slice WHERE name = 'sched_switch'") == [(0,)], "ftrace: raw lines are no slices")
 
+
+# a Chrome trace that carries ftrace text ('systemTraceEvents'): its scheduling too
+trace = {"traceEvents": [{"ph": "X", "pid": 5, "tid": 5, "ts": 1, "dur": 2, "name": "js"}],
+         "systemTraceEvents": "# tracer: nop\n"
+         "          <idle>-0     [000] d..2  0.000010: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 "
+         "prev_state=R ==> next_comm=app next_pid=42 next_prio=120\n"
+         "             app-42    [000] d..2  0.000030: sched_switch: prev_comm=app prev_pid=42 prev_prio=120 "
+         "prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120\n"
+         "          <idle>-0     [000] d..2  0.000050: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 "
+         "prev_state=R ==> next_comm=app next_pid=42 next_prio=120\n"}
+db = opened(write("chrome_systrace.json", json.dumps(trace)))
+got = q(db, "SELECT ts, dur, state FROM thread_state JOIN thread USING (utid) WHERE tid = 42 ORDER BY ts")
+check(got[:2] == [(10000, 20000, "Running"), (30000, 20000, "S")], "Chrome + ftrace text: thread states of the text", got)
+check(q(db, "SELECT name FROM slice") == [("js",)], "Chrome + ftrace text: the raw lines are no slices")
+
 # ---------------------------------------------------------------- flows fan out (v2: one sender, two receivers)
 trace = [
     {"ph": "X", "pid": 1, "tid": 1, "ts": 0, "dur": 10, "name": "send", "bind_id": "0x7", "flow_out": True},
