@@ -11,6 +11,10 @@
 **   <prefix>jobs      SELECT * FROM profile_jobs(source)
 **   <prefix>xplanes   SELECT * FROM profile_xplanes(source)
 **   <prefix>metadata  SELECT * FROM profile_metadata(source)
+**   <prefix>tracks, <prefix>threads, <prefix>processes   the track model (profile_tracks.c)
+**   <prefix>args      the events' arg sets: one row per leaf of an event's args (file, arg_set_id
+**                     = the event id, id, flat_key, key, int_value, string_value, real_value,
+**                     value_type, display_value), keyed as the Perfetto schema keys them
 ** and the tree views of sql/event_tree.sql (when the capture has events) and
 ** sql/record_tree.sql (when it has records), and xprof's statistics of sql/xprof_stats.sql
 ** (xprof_op_events, xprof_op_stats, xprof_kernel_stats, xprof_step_time: when the capture is an
@@ -190,6 +194,25 @@ static void openFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     if( rc==SQLITE_OK ){
       sqlite3_str_appendf(pOut, "%s\"%s%s\"", nOut++ ? "," : "", zPrefix, azTable[k][0]);
     }
+  }
+  /* <prefix>args: the events' arg sets, one row per leaf of an event's args (as the Perfetto
+  ** schema's args, whose view of that name takes its place there) */
+  if( !bPerfetto && rc==SQLITE_OK && zSrc ){
+    char *z = sqlite3_mprintf(
+      "DROP VIEW IF EXISTS temp.\"%w%s\"; CREATE TEMP VIEW \"%w%s\" AS "
+      "SELECT e.file AS file, e.id AS arg_set_id, j.id AS id, profsql_arg_key(j.fullkey, 1) AS flat_key, "
+      "profsql_arg_key(j.fullkey, 0) AS key, "
+      "CASE WHEN j.type IN ('integer', 'true', 'false') THEN j.value END AS int_value, "
+      "CASE WHEN j.type = 'text' THEN j.value END AS string_value, "
+      "CASE WHEN j.type = 'real' THEN j.value END AS real_value, "
+      "CASE j.type WHEN 'integer' THEN 'int' WHEN 'real' THEN 'real' WHEN 'text' THEN 'string' ELSE 'bool' END AS value_type, "
+      "CASE j.type WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE CAST(j.value AS TEXT) END AS display_value "
+      "FROM profile_events(%s) e, json_tree(CASE WHEN json_valid(e.args) THEN e.args END) j "
+      "WHERE j.type NOT IN ('null', 'object', 'array');",
+      zPrefix, "args", zPrefix, "args", zSrc);
+    rc = z ? sqlite3_exec(db, z, 0, 0, &zErr) : SQLITE_NOMEM;
+    sqlite3_free(z);
+    if( rc==SQLITE_OK ) sqlite3_str_appendf(pOut, ",\"%sargs\"", zPrefix);
   }
   /* bWhen: 0 a capture with events, 1 with records, 2 an XSpace, 3 with call stacks, 4 a timings
   ** report (a directory

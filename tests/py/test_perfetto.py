@@ -108,6 +108,12 @@ for (flat, key, v), g in zip(want, got):
     else:
         check(g[3] == v and g[5] == "string" and g[6] == v, f"args: string {key}", g)
 check(q(db, "SELECT arg_set_id FROM slice WHERE name = 'b'") == [(None,)], "args: a slice without args has none")
+# the default schema's args view: the same rows, per file
+db2 = testlib.connect()
+db2.execute("SELECT profile_open(?)", (path,))
+got2 = q(db2, "SELECT flat_key, key FROM args WHERE arg_set_id = 0 ORDER BY id")
+check(got2 == [(w[0], w[1]) for w in want], "profile_open's args view: the same keys", got2)
+check(q(db2, "SELECT DISTINCT file FROM args") == [(path,)], "profile_open's args view: the file")
 check(q(db, "SELECT extract_arg(arg_set_id, 'args.o.p.q'), extract_arg(arg_set_id, 'args.s'), "
             "extract_arg(arg_set_id, 'args.nope') FROM slice WHERE name = 'a'") == [(1, "x", None)], "extract_arg")
 
