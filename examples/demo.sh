@@ -14,7 +14,8 @@ mkdir -p "$out/chrome" "$out/timings" "$out/newengine" || exit 1
 echo "$out/chrome/profiler_categories_latest.csv:"
 head -n 4 "$out/chrome/profiler_categories_latest.csv"
 echo "$out/chrome/profiler_report_latest.md (quick answer):"
-sed -n '/^## Quick answer/,/^## Profiler-first/p' "$out/chrome/profiler_report_latest.md" | sed '$d'
+# from its heading to the next one
+awk '/^## Quick answer/ { on = 1; print; next } on && /^## / { exit } on' "$out/chrome/profiler_report_latest.md"
 for q in server_tps main_thread gpu_ops frame_budget cpu_profile cpu_threads; do
   echo
   head -n 1 "examples/questions/$q.sql" | sed 's/^-- //'

@@ -160,6 +160,45 @@ else:
 r = subprocess.run([sys.executable, "-c", NOEXT, "no-apsw"], capture_output=True, text=True)
 check(r.returncode == 2 and r.stdout == "" and "Traceback" not in r.stderr and "apt-get install python3-apsw" in r.stderr
       and "/usr/bin/python3" in r.stderr, f"query.py, neither sqlite3 loading nor apsw: exit 2 and the routes: {r.returncode} {r.stderr!r}")
+
+# README's busy % (a thread's top-level thread-track slice time over the capture's span) against
+# Python over the JSON: per thread the union of its X and B/E intervals (the top-level slices,
+# which nest), over the span of every event with a time (metadata events have none)
+readme = open("README.md").read()
+sql = readme.split("Per-thread utilisation", 1)[1].split("```sql\n", 1)[1].split("```", 1)[0]
+got = [(r[0], r[1], r[4]) for r in db.execute(sql).fetchall()]
+trace = json.load(open("examples/browser_trace.json"))
+evs = trace["traceEvents"] if isinstance(trace, dict) else trace
+iv, open_b, times = collections.defaultdict(list), collections.defaultdict(list), []
+for e in sorted((e for e in evs if "ts" in e and e.get("ph") != "M"), key=lambda e: e["ts"]):
+    k = (e.get("pid"), e.get("tid", e.get("pid")))
+    times.append(e["ts"])
+    if "dur" in e:
+        times.append(e["ts"] + e["dur"])
+    if e["ph"] == "X" and "dur" in e:
+        iv[k].append((e["ts"], e["ts"] + e["dur"]))
+    elif e["ph"] == "B":
+        open_b[k].append(e["ts"])
+    elif e["ph"] == "E" and open_b[k]:
+        iv[k].append((open_b[k].pop(), e["ts"]))
+        times.append(e["ts"])
+span = max(times) - min(times)
+
+
+def union(xs):
+    total, cur = 0, None
+    for a, b in sorted(xs):
+        if cur is None or a > cur[1]:
+            total += (cur[1] - cur[0]) if cur else 0
+            cur = [a, b]
+        else:
+            cur[1] = max(cur[1], b)
+    return total + ((cur[1] - cur[0]) if cur else 0)
+
+
+want = sorted(((k[0], k[1], round(100 * union(v) / span, 1)) for k, v in iv.items()), key=lambda r: -r[2])[:5]
+check(got == want, "README busy %: top-level thread-track slice time / the capture's span, as Python computes it", (got, want))
+
 r = subprocess.run([sys.executable, "examples/python/query.py"], capture_output=True, text=True,
                    env=dict(os.environ, LIBPROFSQL_PATH="/nonexistent/libprofsql.so"))
 check(r.returncode == 2 and "Traceback" not in r.stderr and "LIBPROFSQL_PATH='/nonexistent/libprofsql.so' names no library" in r.stderr,
