@@ -462,11 +462,14 @@ FROM $P_pf_overlaps;
 -- Every stat trace_processor's JSON import keeps (0 when nothing happened), then each of
 -- libprofsql's diagnostic kinds as 'profsql_<kind>'.
 CREATE TEMP VIEW $Pstats AS
-WITH d AS (SELECT key, value FROM $P_pf_meta WHERE scope = 'diagnostic' AND key GLOB '*_count'),
+WITH d AS (SELECT key, value FROM $P_pf_meta WHERE scope = 'diagnostic' AND key GLOB '*_count'
+           UNION ALL
+           -- (a Chrome trace's displayTimeUnit: trace_processor notes it, and reads ts in us anyway)
+           SELECT 'display_time_unit', 1 FROM $P_pf_meta WHERE scope = 'trace' AND key = 'displayTimeUnit'),
 names(name, severity, source, ours) AS (VALUES
   ('json_tokenizer_failure', 'error', 'trace', 'skipped_event_count'),
   ('json_parser_failure', 'error', 'trace', NULL),
-  ('json_display_time_unit', 'info', 'trace', NULL),
+  ('json_display_time_unit', 'info', 'trace', 'display_time_unit'),
   ('slice_drop_overlapping_complete_event', 'error', 'analysis', NULL),
   ('slice_spill_overlapping_complete_event', 'error', 'analysis', 'overlap_count'),
   ('misplaced_end_event', 'data_loss', 'analysis', NULL),
@@ -485,7 +488,7 @@ FROM names
 UNION ALL
 SELECT NULL, 'profsql_' || substr(d.key, 1, length(d.key) - 6), NULL, NULL, 'info', 'trace', d.value,
        'libprofsql diagnostic: see profile_metadata scope ''diagnostic''', NULL, NULL
-FROM d;
+FROM d WHERE d.key GLOB '*_count';
 
 -- Trace-level metadata: the trace's format and size, and the members of a Chrome trace's
 -- top-level 'metadata' object as 'json_metadata.<key>'.

@@ -302,6 +302,13 @@ for src in ["examples/browser_trace.json", "examples/ftrace_sched.txt", "tests/d
             b = q(db, f"SELECT file, id FROM profile_events(?) WHERE {forced} ORDER BY {order}", (src,))
             check(a == b, f"kind constraint: {src} WHERE {where} ORDER BY {order} ({len(b)} rows)", (len(a), len(b)))
 
+
+# displayTimeUnit: noted in stats (json_display_time_unit), ts still read in us (the spec, catapult)
+db = opened(write("dtu.json", json.dumps({"displayTimeUnit": "ns", "traceEvents": [
+    {"ph": "X", "pid": 1, "tid": 1, "ts": 1, "dur": 2, "name": "a"}]})))
+check(q(db, "SELECT value FROM stats WHERE name = 'json_display_time_unit'") == [(1,)], "stats: json_display_time_unit")
+check(q(db, "SELECT ts, dur FROM slice") == [(1000, 2000)], "displayTimeUnit does not scale ts")
+
 # ---------------------------------------------------------------- empty tables keep their columns
 db = opened(write("one.json", json.dumps([{"ph": "X", "pid": 1, "tid": 1, "ts": 0, "dur": 1, "name": "x"}])))
 for table, cols in [("counter", ["id", "ts", "track_id", "value", "arg_set_id"]),
