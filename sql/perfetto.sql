@@ -58,6 +58,9 @@ SELECT t.utid AS model_utid,
        u.upid AS upid
 FROM $Pthreads t JOIN $P_pf_upid u ON u.model_upid = t.upid, $P_pf_rules r;
 
+-- start_ts / end_ts are trace_processor's: when the process or thread began or ended, which none of
+-- these formats records (its task_newtask / sched_process_exit are not read), so NULL; the span of a
+-- thread's rows is profile_threads' start_ts / end_ts.
 CREATE TEMP VIEW $Pprocess AS
 SELECT 0 AS id, 0 AS upid, 0 AS pid,
        (SELECT p.name FROM $Pprocesses p JOIN $P_pf_upid u ON u.model_upid = p.upid WHERE u.upid = 0
@@ -67,7 +70,7 @@ SELECT 0 AS id, 0 AS upid, 0 AS pid,
 UNION ALL
 SELECT u.upid, u.upid, p.pid,
        coalesce(p.name, CASE WHEN typeof(p.pid) = 'text' THEN p.pid END),
-       p.start_ts, p.end_ts, NULL, NULL, NULL, NULL, NULL,
+       NULL, NULL, NULL, NULL, NULL, NULL, NULL,
        CASE WHEN EXISTS (SELECT 1 FROM $P_pf_process_args a WHERE a.upid = u.upid)
             THEN 2199023255552 + u.upid END,
        NULL
@@ -83,7 +86,7 @@ SELECT 0 AS id, 0 AS utid, 0 AS tid,
 UNION ALL
 SELECT m.utid, m.utid, t.tid,
        coalesce(t.name, CASE WHEN typeof(t.tid) = 'text' THEN t.tid END),
-       t.start_ts, t.end_ts, m.upid, t.is_main_thread, t.is_idle, NULL,
+       NULL, NULL, m.upid, t.is_main_thread, t.is_idle, NULL,
        CASE WHEN EXISTS (SELECT 1 FROM $P_pf_thread_args a WHERE a.utid = m.utid)
             THEN 1099511627776 + m.utid END
 FROM $Pthreads t JOIN $P_pf_utid m ON m.model_utid = t.utid
