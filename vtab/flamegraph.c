@@ -9,14 +9,19 @@
 ** 'samples', ...), else its timer records by ParentRecordId, else its slices by parent_id
 ** (Chrome, XSpace XEvents, lms markers), else its newengine jobs (category -> lane -> job name,
 ** width = elapsed_ms). options_json, an object; every key optional:
-**   "group"    "track" (default: one first-level frame per track: each thread, each async track;
-**              timings: category) | "thread" (async slices under their thread) | "none" (merged)
+**   "group"    "track" (default: one first-level frame per thread track or CPU track, named from
+**              the track model: "process / thread", "CPU n"; timings: category) | "thread" (async
+**              slices, with "async", under their thread) | "none" (merged)
+**   "async"    true: draw the async tracks' slices too, one first-level frame per kind ("async
+**              (process)", "async (global)", "async (thread)"); false (default): left out
 **   "title"    the graph's title (default: the source path, or "BLOB")
 **   "weight"   "dur" (default: width = inclusive time) | "self" (reversed graph: under each
 **              group the frame the time was spent in, then its callers) | "samples" (counts:
 **              sample weights, 1 per slice or job, a timer record's Count)
 **   "pid", "tid"          a process / thread id: INTEGER, or TEXT for ids written as strings
-**   "process", "thread"   a process / thread name (TEXT), or its id (INTEGER)
+**   "process", "thread"   a process / thread name (TEXT), or its id (INTEGER; "thread" also
+**              takes a tid as TEXT, "1234"). They select by the track model: a thread's own
+**              track (async tracks only with "async"; CPU tracks never under a thread filter)
 **   "plane"    XSpace only: a plane's name (TEXT, "/device:GPU:0") or index (INTEGER)
 **   "ts_from", "ts_to"    INTEGER ns on the capture's clock: rows overlapping [ts_from, ts_to)
 **              are drawn, clipped to it (a slice's self time is its clipped dur minus its
@@ -116,7 +121,7 @@ static int fg_regex(FgOpt *p, const char *zFunc, const char *zKey, const char *z
 static int fg_options(sqlite3 *db, sqlite3_value *pOpts, int bFolded, FgOpt *p){
   const char *zFunc = bFolded ? "profile_flamegraph_folded" : "profile_flamegraph";
   const char *zKnown = bFolded ? "title, unit, weight, name, exclude"
-    : "group, title, weight, pid, tid, process, thread, plane, ts_from, ts_to, name, exclude";
+    : "group, async, title, weight, pid, tid, process, thread, plane, ts_from, ts_to, name, exclude";
   ps_flame_opt_init(&p->o);
   p->zWeight = "dur";
   if( pOpts==0 || sqlite3_value_type(pOpts)==SQLITE_NULL ){
@@ -179,6 +184,10 @@ static int fg_options(sqlite3 *db, sqlite3_value *pOpts, int bFolded, FgOpt *p){
       else if( bText && strcmp(zVal, "thread")==0 ) p->o.eGroup = PS_FLAME_THREAD;
       else if( bText && strcmp(zVal, "none")==0 ) p->o.eGroup = PS_FLAME_MERGED;
       else rc = fg_err(p, zFunc, "option \"group\" must be \"track\", \"thread\" or \"none\", not %s", bText ? zVal : zType);
+    }else if( !bFolded && strcmp(zKey, "async")==0 ){
+      if( zType && strcmp(zType, "true")==0 ) p->o.bAsync = 1;
+      else if( zType && strcmp(zType, "false")==0 ) p->o.bAsync = 0;
+      else{ rc = fg_err(p, zFunc, "option \"async\" must be true or false, not %s", bText ? zVal : zType); break; }
     }else if( !bFolded && (strcmp(zKey, "ts_from")==0 || strcmp(zKey, "ts_to")==0) ){
       if( !bInt ){ rc = fg_err(p, zFunc, "option \"%s\" must be an integer (ns on the capture's clock)", zKey); break; }
       int64_t t = sqlite3_value_int64(v);
@@ -208,11 +217,20 @@ static int fg_options(sqlite3 *db, sqlite3_value *pOpts, int bFolded, FgOpt *p){
     return fg_err(p, zFunc, "ts_from must be less than ts_to%s", "");
   }
   /* the filters as given: the options without the drawing keys */
-  if( sqlite3_prepare_v2(db, "SELECT json_remove(?1, '$.group', '$.title', '$.weight', '$.unit')", -1, &st, 0) ) return SQLITE_NOMEM;
+  if( sqlite3_prepare_v2(db, "SELECT json_remove(?1, '$.group', '$.async', '$.title', '$.weight', '$.unit')", -1, &st, 0) ) return SQLITE_NOMEM;
   sqlite3_bind_value(st, 1, pOpts);
   if( sqlite3_step(st)==SQLITE_ROW ) p->zFilters = sqlite3_mprintf("%s", (const char*)sqlite3_column_text(st, 0));
   sqlite3_finalize(st);
   return p->zFilters ? SQLITE_OK : SQLITE_NOMEM;
+}
+
+/* Does TEXT option value v read as thread value tv (a tid) as written ("1234")? */
+static int fg_value_text_eq(const PsCapture *cap, const PsValue *tv, sqlite3_value *v){
+  char buf[64];
+  if( tv->type!=PS_VAL_INT ) return 0;
+  int n = snprintf(buf, sizeof(buf), "%lld", (long long)tv->i);
+  return sqlite3_value_bytes(v)==n && memcmp(sqlite3_value_text(v), buf, (size_t)n)==0;
+  (void)cap;
 }
 
 /* Does thread value tv (a pid or tid) equal option value v? */
@@ -254,7 +272,10 @@ static int fg_threads(FgOpt *p, const PsCapture *cap, uint8_t **paKeep){
         case FG_TID: keep = fg_value_eq(cap, &th->tid, v); break;
         case FG_PROCESS: case FG_PLANE:
           keep = bInt ? fg_value_eq(cap, &th->pid, v) : fg_name_eq(cap, th->processName, v); break;
-        case FG_THREAD: keep = bInt ? fg_value_eq(cap, &th->tid, v) : fg_name_eq(cap, th->threadName, v); break;
+        case FG_THREAD:
+          keep = bInt ? fg_value_eq(cap, &th->tid, v)
+               : fg_name_eq(cap, th->threadName, v) || fg_value_eq(cap, &th->tid, v) || fg_value_text_eq(cap, &th->tid, v);
+          break;
       }
     }
     a[t] = (uint8_t)keep;

@@ -8,8 +8,10 @@
 ** newengine jobs (category -> lane -> job name, width = elapsed_ms). Or folded stacks given row
 ** by row (PsFlameFolded). Frames are merged by stack (the names from the root down, as folded
 ** stacks are); a frame's width is the self time of everything under it, i.e. its inclusive time.
-** The first level is each track or thread ("process / thread"; timings: the category), or the
-** roots.
+** The first level is each thread track or CPU track, named from the track model (flame.h:
+** "process / thread", "CPU n"; timings: the category), or the roots. Async tracks are drawn
+** only with PsFlameOpt.bAsync (one group per kind), counters never. A V8 frame without a name
+** reads "(anonymous) file:line" (fl_frame_name).
 **
 ** The pipeline: (1) the source's rows, kept by the thread and time filters, add their self value
 ** at their node of a trie of stacks; (2) the name filters zero the nodes whose stack has (or
@@ -28,11 +30,15 @@
 ** "Search" (a JavaScript regular expression asked with prompt(); Ctrl-F or F3 too; matches
 ** filled rgb(230,0,230) and "Matched: 12.3%" = the union of the matched frames' widths over the
 ** root's, nested matches counted once), the hovered frame's title on a details line, and labels
-** fitted to their frame (truncated with ".." by the measured character width; refitted on zoom).
+** fitted to their frame (elided in the middle with U+2026 by the measured width; refitted on zoom
+** and resize). The SVG is width="100%": the script sets its viewBox to the window's width and
+** lays the frames out again on resize (the file's coordinates are for 1200 px: K scales them).
 ** Without script the frames, titles and labels are there as before.
 */
 #include "flame.h"
 #include "../formats/jobs.h"
+#include "../model/stacks.h"
+#include "../model/tracks.h"
 #include "writer.h"
 
 #include <math.h>
@@ -132,7 +138,19 @@ typedef struct FlGraph {
   int bTime, bWeighted;
   const char *zUnit;      /* without bTime: "samples", "weight" or "calls" */
   FlWork w;               /* work done, for polling the host's interrupt */
+  const PsModel *pModel;  /* the capture's track model (slices and samples), or NULL */
+  PsPool extra;           /* names made here (anonymous V8 functions): ids | FL_EXTRA */
+  int bExtra;             /* extra initialised */
 } FlGraph;
+
+/* A name id of FlGraph.extra rather than of pPool. */
+#define FL_EXTRA 0x80000000u
+
+/* The text of name id (pPool's, or extra's with FL_EXTRA). */
+static PsStr fl_name(const FlGraph *g, uint32_t id){
+  if( id & FL_EXTRA ) return ps_pool_get(&g->extra, id & ~FL_EXTRA);
+  return ps_pool_get(g->pPool, id);
+}
 
 /* z[0..n) as XML text (element content and attribute values alike), so that the SVG is
 ** well-formed whatever a name holds: '<' '>' '&' '"' as entities; invalid UTF-8 (a character
@@ -181,30 +199,51 @@ static void fl_label(const FlGraph *g, const FNode *x, PsBuf *b){
   if( x->bThread==1 ){ ps_buf_puts(b, g->azGroup[x->name]); return; }
   if( x->bThread==2 ){ ps_buf_puts(b, "(deeper callers)"); return; }
   if( x->name==0 ){ ps_buf_puts(b, "(unnamed)"); return; }
-  PsStr s = ps_pool_get(g->pPool, x->name);
+  PsStr s = fl_name(g, x->name);
   xml_text(b, s.z, s.n);
 }
 
-/* The first-level frame of group t, escaped for SVG (malloc'ed; NULL when out of memory):
-** bCategory (timings records): the category; else "process / thread", or for an async track "process / async
-** cat=x id=0x1". A process or thread without a name is "pid N" / "tid N" (ps_value_text). */
-static char *fl_group_label(const PsCapture *cap, int bCategory, int bByTrack, uint32_t t){
+/* Group keys of slices and samples: thread t is t, a CPU track tr is nThread + tr, an async
+** kind (by track) is nThread + nTrack + FL_ASYNC_*. Timings records: the category's pool id. */
+enum { FL_ASYNC_PROCESS, FL_ASYNC_GLOBAL, FL_ASYNC_THREAD, FL_NASYNC };
+
+/* Appends v as text ("N", or 'x' for an id written as a string), escaped. */
+static void fl_value(PsBuf *b, const PsCapture *cap, const PsValue *v){
+  char buf[512];
+  ps_value_text(cap, v, buf, sizeof(buf));
+  xml_text(b, buf, strlen(buf));
+}
+
+/* The first-level frame of group key t, escaped for SVG (malloc'ed; NULL when out of memory):
+** bCategory (timings records): the category; a thread: "process / thread" (flame.h says how
+** either part is named or left out); a CPU track: "CPU n"; an async kind: "async (process)". */
+static char *fl_group_label(const PsCapture *cap, int bCategory, uint32_t t){
   PsBuf lb; memset(&lb, 0, sizeof(lb));
   if( bCategory ){
     PsStr s = ps_pool_get(&cap->pool, t);
     xml_text(&lb, s.z, s.n);
-  }else{
-    const PsTrack *tr = bByTrack ? &cap->aTrack[t] : 0;
-    const PsThread *th = &cap->aThread[tr ? tr->thread : t];
-    char buf[512];
+  }else if( t < cap->nThread ){
+    const PsThread *th = &cap->aThread[t];
+    int bProc = 1;
     if( th->processName ){ PsStr s = ps_pool_get(&cap->pool, th->processName); xml_text(&lb, s.z, s.n); }
-    else{ ps_buf_puts(&lb, "pid "); ps_value_text(cap, &th->pid, buf, sizeof(buf)); xml_text(&lb, buf, strlen(buf)); }
-    ps_buf_puts(&lb, " / ");
-    if( tr && tr->kind!=PS_TRACK_THREAD && tr->name ){
-      ps_track_text(cap, t, buf, sizeof(buf));
-      xml_text(&lb, buf, strlen(buf));
-    }else if( th->threadName ){ PsStr s = ps_pool_get(&cap->pool, th->threadName); xml_text(&lb, s.z, s.n); }
-    else{ ps_buf_puts(&lb, "tid "); ps_value_text(cap, &th->tid, buf, sizeof(buf)); xml_text(&lb, buf, strlen(buf)); }
+    else if( th->pid.type!=PS_VAL_NULL ){ ps_buf_puts(&lb, "pid "); fl_value(&lb, cap, &th->pid); }
+    else bProc = 0;
+    if( th->threadName ){
+      if( bProc ) ps_buf_puts(&lb, " / ");
+      PsStr s = ps_pool_get(&cap->pool, th->threadName); xml_text(&lb, s.z, s.n);
+    }else if( th->tid.type!=PS_VAL_NULL ){
+      if( bProc ) ps_buf_puts(&lb, " / ");
+      ps_buf_puts(&lb, "tid "); fl_value(&lb, cap, &th->tid);
+    }else if( !bProc ) ps_buf_puts(&lb, "main");
+  }else if( t < cap->nThread + cap->nTrack ){
+    const PsTrack *tr = &cap->aTrack[t - cap->nThread];
+    char buf[512];
+    if( tr->cpu>=0 ) ps_buf_printf(&lb, "CPU %d", (int)tr->cpu);
+    else{ ps_track_text(cap, t - cap->nThread, buf, sizeof(buf)); xml_text(&lb, buf, strlen(buf)); }
+  }else{
+    static const char *const az[] = { "async (process)", "async (global)", "async (thread)" };
+    size_t k = t - cap->nThread - cap->nTrack;
+    ps_buf_puts(&lb, k < FL_NASYNC ? az[k] : "async");
   }
   if( ps_buf_append(&lb, "", 1) ){ ps_buf_free(&lb); return 0; }
   return lb.z;
@@ -212,10 +251,120 @@ static char *fl_group_label(const PsCapture *cap, int bCategory, int bByTrack, u
 
 /* The group node of key t under the root (its label made on first use); -1 when out of memory.
 ** A key past the label table (cannot happen for a parsed capture) is the root itself. */
-static int32_t fl_group(FlGraph *g, const PsCapture *cap, int bCategory, int bByTrack, uint32_t t){
+static int32_t fl_group(FlGraph *g, const PsCapture *cap, int bCategory, uint32_t t){
   if( t >= g->nGroup ) return 0;
-  if( g->azGroup[t]==0 && (g->azGroup[t] = fl_group_label(cap, bCategory, bByTrack, t))==0 ) return -1;
+  if( g->azGroup[t]==0 && (g->azGroup[t] = fl_group_label(cap, bCategory, t))==0 ) return -1;
   return fl_child(&g->f, 0, t, 1);
+}
+
+/* Whether event row r is drawn (1) and its group key *pKey, by its track's kind: a thread's
+** own track (the thread filter applies), a CPU track (none with a thread filter), an async
+** track (only with bAsync; the filter by the thread of the event), never a counter or instant. */
+static int fl_row_key(const FlGraph *g, const PsCapture *cap, const PsFlameOpt *o, size_t r, uint32_t *pKey){
+  uint32_t tr = cap->ev.aTrack[r], th = cap->ev.aThread[r];
+  int kind = g->pModel && tr < cap->nTrack ? g->pModel->aTrack[tr].kind : PS_TK_THREAD;
+  int k = -1;
+  switch( kind ){
+    case PS_TK_THREAD: break;
+    case PS_TK_CPU:
+      if( o->aThreadKeep ) return 0;
+      *pKey = (uint32_t)(cap->nThread + tr);
+      return 1;
+    case PS_TK_PROCESS_ASYNC: k = FL_ASYNC_PROCESS; break;
+    case PS_TK_GLOBAL_ASYNC:  k = FL_ASYNC_GLOBAL; break;
+    case PS_TK_THREAD_ASYNC:  k = FL_ASYNC_THREAD; break;
+    default: return 0;
+  }
+  if( k>=0 && !o->bAsync ) return 0;
+  if( o->aThreadKeep && (th >= cap->nThread || !o->aThreadKeep[th]) ) return 0;
+  *pKey = k>=0 && o->eGroup==PS_FLAME_TRACK ? (uint32_t)(cap->nThread + cap->nTrack + (size_t)k) : th;
+  return 1;
+}
+
+typedef struct FlLab { const char *z; uint32_t key; } FlLab;
+static int fl_lab_cmp(const void *a, const void *b){
+  int c = strcmp(((const FlLab*)a)->z, ((const FlLab*)b)->z);
+  if( c ) return c;
+  return ((const FlLab*)a)->key < ((const FlLab*)b)->key ? -1 : ((const FlLab*)a)->key > ((const FlLab*)b)->key;
+}
+
+/* First-level groups of one label (two threads named "work" in one process) get their tid:
+** "work (tid 29268)". PS_OK or PS_NOMEM. */
+static int fl_dedup_groups(FlGraph *g, const PsCapture *cap){
+  size_t n = 0;
+  if( g->f.n==0 || g->azGroup==0 ) return PS_OK;
+  for(int32_t c = g->f.a[0].firstChild; c>=0; c = g->f.a[c].nextSibling) n += g->f.a[c].bThread==1;
+  if( n<2 ) return PS_OK;
+  FlLab *a = malloc(n * sizeof(FlLab));
+  if( a==0 ) return PS_NOMEM;
+  n = 0;
+  for(int32_t c = g->f.a[0].firstChild; c>=0; c = g->f.a[c].nextSibling){
+    if( g->f.a[c].bThread!=1 || g->f.a[c].name >= g->nGroup ) continue;
+    a[n].z = g->azGroup[g->f.a[c].name]; a[n].key = g->f.a[c].name; n++;
+  }
+  qsort(a, n, sizeof(FlLab), fl_lab_cmp);
+  int rc = PS_OK;
+  for(size_t i=0; i<n && rc==PS_OK; ){
+    size_t j = i+1;
+    while( j<n && strcmp(a[j].z, a[i].z)==0 ) j++;
+    for(size_t k=i; j-i>1 && k<j; k++){
+      uint32_t t = a[k].key;
+      if( t >= cap->nThread || cap->aThread[t].tid.type==PS_VAL_NULL ) continue;
+      PsBuf lb; memset(&lb, 0, sizeof(lb));
+      ps_buf_puts(&lb, g->azGroup[t]);
+      ps_buf_puts(&lb, " (tid ");
+      fl_value(&lb, cap, &cap->aThread[t].tid);
+      if( ps_buf_append(&lb, ")", 2) ){ ps_buf_free(&lb); rc = PS_NOMEM; break; }
+      free(g->azGroup[t]); g->azGroup[t] = lb.z;
+    }
+    i = j;
+  }
+  free(a);
+  return rc;
+}
+
+/* The first n2 bytes of z2 in z[0..n), or NULL (memmem, without _GNU_SOURCE). */
+static const char *fl_find(const char *z, size_t n, const char *z2, size_t n2){
+  for(size_t i=0; i+n2<=n; i++) if( z[i]==z2[0] && memcmp(z+i, z2, n2)==0 ) return z+i;
+  return 0;
+}
+
+/* A V8 frame (a .cpuprofile node, a ProfileChunk's) whose functionName is '': "(anonymous)
+** file:line" as DevTools shows it (the url's last path component, lineNumber + 1), or
+** "(anonymous)". Other frames keep their name. UINT32_MAX when out of memory. */
+static uint32_t fl_frame_name(FlGraph *g, const PsCapture *cap, const PsRecord *x){
+  uint32_t nm = x->name;
+  if( nm==0 || ps_pool_get(&cap->pool, nm).n!=0 || x->zAttrs==0 ) return nm;
+  const char *zA = x->zAttrs; size_t nA = x->nAttrs;
+  if( fl_find(zA, nA, "\"functionName\"", 14)==0 ) return nm;
+  char buf[600];
+  int n = snprintf(buf, sizeof(buf), "(anonymous)");
+  if( x->category ){
+    PsStr u = ps_pool_get(&cap->pool, x->category);
+    size_t i = u.n;
+    while( i>0 && u.z[i-1]!='/' && u.z[i-1]!='\\' ) i--;
+    size_t nf = u.n - i;
+    if( nf > 400 ) nf = 400;
+    if( nf>0 ){
+      n += snprintf(buf+n, sizeof(buf)-(size_t)n, " %.*s", (int)nf, u.z + i);
+      const char *p = fl_find(zA, nA, "\"lineNumber\"", 12);
+      if( p ){
+        const char *e = zA + nA;
+        p += 12;
+        while( p<e && (*p==' ' || *p=='\t' || *p=='\n' || *p=='\r' || *p==':') ) p++;
+        long long v = 0; int nd = 0;
+        while( p<e && *p>='0' && *p<='9' && nd<10 ){ v = v*10 + (*p - '0'); p++; nd++; }
+        if( nd>0 ) snprintf(buf+n, sizeof(buf)-(size_t)n, ":%lld", v + 1);
+      }
+    }
+  }
+  if( !g->bExtra ){
+    if( ps_pool_init(&g->extra) ) return UINT32_MAX;
+    g->bExtra = 1;
+  }
+  int bNew;
+  uint32_t id = ps_pool_intern(&g->extra, buf, strlen(buf), &bNew);
+  return id ? (id | FL_EXTRA) : UINT32_MAX;
 }
 
 /* ---------------------------------------------------------------- filters */
@@ -281,7 +430,8 @@ static int fl_filter_names(FlGraph *g, const PsFlameOpt *o){
   if( o->pName==0 && o->pExclude==0 ) return PS_OK;
   Fl *f = &g->f;
   uint8_t *aFlag = calloc(f->n ? f->n : 1, 1);
-  uint8_t *aCache = calloc(g->pPool->n + 1, 1);    /* per name id: bit 0 known, bits 1-2 flags */
+  size_t nBase = g->pPool->n + 1;                   /* extra names cached after the pool's */
+  uint8_t *aCache = calloc(nBase + (g->bExtra ? g->extra.n : 0) + 1, 1);   /* per name id: bit 0 known, bits 1-2 flags */
   char *zBuf = 0; size_t nBuf = 0;
   int rc = PS_NOMEM;
   if( aFlag==0 || aCache==0 ) goto out;
@@ -291,14 +441,16 @@ static int fl_filter_names(FlGraph *g, const PsFlameOpt *o){
     int fl = x->parent>=0 ? aFlag[x->parent] : 0;
     if( i>0 && x->bThread==0 ){
       uint32_t id = x->name < g->pPool->n ? x->name : 0;
-      if( !(aCache[id] & 1) ){
-        PsStr s = id ? ps_pool_get(g->pPool, id) : (PsStr){"(unnamed)", 9};
+      if( (x->name & FL_EXTRA) && g->bExtra && (x->name & ~FL_EXTRA) < g->extra.n ) id = x->name;
+      size_t ic = (id & FL_EXTRA) ? nBase + (id & ~FL_EXTRA) : id;
+      if( !(aCache[ic] & 1) ){
+        PsStr s = id ? fl_name(g, id) : (PsStr){"(unnamed)", 9};
         int k = fl_name_flags(o, s.z, s.n, &zBuf, &nBuf);
         if( k<0 ) goto out;
         if( fl_work(&g->w, o, s.n) ){ rc = PS_INTERRUPT; goto out; }   /* a regexec per byte */
-        aCache[id] = (uint8_t)(k | 1);
+        aCache[ic] = (uint8_t)(k | 1);
       }
-      fl |= aCache[id] & 6;
+      fl |= aCache[ic] & 6;
     }
     aFlag[i] = (uint8_t)fl;
     int keep = (o->pName==0 || (fl & 2)) && (o->pExclude==0 || !(fl & 4));
@@ -357,7 +509,7 @@ out:
 ** browser that runs SVG script runs it. W and PAD are the graph's width and left margin. */
 static const char zScript[] =
 "(function(){\n"
-"var HL='rgb(230,0,230)', E=0.02, doc=document, frames=[], charW=6.5, rootW=W, searching=false;\n"
+"var HL='rgb(230,0,230)', E=0.02, doc=document, frames=[], charW=6.5, rootW=W, searching=false, zoomed=null, K=1;\n"
 "var details=doc.getElementById('details'), matched=doc.getElementById('matched');\n"
 "var stext=doc.getElementById('searchtext');\n"
 "function num(e,a){return parseFloat(e.getAttribute(a));}\n"
@@ -379,21 +531,23 @@ static const char zScript[] =
 "  m.setAttribute('class','lbl'); doc.documentElement.appendChild(m);\n"
 "  var L=m.getComputedTextLength(); if(L>0) charW=L/m.textContent.length; m.parentNode.removeChild(m); })();\n"
 "function fit(f){\n"
-"  var t=f.t, x=num(f.r,'x'), a=num(f.r,'width')-6, s=f.name, n;\n"
+"  var t=f.t, x=num(f.r,'x'), a=num(f.r,'width')-6, s=f.name, n, h;\n"
 "  t.setAttribute('x', (x+3).toFixed(2));\n"
 "  if(a<3*charW){ t.textContent=''; return; }\n"
 "  if(s.length*charW<=a){ t.textContent=s; if(t.getComputedTextLength()<=a) return; }\n"
-"  for(n=Math.min(s.length, Math.floor(a/charW)); n>=3; n--){\n"
-"    t.textContent=s.substring(0,n-2)+'..'; if(t.getComputedTextLength()<=a) return;\n"
+"  for(n=Math.min(s.length-1, Math.floor(a/charW)); n>=3; n--){\n"
+"    h=Math.ceil((n-1)/2); t.textContent=s.substring(0,h)+'\\u2026'+s.substring(s.length-(n-1-h));\n"
+"    if(t.getComputedTextLength()<=a) return;\n"
 "  }\n"
 "  t.textContent='';\n"
 "}\n"
 "function place(f,x,w,cls){\n"
 "  f.g.setAttribute('class', 'f'+(cls?' '+cls:''));\n"
 "  if(cls=='hide') return;\n"
-"  f.r.setAttribute('x', x.toFixed(2)); f.r.setAttribute('width', w.toFixed(2)); fit(f);\n"
+"  f.r.setAttribute('x', (PAD+(x-PAD)*K).toFixed(2)); f.r.setAttribute('width', (w*K).toFixed(2)); fit(f);\n"
 "}\n"
 "function zoom(n){\n"
+"  zoomed=n;\n"
 "  var x0=n.x, x1=n.x+n.w, s=W/n.w;\n"
 "  for(var i=0;i<frames.length;i++){ var f=frames[i];\n"
 "    if(f.y<n.y && f.x<=x0+E && f.x+f.w>=x1-E) place(f, PAD, W, 'parent');\n"
@@ -401,7 +555,16 @@ static const char zScript[] =
 "    else place(f, 0, 0, 'hide');\n"
 "  }\n"
 "}\n"
-"function unzoom(){ for(var i=0;i<frames.length;i++) place(frames[i], frames[i].x, frames[i].w, ''); }\n"
+"function unzoom(){ zoomed=null; for(var i=0;i<frames.length;i++) place(frames[i], frames[i].x, frames[i].w, ''); }\n"
+"function at(id,a,v){ var e=doc.getElementById(id); if(e) e.setAttribute(a, v.toFixed(2)); }\n"
+"function layout(){\n"
+"  var svg=details.ownerSVGElement, vw=svg.getBoundingClientRect().width||window.innerWidth||(W+2*PAD);\n"
+"  if(vw<200) vw=200;\n"
+"  var vb=svg.viewBox.baseVal; svg.setAttribute('viewBox', '0 0 '+vw.toFixed(0)+' '+vb.height);\n"
+"  var w=vw-2*PAD; K=w/W;\n"
+"  at('searchbox','x',PAD+w-96); at('searchtext','x',PAD+w-48); at('title','x',PAD+w/2); at('matched','x',PAD+w);\n"
+"  if(zoomed) zoom(zoomed); else unzoom();\n"
+"}\n"
 "function search(term){\n"
 "  var re; try{ re=new RegExp(term); }catch(e){ matched.textContent='Bad regular expression: '+e.message; return; }\n"
 "  var sp=[];\n"
@@ -431,8 +594,9 @@ static const char zScript[] =
 "  if(((e.ctrlKey||e.metaKey) && e.keyCode==70) || e.keyCode==114){ e.preventDefault(); searchPrompt(); }\n"
 "  else if(e.keyCode==27){ resetSearch(); unzoom(); }\n"
 "});\n"
-"for(var i=0;i<frames.length;i++) fit(frames[i]);\n"
-"window.flamegraph={zoom:function(i){zoom(frames[i]);}, unzoom:unzoom, search:search, resetSearch:resetSearch};\n"
+"layout();\n"
+"window.addEventListener('resize', layout);\n"
+"window.flamegraph={zoom:function(i){zoom(frames[i]);}, unzoom:unzoom, search:search, resetSearch:resetSearch, layout:layout};\n"
 "})();\n";
 
 /* Lays out and writes the graph: depth-first, children by value (largest first). PS_OK,
@@ -459,7 +623,7 @@ static int fl_svg(FlGraph *g, const PsFlameOpt *o, const char *zTitle, PsBuf *ou
   double height = (maxDepth + 1) * H + 60;
   int bad = ps_buf_printf(out,
     "<?xml version=\"1.0\" standalone=\"no\"?>\n"
-    "<svg version=\"1.1\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" xmlns=\"http://www.w3.org/2000/svg\">\n"
+    "<svg version=\"1.1\" width=\"100%%\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" preserveAspectRatio=\"xMinYMin meet\" xmlns=\"http://www.w3.org/2000/svg\">\n"
     "<style>text{font-family:Verdana,sans-serif;font-size:11px;fill:#000}"
     "g.f text{pointer-events:none}g.f{cursor:pointer}"
     "g.f rect{stroke:#fff;stroke-width:0.5}g.f:hover rect{stroke:#000;stroke-width:1}"
@@ -468,10 +632,10 @@ static int fl_svg(FlGraph *g, const PsFlameOpt *o, const char *zTitle, PsBuf *ou
     "<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"100%%\" fill=\"#f8f8f8\"/>\n"
     "<g id=\"unzoom\" class=\"btn\"><rect x=\"%.0f\" y=\"6\" width=\"84\" height=\"20\" rx=\"3\"/>"
     "<text x=\"%.0f\" y=\"20\">Reset Zoom</text></g>\n"
-    "<g id=\"search\" class=\"btn\"><rect x=\"%.0f\" y=\"6\" width=\"96\" height=\"20\" rx=\"3\"/>"
+    "<g id=\"search\" class=\"btn\"><rect id=\"searchbox\" x=\"%.0f\" y=\"6\" width=\"96\" height=\"20\" rx=\"3\"/>"
     "<text id=\"searchtext\" x=\"%.0f\" y=\"20\" text-anchor=\"middle\">Search</text></g>\n"
-    "<text x=\"%.0f\" y=\"22\" text-anchor=\"middle\" style=\"font-size:15px\">",
-    W + 2*pad, height, W + 2*pad, height, pad, pad + 8, pad + W - 96, pad + W - 48, pad + W/2);
+    "<text id=\"title\" x=\"%.0f\" y=\"22\" text-anchor=\"middle\" style=\"font-size:15px\">",
+    height, W + 2*pad, height, pad, pad + 8, pad + W - 96, pad + W - 48, pad + W/2);
   PsBuf tb; memset(&tb, 0, sizeof(tb));
   bad |= xml_text(&tb, zTitle, strlen(zTitle));
   bad |= ps_buf_append(out, tb.z ? tb.z : "", tb.n);
@@ -576,6 +740,7 @@ out:
   if( rc==PS_NOMEM ) ps_nomem(err);
   if( rc==PS_INTERRUPT ) rc = ps_interrupted(err);
   if( g->azGroup ){ for(size_t i=0; i<g->nGroup; i++) free(g->azGroup[i]); free(g->azGroup); }
+  if( g->bExtra ) ps_pool_free(&g->extra);
   fl_free(f);
   return rc;
 }
@@ -628,12 +793,13 @@ static int fl_samples(FlGraph *g, const PsCapture *cap, const PsFlameOpt *o, PsE
     if( fl_work(&g->w, o, 1) ){ rc = ps_interrupted(err); goto out; }
     int32_t leaf = e->aStack[r];
     if( !(e->aFlags[r] & PS_EV_SAMPLE) || leaf<0 || (size_t)leaf>=cap->nRec ) continue;
-    if( o->aThreadKeep && !o->aThreadKeep[e->aThread[r]] ) continue;
+    uint32_t gk = 0;
+    if( !fl_row_key(g, cap, o, r, &gk) ) continue;
+    if( eGroup==PS_FLAME_MERGED ) gk = 0;
     int64_t clip = 0;
     if( fl_has_range(o) && !fl_in_range(o, e->aTs[r], e->aDur[r], &clip) ) continue;
     int64_t d = fl_has_range(o) ? clip : e->aDur[r];
     int64_t v = bTime ? (d!=PS_NULL64 && d>0 ? d : 0) : (e->aWeight ? e->aWeight[r] : 1);
-    uint32_t gk = eGroup==PS_FLAME_MERGED ? 0 : eGroup==PS_FLAME_TRACK ? e->aTrack[r] : e->aThread[r];
     if( (nPair+1)*2 > nh ){
       size_t nh2 = nh*2;
       uint32_t *h2 = calloc(nh2, sizeof(uint32_t));
@@ -661,7 +827,7 @@ static int fl_samples(FlGraph *g, const PsCapture *cap, const PsFlameOpt *o, PsE
   for(size_t k=0; k<nPair; k++){
     int32_t parentNode = 0;
     if( eGroup!=PS_FLAME_MERGED ){
-      parentNode = fl_group(g, cap, 0, eGroup==PS_FLAME_TRACK, a[k].group);
+      parentNode = fl_group(g, cap, 0, a[k].group);
       if( parentNode<0 ) goto out;
     }
     /* the frames from the leaf up (a parent walk never repeats a record: at most nRec steps) */
@@ -669,7 +835,9 @@ static int fl_samples(FlGraph *g, const PsCapture *cap, const PsFlameOpt *o, PsE
     for(int32_t x = a[k].leaf; x>=0 && nChain<cap->nRec; x = cap->aRec[x].parent) aChain[nChain++] = x;
     if( fl_work(&g->w, o, 1 + nChain) ){ rc = ps_interrupted(err); goto out; }
     while( nChain>0 ){
-      parentNode = fl_child(&g->f, parentNode, cap->aRec[aChain[--nChain]].name, 0);
+      uint32_t nm = fl_frame_name(g, cap, &cap->aRec[aChain[--nChain]]);
+      if( nm==UINT32_MAX ) goto out;
+      parentNode = fl_child(&g->f, parentNode, nm, 0);
       if( parentNode<0 ) goto out;
     }
     fl_add(&g->f.a[parentNode].value, a[k].value);
@@ -689,7 +857,6 @@ out:
 static int fl_tree(FlGraph *g, const PsCapture *cap, const PsFlameOpt *o, int bRec, int bRecCount, PsErr *err){
   size_t nRows = bRec ? cap->nRec : cap->ev.n;
   int eGroup = o->eGroup;
-  int bByTrack = eGroup==PS_FLAME_TRACK && !bRec;     /* group key: a track, else a thread */
   int32_t *aNode = malloc((nRows ? nRows : 1) * sizeof(int32_t));   /* row -> trie node */
   size_t *aChain = malloc((nRows ? nRows : 1) * sizeof(size_t));
   int64_t *aSelf = bRec ? 0 : malloc((nRows ? nRows : 1) * sizeof(int64_t));  /* slices: clipped dur, then self */
@@ -700,7 +867,8 @@ static int fl_tree(FlGraph *g, const PsCapture *cap, const PsFlameOpt *o, int bR
     aNode[r] = -1;
     if( bRec ) continue;
     int keep = (cap->ev.aFlags[r] & PS_EV_SLICE) && cap->ev.aDur[r]!=PS_NULL64;
-    if( keep && o->aThreadKeep && !o->aThreadKeep[cap->ev.aThread[r]] ) keep = 0;
+    uint32_t gk;
+    if( keep && !fl_row_key(g, cap, o, r, &gk) ) keep = 0;
     int64_t clip = cap->ev.aDur[r];
     if( keep && fl_has_range(o) && !fl_in_range(o, cap->ev.aTs[r], cap->ev.aDur[r], &clip) ) keep = 0;
     if( !keep ) aNode[r] = -2;
@@ -723,11 +891,14 @@ static int fl_tree(FlGraph *g, const PsCapture *cap, const PsFlameOpt *o, int bR
       int32_t parentNode;
       if( p>=0 && aNode[p]>=0 ) parentNode = aNode[p];
       else if( eGroup!=PS_FLAME_MERGED ){
-        uint32_t t = bRec ? cap->aRec[x].category : bByTrack ? cap->ev.aTrack[x] : cap->ev.aThread[x];
-        parentNode = fl_group(g, cap, bRec, bByTrack, t);
+        uint32_t t = 0;
+        if( bRec ) t = cap->aRec[x].category;
+        else fl_row_key(g, cap, o, x, &t);
+        parentNode = fl_group(g, cap, bRec, t);
         if( parentNode<0 ) goto out;
       }else parentNode = 0;
-      uint32_t nm = bRec ? cap->aRec[x].name : cap->ev.aName[x];
+      uint32_t nm = bRec ? fl_frame_name(g, cap, &cap->aRec[x]) : cap->ev.aName[x];
+      if( nm==UINT32_MAX ) goto out;
       int32_t node = fl_child(&g->f, parentNode, nm, 0);
       if( node<0 ) goto out;
       aNode[x] = node;
@@ -870,9 +1041,14 @@ int ps_flame_svg_opt(const PsCapture *cap, const PsFlameOpt *o, PsBuf *out,
       g.zUnit = "calls";
       break;
   }
+  if( eSrc==PS_FLAME_SRC_SLICES || eSrc==PS_FLAME_SRC_SAMPLES ){
+    /* the track model names the groups and says which rows are drawn (it is built once per
+    ** capture and kept with it: the const is cast away as every reader of it does) */
+    g.pModel = ps_capture_model((PsCapture*)cap);
+    if( g.pModel==0 ){ rc = ps_nomem(err); goto fail; }
+  }
   if( o->eGroup!=PS_FLAME_MERGED && eSrc!=PS_FLAME_SRC_JOBS ){
-    int bByTrack = o->eGroup==PS_FLAME_TRACK && eSrc!=PS_FLAME_SRC_RECORDS;
-    size_t nLab = eSrc==PS_FLAME_SRC_RECORDS ? cap->pool.n + 1 : bByTrack ? cap->nTrack : cap->nThread;
+    size_t nLab = eSrc==PS_FLAME_SRC_RECORDS ? cap->pool.n + 1 : cap->nThread + cap->nTrack + FL_NASYNC;
     g.azGroup = calloc(nLab ? nLab : 1, sizeof(char*));
     if( g.azGroup==0 ){ rc = ps_nomem(err); goto fail; }
     g.nGroup = nLab;
@@ -885,12 +1061,14 @@ int ps_flame_svg_opt(const PsCapture *cap, const PsFlameOpt *o, PsBuf *out,
     default: break;
   }
   if( rc ) goto fail;
+  if( eSrc!=PS_FLAME_SRC_RECORDS && fl_dedup_groups(&g, cap) ){ rc = ps_nomem(err); goto fail; }
   rc = fl_finish(&g, o, out, pInfo, err);
   ps_pool_free(&jobPool);
   if( pInfo ) pInfo->eSource = eSrc;
   return rc;
 fail:
   if( g.azGroup ){ for(size_t i=0; i<g.nGroup; i++) free(g.azGroup[i]); free(g.azGroup); }
+  if( g.bExtra ) ps_pool_free(&g.extra);
   fl_free(&g.f);
   ps_pool_free(&jobPool);
   return rc;

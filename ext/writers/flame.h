@@ -9,12 +9,18 @@
 #include "../model/capture.h"
 #include "../wire/json.h"
 
-/* The first level of the graph (eGroup): */
+/* The first level of the graph (eGroup), named from the track model (ext/model/tracks.h): a
+** thread is "process / thread" — the process name, else "pid N", left out when the pid is NULL
+** (a .cpuprofile's or folded file's only thread); the thread name, else "tid N", left out when
+** the tid is NULL (then the process part alone, or "main"); two groups of one label get
+** " (tid N)" appended. A CPU's scheduling track (PS_TK_CPU) is "CPU n". Async tracks
+** (PS_TK_*_ASYNC) are drawn only with PsFlameOpt.bAsync; counter and instant tracks never. */
 #define PS_FLAME_MERGED 0   /* none: the roots themselves */
-#define PS_FLAME_THREAD 1   /* one frame per thread, "process / thread"; async slices under the
-                            ** thread of their first event */
-#define PS_FLAME_TRACK  2   /* one frame per track: threads as above, each async track on its own
-                            ** ("process / async cat=x id=0x1"), as Perfetto shows them */
+#define PS_FLAME_THREAD 1   /* one frame per thread (and CPU track); async slices (bAsync) under
+                            ** the thread of their first event */
+#define PS_FLAME_TRACK  2   /* one frame per thread track and CPU track; async slices (bAsync)
+                            ** in one frame per async kind: "async (process)", "async (global)",
+                            ** "async (thread)" */
 /* Timings records have no threads or tracks: THREAD and TRACK both group them by category.
 ** A job report is always drawn category -> lane -> job name. */
 
@@ -45,7 +51,10 @@ typedef struct PsFlameOpt {
   int64_t tsFrom, tsTo;       /* ns; PS_NULL64: open. Slices and samples overlapping
                               ** [tsFrom, tsTo) are drawn, clipped to it; jobs whose
                               ** [started, ended] overlaps it are drawn whole */
-  const uint8_t *aThreadKeep; /* [nThread]: 1 draws the thread's rows; NULL: every thread */
+  const uint8_t *aThreadKeep; /* [nThread]: 1 draws the thread's rows (those of its own track and,
+                              ** with bAsync, of the async tracks its events began); rows on CPU
+                              ** tracks are then left out; NULL: every thread */
+  int bAsync;                 /* 1: draw the async tracks' slices too (0: left out) */
   const void *pName;          /* a compiled regex_t (POSIX ERE): only stacks with a frame whose
                               ** name it matches; NULL: no such filter */
   const void *pExclude;       /* a compiled regex_t: stacks with a frame it matches are left out */

@@ -13,7 +13,11 @@ compare pixels:
      total, nested matches counted once, the same rule flamegraph.pl uses);
   3. hovering a frame writes its <title> on the details line;
   4. "Reset Zoom" puts every frame back where the file has it;
-  5. labels fit their frames (no label's rendered length exceeds its rect) after zoom too.
+  5. labels fit their frames (no label's rendered length exceeds its rect) after zoom too; long
+     ones are elided in the middle ("Rend…Main");
+  6. a Node trace (tests/data/flame/node_trace.json, async tracks left out): the SVG is as wide
+     as the window, the main thread's frame fills it, no label reads NULL, a resize refits, a
+     click zooms.
 Skipped (skip_part) when chromium or chromedriver is missing."""
 import base64
 import json
@@ -97,7 +101,13 @@ db = connect()
 tmp = tempfile.mkdtemp(prefix="profsql-flame-browser-")
 trace = "examples/browser_trace.json"
 svg = os.path.join(tmp, "graph.svg")
-res = json.loads(db.execute("SELECT profile_flamegraph(?, ?, '{\"group\": \"none\"}')", (trace, svg)).fetchone()[0])
+res = json.loads(db.execute("SELECT profile_flamegraph(?, ?, '{\"group\": \"none\", \"async\": true}')", (trace, svg)).fetchone()[0])
+node_svg = os.path.join(tmp, "node.svg")
+node_trace = "tests/data/flame/node_trace.json"
+node_res = json.loads(db.execute("SELECT profile_flamegraph(?, ?)", (node_trace, node_svg)).fetchone()[0])
+node_ev = json.load(open(node_trace))["traceEvents"]
+node_main = next(e["args"]["name"] for e in node_ev if e["ph"] == "M" and e["name"] == "process_name") + " / " + \
+    next(e["args"]["name"] for e in node_ev if e["ph"] == "M" and e["name"] == "thread_name" and e["tid"] == e["pid"])
 
 # the reference: every complete slice's self time (dur minus its children's dur, never negative),
 # stacks of names from the root; the matched share is the union over stacks having a match
@@ -206,8 +216,8 @@ try:
             return bad""")
     check(overflowing() == [], "every label fits its frame", overflowing())
     labels = js("return [...document.querySelectorAll('g.f text')].map(t => t.textContent)")
-    check(any(l.endswith("..") for l in labels) and any(l and not l.endswith("..") for l in labels),
-          "some labels are whole, some truncated with '..'")
+    check(any("\u2026" in l[1:-1] for l in labels) and any(l and "\u2026" not in l for l in labels),
+          "some labels are whole, some elided in the middle with '\u2026'", [l for l in labels if "\u2026" in l][:3])
 
     # 1. click a frame at depth 2 (y = 34 + 2*17): the widest one with children
     target = js("""let best = null;
@@ -288,6 +298,42 @@ try:
     det = js("return document.getElementById('details').textContent")
     check(det == target["title"], "hover: the details line shows the frame's full name and time", (det, target["title"]))
     check(re.fullmatch(r".+ \u2014 \d+\.\d{3} ms \(\d+\.\d\d%\)", det or "") is not None, "the title's form is kept", det)
+
+    # 6. the Node trace (async tracks left out): the graph fills the window's width, the main
+    # thread's frame spans (nearly) all of it, no label reads NULL; a resize refits; a click zooms
+    wd("POST", S + "/url", {"url": "file://" + os.path.abspath(node_svg)})
+
+    def node_geo():
+        return js("""const out = {vw: window.innerWidth, svgw: document.documentElement.getBoundingClientRect().width,
+                                  frames: []};
+            for (const g of document.querySelectorAll('g.f')) {
+              const r = g.querySelector('rect');
+              out.frames.push({title: g.querySelector('title').textContent.split(' \u2014 ')[0], label: g.querySelector('text').textContent,
+                               x: +r.getAttribute('x'), y: +r.getAttribute('y'), w: +r.getAttribute('width'), cls: g.getAttribute('class')});
+            }
+            return out""")
+    ng = node_geo()
+    lvl1 = [f for f in ng["frames"] if abs(f["y"] - 51) < 0.5]
+    check(abs(ng["svgw"] - ng["vw"]) <= 1, "node graph: the SVG is as wide as the window", (ng["svgw"], ng["vw"]))
+    check(len(lvl1) == 1 and lvl1[0]["title"] == node_main and lvl1[0]["w"] >= 0.98 * (ng["vw"] - 20),
+          "node graph: the main thread's frame fills the width", (lvl1, ng["vw"]))
+    check(not any("NULL" in f["title"] or "NULL" in f["label"] for f in ng["frames"]), "node graph: no label reads NULL")
+    check(len(ng["frames"]) == node_res["frames"], "node graph: every frame drawn", (len(ng["frames"]), node_res["frames"]))
+    wd("POST", S + "/window/rect", {"width": 900, "height": 700})
+    time.sleep(0.3)
+    ng2 = node_geo()
+    l2 = [f for f in ng2["frames"] if abs(f["y"] - 51) < 0.5]
+    check(ng2["vw"] < ng["vw"] and l2 and abs(l2[0]["w"] - (ng2["vw"] - 20)) <= 2 and overflowing() == [],
+          "node graph: a resize refits the frames and labels to the window", (ng2["vw"], l2[:1]))
+    deep = [i for i, f in enumerate(ng2["frames"]) if abs(f["y"] - 68) < 0.5 and f["w"] < 0.9 * l2[0]["w"]]
+    if deep:
+        i = max(deep, key=lambda k: ng2["frames"][k]["w"])
+        click(wd("POST", S + "/elements", {"using": "css selector", "value": "g.f"})[i][ELEMENT])
+        z = node_geo()["frames"][i]
+        check(abs(z["w"] - l2[0]["w"]) <= 1 and abs(z["x"] - 10) <= 1, "node graph: a click zooms the frame to the width",
+              (z, l2[0]["w"]))
+    else:
+        check(False, "node graph: a frame to zoom into at depth 2", ng2["frames"][:3])
 except RuntimeError as e:
     check(False, "WebDriver", str(e))
 finally:

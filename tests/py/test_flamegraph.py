@@ -40,9 +40,13 @@ def widest_at(fr, y):
 
 
 trace = "examples/browser_trace.json"
-rows = db.execute("SELECT id, parent_id, name, dur, process_name, thread_name, track FROM profile_events(?) "
-                  "WHERE dur IS NOT NULL AND ph IN ('X','B','b')", (trace,)).fetchall()
+rows_all = db.execute("SELECT id, parent_id, name, dur, process_name, thread_name, track FROM profile_events(?) "
+                      "WHERE dur IS NOT NULL AND ph IN ('X','B','b')", (trace,)).fetchall()
 track_name = {int(k): v for k, v in db.execute("SELECT key, value FROM profile_metadata(?) WHERE scope = 'track'", (trace,))}
+# async tracks ("async cat=loading id=0x1") are left out unless {"async": true}
+async_tracks = {t for t, v in track_name.items() if v.startswith("async ")}
+check(len(async_tracks) == 11, "the browser trace has 11 async tracks", len(async_tracks))
+rows = [r for r in rows_all if r[6] not in async_tracks]
 child = defaultdict(int)
 kids = defaultdict(list)
 for i, p, n, d, pn, tn, tr in rows:
@@ -51,11 +55,11 @@ for i, p, n, d, pn, tn, tr in rows:
         kids[p].append(i)
 selfns = {i: max(d - child[i], 0) for i, p, n, d, pn, tn, tr in rows}
 total = sum(selfns.values())
+total_all = sum(max(d - c, 0) for (i, d, c) in ((r[0], r[3], sum(q[3] for q in rows_all if q[1] == r[0])) for r in rows_all))   # async tracks too
 by = {i: (p, n, pn, tn) for i, p, n, d, pn, tn, tr in rows}
-per_track = defaultdict(int)             # "process / thread", or "process / async cat=.. id=.."
+per_track = defaultdict(int)             # "process / thread"
 for i, p, n, d, pn, tn, tr in rows:
-    label = track_name[tr] if not track_name[tr].startswith("thread ") else tn
-    per_track[f"{pn} / {label}"] += selfns[i]
+    per_track[f"{pn} / {tn}"] += selfns[i]
 
 
 def subtree(i):
@@ -84,7 +88,7 @@ db.execute("SELECT profile_flamegraph(?, ?, '{\"group\": \"thread\"}')", (trace,
 top = widest_at(frames(os.path.join(tmp, "th.svg")), 51)
 want_thread = max(per_thread, key=per_thread.get)
 check(top[0] == want_thread and abs(top[1] - per_thread[want_thread] / 1e6) < 0.0015,
-      f"per thread (async under its thread): widest thread frame {top[:2]} == {want_thread} {per_thread[want_thread] / 1e6:.3f}")
+      f"per thread: widest thread frame {top[:2]} == {want_thread} {per_thread[want_thread] / 1e6:.3f}")
 db.execute("SELECT profile_flamegraph(?, ?, '{\"group\": \"none\", \"title\": \"merged\"}')", (trace, os.path.join(tmp, "m.svg"))).fetchone()
 fm = frames(os.path.join(tmp, "m.svg"))
 top = widest_at(fm, 51)
@@ -232,7 +236,8 @@ for opts in ({"tid": tid0}, {"thread": tn0}, {"thread": tid0}, {"thread": tn0, "
     check(abs(res["total_ms"] - want / 1e6) < 0.0006 and res["filters"] == opts, f"thread filter {opts}", (res, want))
 
 # a time range: each slice clipped to [ts_from, ts_to), self = clipped dur - the children's clipped dur
-ev = db.execute("SELECT id, parent_id, ts, dur FROM profile_events(?) WHERE dur IS NOT NULL AND ph IN ('X','B','b')", (trace,)).fetchall()
+ev = [r[:4] for r in db.execute("SELECT id, parent_id, ts, dur, track FROM profile_events(?) WHERE dur IS NOT NULL AND ph IN ('X','B','b')",
+                                (trace,)).fetchall() if r[4] not in async_tracks]
 t0 = min(r[2] for r in ev)
 t1 = max(r[2] + r[3] for r in ev)
 a, b = t0 + (t1 - t0) // 3, t0 + (t1 - t0) // 2
@@ -294,6 +299,124 @@ if os.path.exists(jax):
 else:
     skip_part("start_trace exclusion on a real XSpace (../shared/corpus absent)")
 
+# ------------------------------------------------------------------ first-level groups from the track model
+def level1(fr):
+    return {f[0]: f[1] for f in fr if abs(f[2] - 51) < 0.5}
+
+
+# a .cpuprofile names no process or thread: its one group is "main"; anonymous functions read
+# "(anonymous) <file>:<line>" (the url's last path component, lineNumber + 1), from Python's json
+cp = "examples/node_app.cpuprofile"
+res, fr = flame(cp)
+check(list(level1(fr)) == ["main"] and abs(level1(fr)["main"] - res["total_ms"]) < 0.0006, "cpuprofile: one group, 'main'", level1(fr))
+anon = set()
+for node in json.load(open(cp))["nodes"]:
+    c = node["callFrame"]
+    if c["functionName"] == "":
+        f = re.split(r"[/\\]", c["url"])[-1] if c["url"] else ""
+        anon.add(f"(anonymous) {f}:{c['lineNumber'] + 1}" if f and c["lineNumber"] >= 0 else "(anonymous) " + f if f else "(anonymous)")
+names = {f[0] for f in fr}
+check(len(anon) >= 5 and anon <= names and "(anonymous) node_app.js:1" in names and "" not in names,
+      "cpuprofile: anonymous functions named by file and line", sorted(anon - names))
+
+# perf script ("comm tid time: ..." headers, no pid): the group is the comm
+comms = {m.group(1) for m in re.finditer(r"^(\S+)\s+\d+\s+[\d.]+:", open("examples/busy.perf.txt").read(), re.M)}
+res, fr = flame("examples/busy.perf.txt")
+check(set(level1(fr)) == comms == {"busy"}, "perf script: the group is the comm", (level1(fr), comms))
+
+# ftrace scheduling: one group per CPU ("CPU n", from the lines' [00n] fields), not named after a task
+cpus = {f"CPU {int(m.group(1))}" for m in re.finditer(r"\[(\d+)\].*sched_switch", open("examples/ftrace_sched.txt").read())}
+res, fr = flame("examples/ftrace_sched.txt")
+check(cpus == {"CPU 0", "CPU 1"} and cpus <= set(level1(fr)), "ftrace: CPU tracks are 'CPU n'", (sorted(level1(fr)), cpus))
+
+# two threads of one name in one process: the tid tells them apart
+two = json.dumps({"traceEvents": [
+    {"ph": "M", "name": "process_name", "pid": 7, "tid": 29268, "args": {"name": "app"}},
+    {"ph": "M", "name": "thread_name", "pid": 7, "tid": 29268, "args": {"name": "work"}},
+    {"ph": "M", "name": "thread_name", "pid": 7, "tid": 29269, "args": {"name": "work"}},
+    {"ph": "M", "name": "thread_name", "pid": 7, "tid": 3, "args": {"name": "io"}},
+    {"ph": "X", "name": "a", "pid": 7, "tid": 29268, "ts": 0, "dur": 5},
+    {"ph": "X", "name": "b", "pid": 7, "tid": 29269, "ts": 0, "dur": 3},
+    {"ph": "X", "name": "c", "pid": 7, "tid": 3, "ts": 0, "dur": 2},
+    {"ph": "X", "name": "d", "pid": 8, "tid": 9, "ts": 0, "dur": 1}]}).encode()
+res, fr = flame(two)
+check(level1(fr) == {"app / work (tid 29268)": 0.005, "app / work (tid 29269)": 0.003, "app / io": 0.002, "pid 8 / tid 9": 0.001},
+      "same-named threads: the tid added; unnamed: pid N / tid N", level1(fr))
+
+# a real Node trace (tests/data/flame/README.md): its async tracks (PROMISE, Timeout, ...) are left
+# out by default, drawn with {"async": true} as one group per kind; slices of the main thread's
+# own track add up, from Python's json, to its group's width (the sum of its top-level slices)
+nt = "tests/data/flame/node_trace.json"
+tev = json.load(open(nt))["traceEvents"]
+tnames = {(e["pid"], e["tid"]): e["args"]["name"] for e in tev if e["ph"] == "M" and e["name"] == "thread_name"}
+main = next(k for k, v in tnames.items() if v == "JavaScriptMainThread")
+pname = next(e["args"]["name"] for e in tev if e["ph"] == "M" and e["name"] == "process_name")
+spans = defaultdict(list)                # (pid, tid) -> [(ts, end)] of the thread's own slices (X, B/E)
+open_b = defaultdict(list)
+for e in sorted((e for e in tev if e["ph"] in "XBE"), key=lambda e: e["ts"]):
+    k = (e["pid"], e["tid"])
+    if e["ph"] == "X" and e.get("dur", 0) > 0:
+        spans[k].append((e["ts"], e["ts"] + e["dur"]))
+    elif e["ph"] == "B":
+        open_b[k].append(e["ts"])
+    elif e["ph"] == "E" and open_b[k]:
+        spans[k].append((open_b[k].pop(), e["ts"]))
+
+
+def top_level_us(sp):
+    tot, end = 0, -1
+    for a, b in sorted(sp, key=lambda s: (s[0], -s[1])):
+        if a >= end:                     # not inside an earlier top-level slice
+            tot += b - a
+            end = b
+    return tot
+
+
+main_us = top_level_us(spans[main])
+async_ids = {(e.get("cat"), e.get("id")) for e in tev if e["ph"] in "be"}
+check(len(async_ids) > 50 and main_us > 0, "the Node trace has many async ids and main-thread slices", (len(async_ids), main_us))
+want_label = f"{pname} / JavaScriptMainThread"
+res, fr = flame(nt)
+check(level1(fr) == {want_label: round(main_us / 1e3, 3)} and abs(res["total_ms"] - main_us / 1e3) < 0.0006,
+      "node trace: async left out, the main thread alone, its top-level slices' time", (level1(fr), main_us))
+res_a, fr_a = flame(nt, {"async": True})
+l1 = level1(fr_a)
+check(set(l1) == {want_label, "async (global)"} and l1["async (global)"] > 0
+      and abs(res_a["total_ms"] - (main_us / 1e3 + l1["async (global)"])) < 0.002 and res_a["filters"] == {},
+      "node trace, async: one group for every async track", l1)
+for opts in ({"thread": "JavaScriptMainThread"}, {"thread": str(main[1])}, {"tid": main[1]}):
+    res, fr = flame(nt, opts)
+    check(set(level1(fr)) == {want_label} and abs(res["total_ms"] - main_us / 1e3) < 0.0006,
+          f"node trace, thread filter {opts}: the main thread's own slices", (res, main_us))
+res, fr = flame(nt, {"thread": "JavaScriptMainThread", "async": True})
+check(abs(res["total_ms"] - res_a["total_ms"]) < 0.0006, "thread filter with async: its async tracks too", res)
+# the browser trace's async tracks ('b' without an id2.local: global), drawn: one "async (global)" group, the total of every slice
+res, fr = flame(trace, {"async": True})
+l1 = level1(fr)
+check(abs(res["total_ms"] - total_all / 1e6) < 0.0006 and "async (global)" in l1 and not any("async cat" in k for k in l1),
+      "browser trace, async: the slices of every track, one async group", (res, sorted(l1)))
+try:
+    flame(nt, {"async": 1})
+    check(False, "async: 1 is an error")
+except sqlite3.OperationalError as e:
+    check(str(e) == 'profile_flamegraph: option "async" must be true or false, not integer', "async must be a boolean", str(e))
+
+# no first-level (or any) label reads NULL, over every capture in examples/
+nfiles = 0
+for fn in sorted(os.listdir("examples")):
+    path = os.path.join("examples", fn)
+    if not os.path.isfile(path):
+        continue
+    for opts in (None, {"async": True}, {"group": "thread", "async": True}):
+        try:
+            res, fr = flame(path, opts)
+        except sqlite3.OperationalError:
+            break                        # not a capture (a script, SQL)
+        nfiles += opts is None
+        bad = [f[0] for f in fr if "NULL" in f[0]]
+        check(not bad, f"{fn} {opts}: no label reads NULL", bad[:3])
+check(nfiles >= 8, "every example capture drawn", nfiles)
+
 # ------------------------------------------------------------------ a job report: category -> lane -> name
 ne = "examples/newengine_report.json"
 jobs = json.load(open(ne))["completed_jobs"]                 # the active job has no elapsed_ms: not drawn
@@ -344,13 +467,13 @@ check(res.get("total_samples") == 17 and res["filters"] == {"exclude": "^c$"}, "
 # the rows of a view: event_folded (sql/event_tree.sql) of the trace, in ns: the trace's total self time
 db.execute("SELECT profile_open(?)", (trace,)).fetchone()
 res, _ = folded("SELECT stack, self_ns FROM event_folded", {"unit": "ns"})
-check(abs(res["total_ms"] - total / 1e6) < 0.0006, "folded event_folded rows in ns: the summed self time", (res, total))
+check(abs(res["total_ms"] - total_all / 1e6) < 0.0006, "folded event_folded rows in ns: the summed self time (async too)", (res, total_all))
 
 # ------------------------------------------------------------------ errors
 xs_path = os.path.join(tmp, "e.svg")
 for sql, args, msg in [
     ("SELECT profile_flamegraph(?, ?, '{\"foo\": 1}')", (trace, xs_path),
-     "profile_flamegraph: unknown option 'foo' (known: group, title, weight, pid, tid, process, thread, plane, ts_from, ts_to, name, exclude)"),
+     "profile_flamegraph: unknown option 'foo' (known: group, async, title, weight, pid, tid, process, thread, plane, ts_from, ts_to, name, exclude)"),
     ("SELECT profile_flamegraph(?, ?, '{\"weight\": \"max\"}')", (trace, xs_path),
      "profile_flamegraph: option \"weight\" must be \"dur\", \"self\" or \"samples\", not max"),
     ("SELECT profile_flamegraph(?, ?, '{\"group\": 1}')", (trace, xs_path),
