@@ -2,11 +2,16 @@
 -- total, and the folded stacks a flame graph is drawn from.
 --
 -- Input: a table or view `records` with at least file, record_id, parent_record_id, name,
--- category, count, self_ns, depth: the frames / call-tree nodes of a sampled capture (ext/model/stacks.h:
+-- category, count, self_ns, depth, attrs: the frames / call-tree nodes of a sampled capture (ext/model/stacks.h:
 -- count = the samples whose leaf is the node, self_ns = their sampled time) — e.g.
 --   CREATE TEMP VIEW records AS SELECT * FROM profile_records('cpu.pprof');
 --   .read sql/stacks.sql
 -- (profile_open() creates `records` and these views for a capture with stacks.)
+--
+-- A V8 function without a name (a .cpuprofile's or a Chrome profile's call frame) is
+-- '(anonymous) <file>:<line>' (the last part of its url, its lineNumber + 1, as DevTools shows it;
+-- the flame graph says the same); other formats' names stay as the file has them (a folded file's
+-- empty frame stays empty, so stack_folded gives the file back).
 --
 -- Views
 --   stack_functions(file, name, category, self_samples, total_samples, self_ns, total_ns)
@@ -36,7 +41,13 @@ DROP VIEW IF EXISTS temp.stack_functions;
 CREATE TEMP VIEW stack_functions AS
 WITH RECURSIVE
   node(file, id, parent_id, name, category, cnt, self_t, in_tree) AS MATERIALIZED (
-    SELECT coalesce(file, ''), record_id, parent_record_id, name, category, count, self_ns,
+    SELECT coalesce(file, ''), record_id, parent_record_id,
+           CASE WHEN name <> '' THEN name
+                WHEN json_valid(attrs) AND json_extract(attrs, '$.callFrame.lineNumber') IS NOT NULL
+                THEN '(anonymous) ' || replace(ifnull(category, ''), rtrim(ifnull(category, ''), replace(ifnull(category, ''), '/', '')), '')
+                     || ':' || (json_extract(attrs, '$.callFrame.lineNumber') + 1)
+                WHEN json_valid(attrs) AND json_type(attrs, '$.callFrame') = 'object' THEN '(anonymous)'
+                ELSE name END, category, count, self_ns,
            depth IS NOT NULL FROM records),
   -- a function is a (name, category) pair, numbered so the walk carries integers
   fn(k, name, category) AS MATERIALIZED (
@@ -75,7 +86,13 @@ DROP VIEW IF EXISTS temp.stack_folded;
 CREATE TEMP VIEW stack_folded AS
 WITH RECURSIVE
   node(k, file, id, parent_id, name, cnt, self_t, in_tree) AS MATERIALIZED (
-    SELECT row_number() OVER (), coalesce(file, ''), record_id, parent_record_id, name, count, self_ns,
+    SELECT row_number() OVER (), coalesce(file, ''), record_id, parent_record_id,
+           CASE WHEN name <> '' THEN name
+                WHEN json_valid(attrs) AND json_extract(attrs, '$.callFrame.lineNumber') IS NOT NULL
+                THEN '(anonymous) ' || replace(ifnull(category, ''), rtrim(ifnull(category, ''), replace(ifnull(category, ''), '/', '')), '')
+                     || ':' || (json_extract(attrs, '$.callFrame.lineNumber') + 1)
+                WHEN json_valid(attrs) AND json_type(attrs, '$.callFrame') = 'object' THEN '(anonymous)'
+                ELSE name END, count, self_ns,
            depth IS NOT NULL FROM records),
   -- the nodes in the tree, each with up = the k of its parent (the first node in the tree with its
   -- parent_record_id) and root = 1 when it has no parent (none, or naming no node)

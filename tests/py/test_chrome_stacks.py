@@ -70,6 +70,16 @@ def reference(doc):
     return frames, self_w, fn_self, fn_total, folded
 
 
+def fn_name(cf):
+    """A V8 call frame's function as stack_functions names it: its name, or for an unnamed one
+    '(anonymous) <the url's last part>:<lineNumber + 1>' (DevTools' line numbering)."""
+    if cf.get("functionName"):
+        return cf["functionName"]
+    if cf.get("lineNumber") is None:
+        return "(anonymous)"
+    return "(anonymous) %s:%d" % ((cf.get("url") or "").rsplit("/", 1)[-1], cf["lineNumber"] + 1)
+
+
 def v8_reference(doc):
     """DevTools' V8 profiles in a trace, read with Python: per profile (pid, id) the Profile's
     startTime, the chunks' nodes (id, parent, functionName), samples and timeDeltas (a running µs
@@ -107,7 +117,7 @@ def v8_reference(doc):
                 continue
             nxt = smp[i + 1][0] if i + 1 < len(smp) else pr["end"]
             dur = (nxt - ts) if nxt is not None and nxt >= ts else 0
-            nm = lambda x: (pr["nodes"][x]["callFrame"]["functionName"], pr["nodes"][x]["callFrame"].get("url") or None)
+            nm = lambda x: (fn_name(pr["nodes"][x]["callFrame"]), pr["nodes"][x]["callFrame"].get("url") or None)
             fself[nm(sid)] += 1
             fselft[nm(sid)] += dur
             seen, x = set(), sid
@@ -253,4 +263,22 @@ res = _json.loads(db.execute("SELECT profile_flamegraph(?, ?, '{\"group\": \"non
 check(res.get("total_weight") == 18 and "total_ms" not in res, "edge: flame graph total weight", res)
 body = open(svg, encoding="utf-8").read()
 check("<title>leaf — 11 weight (61.11%)</title>" in body, "edge: the leaf frame's width is its 11 of 18")
+
+# stack_functions over a .cpuprofile names its unnamed functions as fn_name does: the set of
+# functions on some sampled stack, from the profile's nodes with Python's json
+prof = json.load(open("examples/node_app.cpuprofile"))
+parent = {c: n["id"] for n in prof["nodes"] for c in n.get("children", [])}
+frame = {n["id"]: n["callFrame"] for n in prof["nodes"]}
+want_fns = set()
+for sid in set(prof["samples"]):
+    x = sid
+    while x is not None:
+        want_fns.add(fn_name(frame[x]))
+        x = parent.get(x)
+db.execute("SELECT profile_open('examples/node_app.cpuprofile', 'np_')")
+got_fns = {r[0] for r in db.execute("SELECT name FROM np_stack_functions")}
+check(got_fns == want_fns and any(f.startswith("(anonymous) node_app.js:") for f in got_fns),
+      "stack_functions: a .cpuprofile's functions, unnamed ones as '(anonymous) file:line'",
+      sorted(got_fns ^ want_fns)[:5])
+
 done()
