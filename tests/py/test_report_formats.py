@@ -401,7 +401,9 @@ self_us = collections.Counter()
 for k, i in enumerate(order):
     dur = (ts[order[k + 1]] if k + 1 < len(order) else prof["endTime"]) - ts[i]
     cf = nodes[prof["samples"][i]]
-    self_us[(cf["functionName"] or "(anonymous)", cf["url"])] += dur
+    # an unnamed function is '(anonymous) <the url's last part>:<lineNumber + 1>', as DevTools shows it
+    fn = cf["functionName"] or "(anonymous) %s:%d" % (cf["url"].rsplit("/", 1)[-1], cf["lineNumber"] + 1)
+    self_us[(fn, cf["url"])] += dur
 out, md = report(CP)
 rows = table(md, "Functions by self time")
 for r in rows:
