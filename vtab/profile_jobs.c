@@ -28,8 +28,9 @@
 **   byte_offset         offset of the job object / CSV record / event in the capture
 **   file                the capture file (NULL for a BLOB)
 **
-** Other formats give one completed job per complete slice (Chrome X / matched B-E, XSpace
-** XEvent, lms marker pair, ftrace slice) or per record (a timings report's timer record, a
+** Other formats give one completed job per complete slice on a thread's own track (Chrome X /
+** matched B-E, XSpace XEvent, lms marker pair, ftrace atrace slice; not async spans, nor CPU
+** scheduling intervals: ext/model/tracks.h) or per record (a timings report's timer record, a
 ** sampled capture's call-tree node, an xprof result file's record), mapped as follows:
 **   id = the row id (profile_events.id / profile_records.record_id) as text, status 'completed'
 **   category = cat (the format name when the capture has no categories; timings: group_name;
@@ -54,6 +55,7 @@
 #include "ps_vtab.h"
 #include "../ext/formats/jobs.h"
 #include "../ext/wire/json.h"
+#include "../ext/model/tracks.h"
 SQLITE_EXTENSION_INIT3
 
 #include <stdio.h>
@@ -87,6 +89,7 @@ typedef struct PjCursor {
   int iPart;
   PsCapture *cap;             /* the current part's capture; NULL at the end of the parts */
   int kind;                   /* PJ_* of the current part */
+  const PsModel *pModel;      /* PJ_EVENTS: the current part's track model (which rows are jobs) */
   int64_t iRow;
   double *aChild;             /* per event row of part iChildPart: summed dur (ns) of the complete
                               ** slices whose parent it is (sqlite3_malloc'ed; NULL until asked;
@@ -126,21 +129,31 @@ static int64_t pj_count(const PjCursor *c){
 }
 
 /* An event row is a job when it is a complete slice. */
-static int pj_is_job(const PsCapture *cap, int64_t r){
-  return (cap->ev.aFlags[r] & PS_EV_SLICE) && cap->ev.aDur[r]!=PS_NULL64;
+/* A job of an event capture: a complete slice on a thread's own track, what a thread worked on.
+** Async spans (their own tracks: they overlap the thread's work, and counting them as jobs would
+** add their time into the thread's) and CPU scheduling intervals (CPU time, not a piece of work)
+** are not jobs; profile_report describes them apart. */
+static int pj_is_job(const PsCapture *cap, const PsModel *m, int64_t r){
+  if( !(cap->ev.aFlags[r] & PS_EV_SLICE) || cap->ev.aDur[r]==PS_NULL64 ) return 0;
+  uint32_t t = cap->ev.aTrack[r];
+  return m==0 || t>=cap->nTrack || m->aTrack[t].kind==PS_TK_THREAD;
 }
 
 static void pj_skip(PjCursor *c){
   if( c->kind!=PJ_EVENTS ) return;
   const PsCapture *cap = pj_cap(c);
-  while( c->iRow < (int64_t)cap->ev.n && !pj_is_job(cap, c->iRow) ) c->iRow++;
+  while( c->iRow < (int64_t)cap->ev.n && !pj_is_job(cap, c->pModel, c->iRow) ) c->iRow++;
 }
 
 /* Loads part c->iPart (a directory or glob streams: ps_set_use). */
 static int pj_start_part(PjCursor *c){
   c->iRow = 0;
   int rc = ps_set_use(c->base.pVtab, &c->set, &c->iPart, &c->cap);
-  if( rc==SQLITE_OK && c->cap ) c->kind = pj_kind(c->cap);
+  if( rc==SQLITE_OK && c->cap ){
+    c->kind = pj_kind(c->cap);
+    c->pModel = 0;
+    if( c->kind==PJ_EVENTS && (c->pModel = ps_capture_model(c->cap))==0 ) return SQLITE_NOMEM;
+  }
   return rc;
 }
 
@@ -307,7 +320,7 @@ static int pj_children(PjCursor *c){
   c->iChildPart = c->iPart;
   for(size_t r=0; r<e->n; r++){
     int32_t p = e->aParent ? e->aParent[r] : -1;
-    if( p>=0 && (size_t)p<e->n && pj_is_job(pj_cap(c), (int64_t)r) ) c->aChild[p] += (double)e->aDur[r];
+    if( p>=0 && (size_t)p<e->n && pj_is_job(pj_cap(c), c->pModel, (int64_t)r) ) c->aChild[p] += (double)e->aDur[r];
   }
   return SQLITE_OK;
 }

@@ -9,6 +9,7 @@
   query of profile_jobs ranks first, for top_limit 0, 3 and the default;
 - archives pass zipfile's CRC test and keep the writer's member order; failed writes leave the
   previous files alone; the writers are refused inside a view (SQLITE_DIRECTONLY)."""
+import collections
 import json
 import math
 import io
@@ -211,9 +212,20 @@ trace = "examples/browser_trace.json"
 doc = json.load(open(trace))
 evs = doc["traceEvents"] if isinstance(doc, dict) else doc
 n_jobs = db.execute("SELECT count(*) FROM profile_jobs(?)", (trace,)).fetchone()[0]
-n_slices = sum(1 for e in evs if e.get("ph") == "X")
-n_slices += db.execute("SELECT count(*) FROM profile_events(?) WHERE dur IS NOT NULL AND ph IN ('B','b')", (trace,)).fetchone()[0]
-check(n_jobs == n_slices and n_jobs > 0, f"one job per complete slice ({n_jobs} == {n_slices})")
+# a job per complete slice on a thread's own track: X with dur, B/E pairs (Python's json, matched by
+# name per thread); async b/e spans are not jobs (they overlap the thread's work)
+n_slices = sum(1 for e in evs if e.get("ph") == "X" and "dur" in e)
+open_b = collections.defaultdict(list)
+for e in sorted((e for e in evs if e.get("ph") in ("B", "E")), key=lambda e: e["ts"]):
+    k = (e.get("pid"), e.get("tid"))
+    if e["ph"] == "B":
+        open_b[k].append(e.get("name"))
+    elif open_b[k]:
+        open_b[k].pop()
+        n_slices += 1
+n_async = sum(1 for e in evs if e.get("ph") == "b")
+check(n_jobs == n_slices and n_jobs > 0 and n_async > 0,
+      f"one job per complete thread-track slice, none per async span ({n_jobs} == {n_slices}; {n_async} async)")
 outf, manf = report(trace)
 check(manf["latest"]["flamegraph"] == "profiler_flamegraph_latest.svg"
       and os.path.getsize(os.path.join(outf, "profiler_flamegraph_latest.svg")) > 1000, "a Chrome report includes the flame graph")

@@ -224,8 +224,8 @@ def chrome_slices(path):
                 stack[-1][5] -= s[4]
             stack.append(s)
         out += sl
-    out += [a + [a[4]] for a in asyn]
     label = lambda p, t: (names.get(("process_name", p, 0), f"pid {p}"), names.get(("thread_name", p, t), f"tid {t}"))
+    chrome_slices.asyn = asyn           # the async spans: the report lists them apart
     return [(label(s[0], s[1]), s[2], s[3], s[4], s[5]) for s in out]
 
 
@@ -246,7 +246,67 @@ check(f"thread `{top[0][1]}` of `{top[0][0]}` — {top[1]:.3f} ms of the {total:
       "chrome: quick answer names the thread with the most self time", qa[:120])
 slow = table(md, "Slowest slices")
 check(abs(float(slow[0]["Elapsed ms"]) - max(s[3] for s in sl) / 1000) <= 0.0005, "chrome: the slowest slice", slow[0])
+# async spans: apart from the threads' self time, in their own section and one sentence of the quick answer
+asyn = chrome_slices.asyn
+check(len(asyn) == 11, "chrome: the trace's async spans (Python's json)", len(asyn))
+arows = table(md, "Async spans — not thread time")
+by_name = collections.defaultdict(list)
+for a in asyn:
+    by_name[a[2]].append(a[4])
+check({r["Name"]: (int(r["Spans"]), r["Total ms"], r["Longest ms"]) for r in arows}
+      == {n: (len(d), "%.3f" % (sum(d) / 1000), "%.3f" % (max(d) / 1000)) for n, d in by_name.items()},
+      "chrome: async spans by name (count, total, longest)", arows)
+check("Async spans, counted apart (their own tracks: they overlap the threads' work): %d, %.3f ms in all."
+      % (len(asyn), sum(a[4] for a in asyn) / 1000) in qa, "chrome: the quick answer counts the async spans apart", qa[-160:])
+check("of slice self time on thread tracks" in qa, "chrome: the quick answer says what its percentage is of", qa[:160])
 common(md, out, "chrome", ["Threads by self time", "Names by self time"])
+
+# ---------------------------------------------------------------- a Node trace: ~100 async spans, one busy thread
+NODE = "tests/data/flame/node_trace.json"
+out, md = report(NODE)
+nsl = chrome_slices(NODE)
+main = [s for s in nsl if s[0][1] == "JavaScriptMainThread"]
+main_ms = sum(s[4] for s in main) / 1000
+qa = section(md, "Quick answer — кто жрёт время")
+check(qa.startswith("**Most self time:** thread `JavaScriptMainThread` of `node` — %.3f ms" % main_ms),
+      "node: the main thread's self time is its thread-track slices' (Python), no async span in it", (qa[:100], main_ms))
+check("%d, %.3f ms in all" % (len(chrome_slices.asyn), sum(a[4] for a in chrome_slices.asyn) / 1000) in qa,
+      "node: the async spans counted apart", qa[-120:])
+
+# ---------------------------------------------------------------- ftrace: CPU time and idle apart from the markers
+FT = "examples/ftrace_sched.txt"
+out, md = report(FT)
+# a regex reading of the text: per CPU, each sched_switch starts next_pid's interval, which the CPU's
+# next switch ends; the last one lasts to the trace's last timestamp (the reader's rule)
+line_re = re.compile(r"^\s*(.+?)-(\d+)\s+(?:\(\s*[-\d]+\)\s+)?\[(\d+)\]\s+\S*\s*(\d+\.\d+):\s+(\S+?):?\s(.*)$")
+sw, last = collections.defaultdict(list), 0
+for ln in open(FT):
+    m = line_re.match(ln)
+    if not m:
+        continue
+    t = round(float(m.group(4)) * 1e6)
+    last = max(last, t)
+    if m.group(5) == "sched_switch":
+        nxt = re.search(r"next_comm=(.+?) next_pid=(\d+)", m.group(6))
+        sw[int(m.group(3))].append((t, nxt.group(1), int(nxt.group(2))))
+cpu_us, idle_us = collections.Counter(), collections.Counter()
+for cpu, xs in sw.items():
+    for k, (t, comm, pid) in enumerate(xs):
+        end = xs[k + 1][0] if k + 1 < len(xs) else last
+        if pid == 0:
+            idle_us[cpu] += end - t
+        else:
+            cpu_us[pid] += end - t
+rows = {r["CPU"]: r["Idle ms"] for r in table(md, "Idle time per CPU")}
+check(rows == {str(c): "%.3f" % (idle_us[c] / 1000) for c in sw}, "ftrace: idle per CPU (regex reading)", (rows, idle_us))
+top = table(md, "CPU time by thread — from scheduling, not wall time")[0]
+tp = max(cpu_us.items(), key=lambda kv: kv[1])
+check(top["CPU ms"] == "%.3f" % (tp[1] / 1000), "ftrace: the busiest thread's CPU time", (top, tp))
+qa = section(md, "Quick answer — кто жрёт время")
+check("CPU time from scheduling, a measure of its own: %.3f ms on %d CPUs, of which %.3f ms idle."
+      % ((sum(cpu_us.values()) + sum(idle_us.values())) / 1000, len(sw), sum(idle_us.values()) / 1000) in qa,
+      "ftrace: the quick answer states CPU time and idle apart from the markers' wall time", qa[-140:])
+check("<idle>" not in qa.split("CPU time")[0], "ftrace: the idle task is no consumer", qa[:120])
 
 
 

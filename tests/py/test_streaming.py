@@ -153,8 +153,9 @@ for table, where in (("profile_metadata", ""), ("profile_records", ""), ("profil
     except Exception as e:
         check(False, f"{table}: file = ? skips the damaged file", str(e))
 n = db.execute("SELECT count(*) FROM profile_jobs(?) WHERE file = ?", (glob_all, ranks[2])).fetchone()[0]
-want = db.execute("SELECT count(*) FROM profile_events(?) WHERE dur IS NOT NULL AND ph IN ('X', 'B', 'b')", (ranks[2],)).fetchone()[0]
-check(n == want and n >= per_file[ranks[2]][0], "profile_jobs: one job per complete slice of the named file", (n, want))
+want = db.execute("SELECT count(*) FROM profile_events(?) WHERE dur IS NOT NULL AND ph IN ('X', 'B')", (ranks[2],)).fetchone()[0]
+check(n == want and n >= per_file[ranks[2]][0], "profile_jobs: one job per complete thread-track slice of the named file",
+      (n, want))
 
 # a lookup join across files holds them all (the documented cost) and stays right
 db = connect()

@@ -1465,6 +1465,14 @@ static const PsGrouping aSlGroup[] = {
 #define SL_THREADS "SELECT ifnull(r.source,'') || ' / ' || ifnull(r.lane,'') AS key, ifnull(r.source,'') AS proc, " \
   "ifnull(r.lane,'') AS thr, g.n AS n, g.v AS v, g.mx AS mx FROM temp.profsql_rp_gth g JOIN profsql_rj r ON r.k = g.kl"
 #define SL_NAMES "SELECT ifnull(key,'') AS key, cats, n, v, mx FROM temp.profsql_rp_gnm"
+/* async spans (complete slices on async tracks) by name; a CPU's scheduling intervals by (CPU,
+** thread), the idle task flagged */
+#define SL_ASYNC "SELECT ifnull(e.name,'') AS name, count(*) AS n, sum(e.dur) / 1e6 AS ms, max(e.dur) / 1e6 AS mx " \
+  "FROM profile_events(?1) e WHERE e.kind = 'slice' AND e.dur IS NOT NULL AND e.track IN " \
+  "(SELECT id FROM profile_tracks(?1) WHERE kind IN ('process_async', 'global_async', 'thread_async')) GROUP BY e.name"
+#define SL_CPU "SELECT e.cpu AS cpu, th.utid AS utid, ifnull(th.name, 'tid ' || th.tid) AS thr, th.is_idle AS idle, " \
+  "count(*) AS n, sum(e.dur) / 1e6 AS ms FROM profile_events(?1) e JOIN profile_threads(?1) th ON th.utid = e.utid " \
+  "WHERE e.kind = 'sched' AND e.dur IS NOT NULL GROUP BY e.cpu, th.utid"
 
 static void md_slices(Rep *r, PsBuf *b, const char *zSource, const char *zFormat){
   md_head(r, b, zSource, zFormat, "one complete slice; its self time is its duration minus the durations of the "
@@ -1472,16 +1480,27 @@ static void md_slices(Rep *r, PsBuf *b, const char *zSource, const char *zFormat
   /* the groupings, computed by rep_groups (five sections read them; rep_markdown_cleanup drops them) */
   rep_table(r, "profsql_rp_threads", SL_THREADS);
   rep_table(r, "profsql_rp_names", SL_NAMES);
+  /* what is not a thread's work (profile_jobs leaves it out): async spans, and a CPU's
+  ** scheduling intervals (ftrace), each its own measure */
+  rep_table(r, "profsql_rp_async", SL_ASYNC);
+  rep_table(r, "profsql_rp_async_all", "SELECT ifnull(sum(n), 0) AS n, ifnull(sum(ms), 0) AS ms FROM temp.profsql_rp_async");
+  rep_table(r, "profsql_rp_cpu", SL_CPU);
+  rep_table(r, "profsql_rp_cpu_all", "SELECT count(*) AS n, ifnull(sum(ms), 0) AS ms, count(DISTINCT cpu) AS cpus, "
+            "ifnull(sum(CASE WHEN idle THEN ms END), 0) AS idle FROM temp.profsql_rp_cpu");
   md_line(r, b, "Quick answer — кто жрёт время",
     "WITH th AS (SELECT * FROM temp.profsql_rp_threads), nm AS (SELECT * FROM temp.profsql_rp_names), t(tot, n) AS (SELECT a.v, ifnull(a.n,0) FROM (SELECT 1) LEFT JOIN temp.profsql_rp_gma a), "
     "top1 AS (SELECT * FROM th ORDER BY v DESC, key LIMIT 1), top2 AS (SELECT * FROM nm ORDER BY v DESC, key LIMIT 1), "
     "slow AS (SELECT name, lane, e_ FROM " JLJ(3, "1") ") "
     "SELECT CASE WHEN t.n = 0 THEN 'No complete slices were captured.' ELSE "
-    "printf('**Most self time:** thread `%s` of `%s` — %.3f ms of the %.3f ms of slice self time (%.1f %%) in %d slices. "
-    "The name with the most self time is `%s` (%.3f ms, %.1f %%); the slowest single slice is `%s` on `%s` (%.3f ms elapsed).', "
+    "printf('**Most self time:** thread `%s` of `%s` — %.3f ms of the %.3f ms of slice self time on thread tracks (%.1f %% of it) in %d slices. "
+    "The name with the most self time is `%s` (%.3f ms, %.1f %% of that self time); the slowest single slice is `%s` on `%s` (%.3f ms elapsed).', "
     "replace(top1.thr,'`',''''), replace(top1.proc,'`',''''), top1.v, t.tot, CASE WHEN t.tot<>0 THEN top1.v*100.0/t.tot ELSE 0 END, top1.n, "
     "replace(top2.key,'`',''''), top2.v, CASE WHEN t.tot<>0 THEN top2.v*100.0/t.tot ELSE 0 END, "
     "replace(ifnull(slow.name,''),'`',''''), replace(ifnull(slow.lane,''),'`',''''), slow.e_) END "
+    "|| ifnull((SELECT printf(' Async spans, counted apart (their own tracks: they overlap the threads'' work): %d, %.3f ms in all.', n, ms) "
+    "   FROM temp.profsql_rp_async_all WHERE n > 0), '') "
+    "|| ifnull((SELECT printf(' CPU time from scheduling, a measure of its own: %.3f ms on %d CPUs, of which %.3f ms idle.', ms, cpus, idle) "
+    "   FROM temp.profsql_rp_cpu_all WHERE n > 0), '') "
     "FROM t LEFT JOIN top1 LEFT JOIN top2 LEFT JOIN slow");
   md_chart(r, b, "Self time by thread", MD_TOP_CHART("SELECT * FROM temp.profsql_rp_threads"), "ms");
   md_table(r, b, "Threads by self time",
@@ -1497,6 +1516,24 @@ static void md_slices(Rep *r, PsBuf *b, const char *zSource, const char *zFormat
     "SELECT row_number() OVER (ORDER BY " O_ELAPSED ") AS Rank, ifnull(id,'') AS Id, ifnull(name,'') AS Name, "
     "ifnull(source,'') AS Process, ifnull(lane,'') AS Thread, profile_fixed(e_,3) AS \"Elapsed ms\", "
     "profile_fixed(self_ms,3) AS \"Self ms\" FROM " JLJ(3, "16") " ORDER BY " O_ELAPSED);
+  md_table_or(r, b, "Async spans — not thread time",
+    "SELECT row_number() OVER (ORDER BY ms DESC, name) AS Rank, name AS Name, n AS Spans, profile_fixed(ms,3) AS \"Total ms\", "
+    "profile_fixed(mx,3) AS \"Longest ms\" FROM temp.profsql_rp_async ORDER BY ms DESC, name LIMIT 16",
+    "None: the capture has no async spans (b/e, S/F on their own tracks). Spans that do are listed here, "
+    "apart from the threads' self time, which they would overlap.");
+  char *zCpu = rep_text(r, "SELECT n > 0 FROM temp.profsql_rp_cpu_all");
+  if( zCpu && atoi(zCpu) ){
+    md_table(r, b, "CPU time by thread — from scheduling, not wall time",
+      "SELECT row_number() OVER (ORDER BY sum(ms) DESC, thr) AS Rank, thr AS Thread, sum(n) AS Intervals, "
+      "profile_fixed(sum(ms),3) AS \"CPU ms\", profile_fixed(sum(ms) * 100.0 / (SELECT ms - idle FROM temp.profsql_rp_cpu_all),1) "
+      "AS \"% of busy CPU time\" FROM temp.profsql_rp_cpu WHERE NOT idle GROUP BY utid ORDER BY sum(ms) DESC, thr LIMIT 16");
+    md_table(r, b, "Idle time per CPU",
+      "SELECT cpu AS CPU, profile_fixed(sum(CASE WHEN idle THEN ms ELSE 0 END),3) AS \"Idle ms\", "
+      "profile_fixed(sum(ms),3) AS \"Scheduled ms\", "
+      "profile_fixed(sum(CASE WHEN idle THEN ms ELSE 0 END) * 100.0 / sum(ms),1) AS \"Idle % of the CPU's time\" "
+      "FROM temp.profsql_rp_cpu GROUP BY cpu ORDER BY cpu");
+  }
+  sqlite3_free(zCpu);
   md_budget(r, b, zFormat, "slices");
 }
 
