@@ -67,7 +67,7 @@ def common(md, out, name, share_tables, budget=False):
     """Shares add to 100, labels distinct, no budget claim without a budget."""
     for t in share_tables:
         rows = table(md, t)
-        col = [c for c in (rows[0] if rows else {}) if c.endswith("%") and ("Share" in c or "Self %" == c)]
+        col = [c for c in (rows[0] if rows else {}) if "%" in c and ("Share" in c or c.startswith("Self %"))]
         if not rows or not col:
             check(False, f"{name}: share table '{t}' present", rows)
             continue
@@ -475,6 +475,23 @@ top = max(self_us.items(), key=lambda kv: kv[1])
 check(rows[0]["Function"] == top[0][0], "cpuprofile: the function with the most self time first", rows[0])
 ev = [r for r in rows if r["Function"] == "evaluate"]
 check(ev and float(ev[0]["Self ms"]) < 1296, "cpuprofile: evaluate is not the sum of its recursive nodes' inclusive times", ev)
+# the quick answer names each base: self time of the sampled time, the stack share of the sample count
+parent = {c: n["id"] for n in prof["nodes"] for c in n.get("children", [])}
+on_stack = 0
+for sid in prof["samples"]:
+    x, seen = sid, False
+    while x is not None:
+        cf = nodes[x]
+        seen = seen or (cf["functionName"] == top[0][0] and cf["url"] == top[0][1])
+        x = parent.get(x)
+    on_stack += seen
+total_us = sum(self_us.values())
+qa = section(md, "Quick answer — кто жрёт время")
+check("(%.1f %% of the sampled time)" % (top[1] * 100.0 / total_us) in qa
+      and "on the stack of %.1f %% of the samples (a share of the sample count, not of time)"
+      % (on_stack * 100.0 / len(prof["samples"])) in qa,
+      "cpuprofile: the quick answer's two shares, each with its base (Python over the profile)", qa)
+check("Total % of sampled time" in rows[0], "cpuprofile: the table's Total % says its base", list(rows[0]))
 common(md, out, "cpuprofile", ["Functions by self time"])
 
 # ---------------------------------------------------------------- ftrace and lms: per-thread self time, shares

@@ -1679,28 +1679,28 @@ static void md_stacks(Rep *r, PsBuf *b, const char *zSource, const char *zFormat
     md_line(r, b, "Quick answer — кто жрёт время",
       "WITH f AS (" ST_FN("sum(self_ns) / 1e6") "), t(tot) AS (SELECT sum(v) FROM f), top AS (SELECT * FROM f ORDER BY v DESC, key LIMIT 1) "
       "SELECT CASE WHEN top.key IS NULL THEN 'No samples were captured.' ELSE printf('**Most self time:** `%s`%s — %.3f ms of %.3f ms "
-      "sampled (%.1f %%), %d samples; it is on the stack of %.1f %% of the samples.', replace(top.name,'`',''''), "
+      "sampled (%.1f %% of the sampled time), %d samples; it is on the stack of %.1f %% of the samples (a share of the sample count, not of time).', replace(top.name,'`',''''), "
       "CASE WHEN top.module<>'' THEN ' in `' || replace(top.module,'`','''') || '`' ELSE '' END, top.v, t.tot, "
       "CASE WHEN t.tot<>0 THEN top.v*100.0/t.tot ELSE 0 END, top.ss, CASE WHEN " ST_ALL ">0 THEN top.ts*100.0/" ST_ALL " ELSE 0 END) END "
       "FROM t LEFT JOIN top");
     md_chart(r, b, "Self time by function", MD_TOP_CHART(ST_FN("sum(self_ns) / 1e6")), "ms");
     md_table(r, b, "Functions by self time",
       MD_TOP(ST_FN("sum(self_ns) / 1e6"), "rn AS Rank, name AS Function, module AS Module, ss AS \"Self samples\", "
-             "profile_fixed(sms,3) AS \"Self ms\", profile_fixed(share,3) AS \"Self %\", ts AS \"Total samples\", "
-             "profile_fixed(tms,3) AS \"Total ms\", profile_fixed(CASE WHEN " ST_ALLT ">0 THEN tms*100.0/" ST_ALLT " END,3) AS \"Total %\"",
+             "profile_fixed(sms,3) AS \"Self ms\", profile_fixed(share,3) AS \"Self % of sampled time\", ts AS \"Total samples\", "
+             "profile_fixed(tms,3) AS \"Total ms\", profile_fixed(CASE WHEN " ST_ALLT ">0 THEN tms*100.0/" ST_ALLT " END,3) AS \"Total % of sampled time\"",
              "'', '(' || n || ' more)', '', '', profile_fixed(v,3), profile_fixed(share,3), '', '', ''"));
   }else{
     md_line(r, b, "Quick answer — кто жрёт время",
       "WITH f AS (" ST_FN("sum(self_samples)") "), t(tot) AS (SELECT sum(v) FROM f), top AS (SELECT * FROM f ORDER BY v DESC, key LIMIT 1) "
       "SELECT CASE WHEN top.key IS NULL THEN 'No samples were captured.' ELSE printf('**Most self samples:** `%s` — %d of %d "
-      "samples (%.1f %%); it is on the stack of %.1f %% of the samples. The samples carry no time.', replace(top.name,'`',''''), "
+      "samples (%.1f %% of the samples); it is on the stack of %.1f %% of the samples. The samples carry no time.', replace(top.name,'`',''''), "
       "top.ss, t.tot, CASE WHEN t.tot<>0 THEN top.v*100.0/t.tot ELSE 0 END, CASE WHEN t.tot>0 THEN top.ts*100.0/t.tot ELSE 0 END) END "
       "FROM t LEFT JOIN top");
     md_chart(r, b, "Self samples by function", MD_TOP_CHART(ST_FN("sum(self_samples)")), "samples");
     md_table(r, b, "Functions by self samples",
       MD_TOP(ST_FN("sum(self_samples)"), "rn AS Rank, name AS Function, module AS Module, ss AS \"Self samples\", "
-             "profile_fixed(share,3) AS \"Self %\", ts AS \"Total samples\", "
-             "profile_fixed(CASE WHEN " ST_ALL ">0 THEN ts*100.0/" ST_ALL " END,3) AS \"Total %\"",
+             "profile_fixed(share,3) AS \"Self % of samples\", ts AS \"Total samples\", "
+             "profile_fixed(CASE WHEN " ST_ALL ">0 THEN ts*100.0/" ST_ALL " END,3) AS \"Total % of samples\"",
              "'', '(' || n || ' more)', '', v, profile_fixed(share,3), '', ''"));
   }
 #undef ST_FN
