@@ -446,16 +446,16 @@ FROM (SELECT l.id AS lid, k.n AS n, k.key AS key, k.kind AS kind,
 -- under the enclosing slice, an 'overlap' diagnostic); trace_processor spills it onto an overflow
 -- track and logs 'slice_spill_overlapping_complete_event' with the slice it overlaps.
 CREATE TEMP VIEW $P_pf_overlaps AS
-SELECT row_number() OVER (ORDER BY d.byte_offset) - 1 AS id, e.ts AS ts, e.name AS name, e.ph AS ph,
-       e.byte_offset AS byte_offset,
-       (SELECT o.name FROM $Pevents o WHERE o.track = e.track AND o.ts <= e.ts AND o.id <> e.id
-          AND o.ts + o.dur > e.ts AND o.ts + o.dur < e.ts + e.dur ORDER BY o.ts DESC, o.id LIMIT 1) AS outer_name,
-       (SELECT o.ts FROM $Pevents o WHERE o.track = e.track AND o.ts <= e.ts AND o.id <> e.id
-          AND o.ts + o.dur > e.ts AND o.ts + o.dur < e.ts + e.dur ORDER BY o.ts DESC, o.id LIMIT 1) AS outer_ts,
-       (SELECT o.dur FROM $Pevents o WHERE o.track = e.track AND o.ts <= e.ts AND o.id <> e.id
-          AND o.ts + o.dur > e.ts AND o.ts + o.dur < e.ts + e.dur ORDER BY o.ts DESC, o.id LIMIT 1) AS outer_dur
-FROM $P_pf_meta d JOIN $Pevents e ON e.byte_offset = d.byte_offset
-WHERE d.scope = 'diagnostic' AND d.key = 'overlap';
+WITH o AS (
+  SELECT d.byte_offset AS byte_offset, e.ts AS ts, e.name AS name, e.ph AS ph,
+         -- the slice it overlaps: on its track, started at or before it, ended inside it (the latest)
+         (SELECT x.id FROM $Pevents x WHERE x.track = e.track AND x.ts <= e.ts AND x.id <> e.id
+            AND x.ts + x.dur > e.ts AND x.ts + x.dur < e.ts + e.dur ORDER BY x.ts DESC, x.id LIMIT 1) AS outer_id
+  FROM $P_pf_meta d JOIN $Pevents e ON e.byte_offset = d.byte_offset
+  WHERE d.scope = 'diagnostic' AND d.key = 'overlap')
+SELECT row_number() OVER (ORDER BY o.byte_offset) - 1 AS id, o.ts AS ts, o.name AS name, o.ph AS ph,
+       o.byte_offset AS byte_offset, x.name AS outer_name, x.ts AS outer_ts, x.dur AS outer_dur
+FROM o LEFT JOIN $Pevents x ON x.id = o.outer_id;
 
 CREATE TEMP VIEW $P_trace_import_logs AS
 SELECT id, NULL AS trace_id, ts, byte_offset, 'error' AS severity,

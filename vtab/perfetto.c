@@ -171,32 +171,31 @@ static char *perfetto_sql(const char *zSql, const char *zPrefix, const char *zFo
 
 int ps_perfetto_create(sqlite3 *db, const char *zSql, const char *zPrefix, const char *zFormat,
                        sqlite3_str *pNames, char **pzErr){
-  /* a prefix whose names are taken by TEMP objects that are not views is refused, by name */
+  /* one pass makes the SQL and the list of the names it creates; a prefix whose names TEMP
+  ** objects that are not views hold is refused, by name, before anything is replaced */
   sqlite3_str *pList = sqlite3_str_new(0);
-  char *z = perfetto_sql(zSql, zPrefix, zFormat, 0, pList);
+  sqlite3_str *pMine = sqlite3_str_new(0);
+  char *z = perfetto_sql(zSql, zPrefix, zFormat, pMine, pList);
   char *zList = sqlite3_str_finish(pList);
-  if( z==0 || zList==0 ){ sqlite3_free(z); sqlite3_free(zList); return SQLITE_NOMEM; }
+  char *zNames = sqlite3_str_finish(pMine);
+  if( z==0 || zList==0 || zNames==0 ){ sqlite3_free(z); sqlite3_free(zList); sqlite3_free(zNames); return SQLITE_NOMEM; }
   char *zCheck = sqlite3_mprintf("SELECT type, name FROM temp.sqlite_master WHERE type <> 'view' AND name IN (%s) "
                                  "ORDER BY name LIMIT 1", zList);
   sqlite3_free(zList);
-  sqlite3_free(z);
-  if( zCheck==0 ) return SQLITE_NOMEM;
   sqlite3_stmt *st = 0;
-  int rc = sqlite3_prepare_v2(db, zCheck, -1, &st, 0);
+  int rc = zCheck ? sqlite3_prepare_v2(db, zCheck, -1, &st, 0) : SQLITE_NOMEM;
   sqlite3_free(zCheck);
-  if( rc!=SQLITE_OK ) return rc;
-  if( sqlite3_step(st)==SQLITE_ROW ){
+  if( rc==SQLITE_OK && sqlite3_step(st)==SQLITE_ROW ){
     *pzErr = sqlite3_mprintf("the prefix '%s' clashes with TEMP %s '%s' (the Perfetto views would replace it): "
                              "choose another prefix", zPrefix, (const char*)sqlite3_column_text(st, 0),
                              (const char*)sqlite3_column_text(st, 1));
-    sqlite3_finalize(st);
-    return SQLITE_ERROR;
+    rc = SQLITE_ERROR;
   }
   sqlite3_finalize(st);
-  z = perfetto_sql(zSql, zPrefix, zFormat, pNames, 0);
-  if( z==0 ) return SQLITE_NOMEM;
-  rc = sqlite3_exec(db, z, 0, 0, pzErr);
+  if( rc==SQLITE_OK ) rc = sqlite3_exec(db, z, 0, 0, pzErr);
+  if( rc==SQLITE_OK ) sqlite3_str_appendall(pNames, zNames);
   sqlite3_free(z);
+  sqlite3_free(zNames);
   if( rc!=SQLITE_OK ) return rc;
   /* <prefix>extract_arg, once per prefix: it names the view, which a second profile_open replaces
   ** in place (and SQLite refuses to redefine a function while a statement runs: this one) */

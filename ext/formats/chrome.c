@@ -21,7 +21,7 @@
 **                  for decimal input (no binary floating point: 1.1 -> 1100); a number written
 **                  as a string ("300") reads as the number
 **   skipped        no row, a 'skipped_event' diagnostic: a 'ph' that is not one character
-**                  ("XXX", "", 5), a 'ts', 'dur', 'tts' or 'tdur' that is a string but not a
+**                  ("XY", "", 5), a 'ts', 'dur', 'tts' or 'tdur' that is a string but not a
 **                  number ("100a"); an M event keeps its row and ignores such a time (an
 **                  'other' diagnostic). A bad 's' or 'bp' is ignored (an 'other' diagnostic)
 **   pid, tid       a pid without a tid (or with "tid":null) is on its process's main thread:
