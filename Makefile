@@ -46,6 +46,9 @@ VTAB_SRC  := vtab/loader.c vtab/profile_tracks.c vtab/perfetto.c vtab/profile_ev
              vtab/profile_metadata.c vtab/profile_jobs.c vtab/report/report.c vtab/report/report_groups.c \
              vtab/profile_open.c vtab/profile_import.c vtab/flamegraph.c vtab/profsql.c
 SQL_SRC   := sql/event_tree.sql sql/record_tree.sql sql/xprof_stats.sql sql/stacks.sql sql/timings.sql sql/perfetto.sql
+# the report's models (profile_report runs them; sql/report_model.sql says how)
+REPORT_SQL := sql/report_model.sql sql/report_jobs.sql sql/report_slices.sql sql/report_timings.sql \
+              sql/report_stacks.sql sql/report_xspace.sql sql/report_records.sql
 EXT_HDR   := $(wildcard ext/*/*.h)
 VTAB_HDR  := $(wildcard vtab/*.h vtab/*/*.h) $(BUILD)/sql_text.h
 
@@ -65,9 +68,9 @@ deps-bench:
 	@sh .ci/deps.sh ensure bench
 
 # the sql/ helpers compiled in as C strings (profile_open runs exactly these files)
-$(BUILD)/sql_text.h: $(SQL_SRC) sql/embed.sh
+$(BUILD)/sql_text.h: $(SQL_SRC) $(REPORT_SQL) sql/embed.sh
 	@mkdir -p $(BUILD)
-	sh sql/embed.sh $(SQL_SRC) > $@
+	sh sql/embed.sh $(SQL_SRC) $(REPORT_SQL) > $@
 
 # ---- objects, one directory per flavour. ext/ is compiled with -DPS_EXT_ALLOC: its malloc & co.
 # are ps_malloc & co. (ext/util/ps_util.h: the host's allocator and the load's memory budget).
@@ -233,7 +236,7 @@ install: all
 	install -m 0644 libprofsql.a $(DESTDIR)$(LIBDIR)/libprofsql.a
 	install -m 0644 vtab/profsql.h $(DESTDIR)$(INCLUDEDIR)/profsql.h
 	printf '%s\n' $(PC_LINES) > $(DESTDIR)$(PCDIR)/libprofsql.pc
-	install -m 0644 $(SQL_SRC) sql/README.md $(DESTDIR)$(DATADIR)/sql/
+	install -m 0644 $(SQL_SRC) $(REPORT_SQL) sql/README.md $(DESTDIR)$(DATADIR)/sql/
 	install -m 0644 docs/*.md README.md LICENSE $(DESTDIR)$(DOCDIR)/
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" -eq 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi
 uninstall:

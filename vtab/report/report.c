@@ -39,6 +39,10 @@
 ** wrote cannot call it). Files are written to a temporary name in the target directory and
 ** renamed into place (ext/writers/writer.c): a failure never leaves a half-written file or destroys the
 ** previous one. Errors name the file and the reason ("profile_report: cannot write 'x': ...").
+** The Markdown is data first: sql/report_model.sql chooses the capture's report model (what it
+** ranks as a consumer, what time counts, what idle is), its file sql/report_<model>.sql computes
+** the figures with SQL and lists the sections, and rep_markdown_model draws them; no code here
+** is per format.
 ** The report's rules and files: docs/profile_report.md; the writer being reproduced:
 ** ../shared/corpus/README.md, "newengine StarProfiler".
 */
@@ -614,6 +618,7 @@ typedef struct Rep {
   int bPct;                   /* 1 when aPct holds the percentiles (rep_percentiles) */
   double aPct[8];             /* ?12..?19: p50 p90 p95 p99 of e_, then of l_ */
   PsTopList aTop[REP_N_TOP];  /* ranked lists 1..4 of azJobList, picked by rep_groups' scan (bComplete 0: by SQL) */
+  const char *zFormat;        /* ?11: the capture's format ('mixed' for several), NULL when it does not load */
 } Rep;
 
 /* Binds ?20 (the max_csv_rows cap, NULL for none), ?21 (the cap's diagnostics, NULL for none)
@@ -626,10 +631,11 @@ static void rep_bind_caps(struct Rep *r, sqlite3_stmt *st){
   if( n >= 22 ) sqlite3_bind_int64(st, 22, r->nActive);
 }
 
-/* Binds ?1..?5 (r->apArg) and the caps (rep_bind_caps) as far as st has them. */
+/* Binds ?1..?5 (r->apArg), ?11 (the format) and the caps (rep_bind_caps) as far as st has them. */
 static void rep_bind_args(Rep *r, sqlite3_stmt *st){
   int n = sqlite3_bind_parameter_count(st);
   for(int k=0; k<n && k<5; k++) if( r->apArg[k] ) sqlite3_bind_value(st, k+1, r->apArg[k]);
+  if( n >= 11 && r->zFormat ) sqlite3_bind_text(st, 11, r->zFormat, -1, SQLITE_STATIC);
   rep_bind_caps(r, st);
 }
 
@@ -1266,9 +1272,6 @@ static void md_table_or(Rep *r, PsBuf *b, const char *zTitle, const char *zSql, 
   }
   ps_buf_free(&t);
 }
-static void md_table(Rep *r, PsBuf *b, const char *zTitle, const char *zSql){
-  md_table_or(r, b, zTitle, zSql, 0);
-}
 
 /* A section whose body is one line: the text of zSql's single value (a paragraph; md_one_line). */
 static void md_line(Rep *r, PsBuf *b, const char *zTitle, const char *zSql){
@@ -1278,21 +1281,6 @@ static void md_line(Rep *r, PsBuf *b, const char *zTitle, const char *zSql){
   if( z && z[0] ) ps_buf_printf(b, "%s\n\n", z);
   sqlite3_free(z);
 }
-
-/* The top 15 groups of G (columns key, v and any others; v the value ranked and shared) with
-** each one's share of the sum of v over ALL of G (share, %), then one '(N more)' row holding
-** the rest, so that the shares of the rows shown add up to 100 %. COLS and REST are the
-** select lists of the top rows (from r: rn = rank, share) and of the rest (n, v, share);
-** their first column is the rank that orders the rows. */
-#define MD_TOP(G, COLS, REST) \
-  "WITH g AS MATERIALIZED (" G "), t(tot) AS (SELECT sum(v) FROM g), " \
-  "r AS (SELECT g.*, row_number() OVER (ORDER BY v DESC, key) AS rn, " \
-  "  CASE WHEN t.tot<>0 THEN v*100.0/t.tot ELSE 0.0 END AS share FROM g, t) " \
-  "SELECT * FROM (SELECT " COLS " FROM r WHERE rn <= 15 UNION ALL " \
-  "  SELECT " REST " FROM (SELECT count(*) AS n, sum(v) AS v, sum(share) AS share FROM r WHERE rn > 15) WHERE n > 0) " \
-  "ORDER BY 1"
-/* chart rows of MD_TOP: rank, label, value, share */
-#define MD_TOP_CHART(G) MD_TOP(G, "rn, key, v, share", "16, '(' || n || ' more)', v, share")
 
 /* The completed jobs with a budget (budget2_ not NULL), counted once per report. */
 static sqlite3_int64 rep_budget_jobs(Rep *r){
@@ -1304,148 +1292,249 @@ static sqlite3_int64 rep_budget_jobs(Rep *r){
   return r->nBudgetJobs<0 ? 0 : r->nBudgetJobs;
 }
 
-/* The header shared by the reports of every format but the StarProfiler's. */
-static void md_head(Rep *r, PsBuf *b, const char *zSource, const char *zFormat, const char *zJob){
+/* ------------------------------------------------------------------ the report model, rendered */
+
+/* The model files (sql/report_<model>.sql, compiled in: build/sql_text.h), by the name
+** sql/report_model.sql chooses (profsql_rp_model.model). */
+static const struct { const char *zName, *zSql; } aModelSql[] = {
+  { "jobs", ps_sql_report_jobs },       { "slices", ps_sql_report_slices },
+  { "timings", ps_sql_report_timings }, { "stacks", ps_sql_report_stacks },
+  { "xspace", ps_sql_report_xspace },   { "records", ps_sql_report_records },
+};
+
+/* The sql/ helpers a model file may read (".read sql/<name>.sql"). */
+static const struct { const char *zName, *zSql; } aHelperSql[] = {
+  { "stacks", ps_sql_stacks }, { "xprof_stats", ps_sql_xprof_stats }, { "timings", ps_sql_timings },
+};
+
+static void rep_views(Rep *r, const char *zViews);
+
+/* z past blanks and SQL comments ("-- ..." to the end of the line). */
+static const char *sql_skip(const char *z){
+  for(;;){
+    while( *z==' ' || *z=='\t' || *z=='\r' || *z=='\n' ) z++;
+    if( z[0]=='-' && z[1]=='-' ){ const char *e = strchr(z, '\n'); z = e ? e : z + strlen(z); continue; }
+    return z;
+  }
+}
+
+/* When z starts with zKw ("CREATE TEMP TABLE "), the name that follows it (length *pn), else 0. */
+static const char *sql_created(const char *z, const char *zKw, int *pn){
+  size_t nKw = strlen(zKw);
+  if( sqlite3_strnicmp(z, zKw, (int)nKw)!=0 ) return 0;
+  z += nKw;
+  int n = 0;
+  while( (z[n]>='a' && z[n]<='z') || (z[n]>='A' && z[n]<='Z') || (z[n]>='0' && z[n]<='9') || z[n]=='_' ) n++;
+  *pn = n;
+  return n ? z : 0;
+}
+
+/* Runs the statements of a model file (zSql) in order, parameters bound as rep_bind_args binds
+** them, and its two directives, each a line of its own: ".read sql/<helper>.sql" (aHelperSql) and
+** ".rank <table>" (below). The statements: "CREATE TEMP TABLE <name> AS <select>" as rep_table runs it (a table a previous call
+** left, which a statement of the caller keeps from being dropped, is emptied and refilled),
+** "CREATE TEMP TABLE <name>(...)" only when no such table is left (else it is emptied),
+** "CREATE TEMP VIEW <name> ..." after dropping a view of that name, any other as it is. Sets
+** r->rc / r->zErr on failure. */
+static void rep_run_sql(Rep *r, const char *zSql){
+  const char *p = sql_skip(zSql);
+  while( *p && r->rc==SQLITE_OK ){
+    if( strncmp(p, ".read sql/", 10)==0 ){
+      /* ".read sql/<helper>.sql", as in the sqlite3 shell: the helper's views over the report's
+      ** own tables (rep_views: every name prefixed profsql_rp_) */
+      const char *zEol = strchr(p, '\n');
+      size_t n = zEol ? (size_t)(zEol - p) : strlen(p);
+      const char *zHelper = 0;
+      for(size_t k=0; k<sizeof(aHelperSql)/sizeof(aHelperSql[0]); k++){
+        size_t m = strlen(aHelperSql[k].zName);
+        if( n==10+m+4 && strncmp(p+10, aHelperSql[k].zName, m)==0 && strncmp(p+10+m, ".sql", 4)==0 ) zHelper = aHelperSql[k].zSql;
+      }
+      if( zHelper==0 ){ r->rc = SQLITE_ERROR; r->zErr = sqlite3_mprintf("report model: no helper '%.*s'", (int)n, p); return; }
+      rep_views(r, zHelper);
+      p = sql_skip(p + n);
+      continue;
+    }
+    if( strncmp(p, ".rank ", 6)==0 ){
+      /* ".rank <table>": a grouping (key, v, any other columns) ranked, as the views <table>_r
+      ** (its rows with rn, the rank by v descending then key, and share, % of the sum of v),
+      ** <table>_rest (n, v, share of the rows past the 15th; no row when there are none) and
+      ** <table>_chart (the first 15 and the rest as '(N more)': a chart section's rows), so that
+      ** the shares shown add up to 100 % */
+      int n = 0;
+      const char *zName = sql_created(p, ".rank ", &n);
+      if( zName==0 ){ r->rc = SQLITE_ERROR; r->zErr = sqlite3_mprintf("report model: '.rank' without a table"); return; }
+      char *zRank = sqlite3_mprintf(
+        "CREATE TEMP VIEW %.*s_r AS WITH t(tot) AS (SELECT sum(v) FROM temp.%.*s) "
+        "SELECT g.*, row_number() OVER (ORDER BY v DESC, key) AS rn, CASE WHEN t.tot<>0 THEN v*100.0/t.tot ELSE 0.0 END AS share "
+        "FROM temp.%.*s g, t;\n"
+        "CREATE TEMP VIEW %.*s_rest AS SELECT * FROM (SELECT count(*) AS n, sum(v) AS v, sum(share) AS share "
+        "FROM temp.%.*s_r WHERE rn > 15) WHERE n > 0;\n"
+        "CREATE TEMP VIEW %.*s_chart AS SELECT rn, key, v, share FROM temp.%.*s_r WHERE rn <= 15 "
+        "UNION ALL SELECT 16, '(' || n || ' more)', v, share FROM temp.%.*s_rest ORDER BY 1;\n",
+        n, zName, n, zName, n, zName, n, zName, n, zName, n, zName, n, zName, n, zName);
+      if( zRank==0 ){ r->rc = SQLITE_NOMEM; return; }
+      rep_run_sql(r, zRank);
+      sqlite3_free(zRank);
+      p = sql_skip(zName + n);
+      continue;
+    }
+    const char *e = p;                     /* the statement: up to the ';' that completes it */
+    for(;;){
+      const char *s = strchr(e, ';');
+      e = s ? s+1 : p + strlen(p);
+      char *z = sqlite3_mprintf("%.*s", (int)(e - p), p);
+      if( z==0 ){ r->rc = SQLITE_NOMEM; return; }
+      int bDone = s==0 || sqlite3_complete(z);
+      sqlite3_free(z);
+      if( bDone ) break;
+    }
+    char *zStmt = sqlite3_mprintf("%.*s", (int)(e - p), p);
+    if( zStmt==0 ){ r->rc = SQLITE_NOMEM; return; }
+    int n = 0;
+    const char *zName;
+    char zTable[64];
+    if( (zName = sql_created(zStmt, "CREATE TEMP TABLE ", &n))!=0 && n<(int)sizeof(zTable) ){
+      snprintf(zTable, sizeof(zTable), "%.*s", n, zName);
+      const char *q = sql_skip(zName + n);
+      if( sqlite3_strnicmp(q, "AS", 2)==0 && (q[2]==' ' || q[2]=='\n') ) rep_table(r, zTable, q + 3);
+      else if( rep_table_reset(r, zTable)==1 ) rep_exec(r, zStmt);
+    }else if( (zName = sql_created(zStmt, "CREATE TEMP VIEW ", &n))!=0 ){
+      char *zDrop = sqlite3_mprintf("DROP VIEW IF EXISTS temp.%.*s", n, zName);
+      if( zDrop==0 ) r->rc = SQLITE_NOMEM;
+      rep_exec(r, zDrop);
+      sqlite3_free(zDrop);
+      rep_exec(r, zStmt);
+    }else{
+      rep_exec(r, zStmt);
+    }
+    if( r->rc && r->zErr ){                /* the error names the model file's statement */
+      char *z = sqlite3_mprintf("%s (in the report model: %.60s...)", r->zErr, zStmt);
+      if( z ){ sqlite3_free(r->zErr); r->zErr = z; }
+    }
+    sqlite3_free(zStmt);
+    p = sql_skip(e);
+  }
+}
+
+/* "```text" bars of the rows (label, value, max, after) of zSql: the label, the bar of value /
+** max (32 cells), then the text after; nothing without rows. */
+static void md_bars(Rep *r, PsBuf *b, const char *zSql){
+  if( r->rc ) return;
+  sqlite3_stmt *st = 0;
+  r->rc = sqlite3_prepare_v2(r->db, zSql, -1, &st, 0);
+  int n = 0;
+  while( r->rc==SQLITE_OK && sqlite3_step(st)==SQLITE_ROW ){
+    const char *zLabel = (const char*)sqlite3_column_text(st, 0), *zAfter = (const char*)sqlite3_column_text(st, 3);
+    if( n++==0 ) ps_buf_puts(b, "```text\n");
+    ps_buf_printf(b, "%s[", zLabel ? zLabel : "");
+    md_bar(b, sqlite3_column_double(st, 1), sqlite3_column_double(st, 2), 32);
+    ps_buf_printf(b, "] %s\n", zAfter ? zAfter : "");
+  }
+  if( r->rc==SQLITE_OK ) r->rc = sqlite3_finalize(st); else sqlite3_finalize(st);
+  if( r->rc ) r->zErr = sqlite3_mprintf("%s", sqlite3_errmsg(r->db));
+  if( n ) ps_buf_puts(b, "```\n\n");
+}
+
+/* A Markdown table of zSql's rows with no heading; nothing without rows. */
+static void md_rows(Rep *r, PsBuf *b, const char *zSql){
+  if( r->rc ) return;
+  PsBuf t; memset(&t, 0, sizeof(t));
+  sqlite3_int64 nRow = 0;
+  r->rc = render_query(r->db, zSql, r->apArg, 5, 1, &t, &nRow, &r->zErr, r);
+  if( r->rc==SQLITE_OK && nRow ){ ps_buf_append(b, t.z, t.n); ps_buf_puts(b, "\n"); }
+  ps_buf_free(&t);
+}
+
+/* The header: '# Profiler report', the capture line (zSource as code, then zAfter), a bullet per
+** row of zSql, a blank line. */
+static void md_header(Rep *r, PsBuf *b, const char *zSource, const char *zAfter, const char *zSql){
+  if( r->rc ) return;
   ps_buf_puts(b, "# Profiler report\n\n- capture: ");
   ps_md_code(b, zSource, strlen(zSource));
-  ps_buf_printf(b, " (format `%s`)\n", zFormat);
-  ps_buf_puts(b, "- written by libprofsql " PROFSQL_VERSION " (`profile_report`): the StarProfiler's file set, "
-                 "with conclusions drawn for this format\n");
-  ps_buf_printf(b, "- a job (a row of `profiler_jobs_latest.csv`) is %s\n", zJob);
-  sqlite3_int64 n = rep_budget_jobs(r);
+  ps_buf_printf(b, "%s\n", zAfter ? zAfter : "");
+  sqlite3_stmt *st = 0;
+  r->rc = sqlite3_prepare_v2(r->db, zSql, -1, &st, 0);
+  while( r->rc==SQLITE_OK && sqlite3_step(st)==SQLITE_ROW ){
+    const char *z = (const char*)sqlite3_column_text(st, 0);
+    if( z ) ps_buf_printf(b, "- %s\n", z);
+  }
+  if( r->rc==SQLITE_OK ) r->rc = sqlite3_finalize(st); else sqlite3_finalize(st);
+  if( r->rc ) r->zErr = sqlite3_mprintf("%s", sqlite3_errmsg(r->db));
+  ps_buf_puts(b, "\n");
+}
+
+/* The Markdown of the chosen model: its file (aModelSql) run (rep_run_sql), then its sections
+** (profsql_rp_sections, sql/report_model.sql says what each kind draws) written in order. */
+static void rep_markdown_model(Rep *r, PsBuf *b, const char *zSource, const char *zModel){
+  const char *zSql = 0;
+  for(size_t k=0; k<sizeof(aModelSql)/sizeof(aModelSql[0]); k++){
+    if( strcmp(aModelSql[k].zName, zModel)==0 ) zSql = aModelSql[k].zSql;
+  }
+  if( zSql==0 ){
+    r->rc = SQLITE_ERROR; r->zErr = sqlite3_mprintf("no report model named '%s'", zModel); return;
+  }
+  /* what the model reads besides the jobs: the counts of rep_groups' scan, and the CSVs of the
+  ** set that take no parameter, as views profsql_rp_csv_<kind> */
+  char *zCounts = sqlite3_mprintf("SELECT %lld AS n_done, %lld AS n_active, %lld AS n_budget",
+                                  (long long)r->nDone, (long long)r->nActive, (long long)rep_budget_jobs(r));
+  if( zCounts==0 ){ r->rc = SQLITE_NOMEM; return; }
+  rep_table(r, "profsql_rp_counts", zCounts);
+  sqlite3_free(zCounts);
+  for(int k=0; k<N_CSV && r->rc==SQLITE_OK; k++){
+    sqlite3_stmt *sc = 0;
+    int bFree = sqlite3_prepare_v2(r->db, aCsv[k].zSql, -1, &sc, 0)==SQLITE_OK && sqlite3_bind_parameter_count(sc)==0;
+    sqlite3_finalize(sc);
+    if( !bFree ) continue;
+    char *zV = sqlite3_mprintf("CREATE TEMP VIEW profsql_rp_csv_%s AS %s", aCsv[k].zKind, aCsv[k].zSql);
+    if( zV==0 ){ r->rc = SQLITE_NOMEM; return; }
+    rep_run_sql(r, zV);
+    sqlite3_free(zV);
+  }
+  rep_run_sql(r, zSql);
   if( r->rc ) return;
-  if( n==0 ){
-    ps_buf_puts(b, "- budget: none — this format has no budget, so nothing here is \"over budget\" "
-                   "(pass one: `{\"budget_ms\": 16.67}`, or per category `{\"budgets_ms\": {\"<category>\": ms, \"*\": ms}}`)\n\n");
-  }else{
-    ps_buf_printf(b, "- budget: %lld of %lld jobs have one (from `budget_ms` / `budgets_ms` or the capture); "
-                     "`load = elapsed_ms / budget_ms`, over budget at `load >= 1`\n\n", (long long)n, (long long)r->nDone);
+  enum { NSEC = 64 };
+  char *az[NSEC][5];                       /* kind, title, source, unit, text */
+  int nSec = 0;
+  memset(az, 0, sizeof(az));
+  sqlite3_stmt *st = 0;
+  r->rc = sqlite3_prepare_v2(r->db, "SELECT kind, title, source, unit, text FROM temp.profsql_rp_sections "
+                             "WHERE show ORDER BY rowid", -1, &st, 0);
+  while( r->rc==SQLITE_OK && nSec<NSEC && sqlite3_step(st)==SQLITE_ROW ){
+    for(int c=0; c<5; c++){
+      const char *z = (const char*)sqlite3_column_text(st, c);
+      if( z && (az[nSec][c] = sqlite3_mprintf("%s", z))==0 ) r->rc = SQLITE_NOMEM;
+    }
+    nSec++;
   }
+  if( r->rc==SQLITE_OK ) r->rc = sqlite3_finalize(st); else sqlite3_finalize(st);
+  if( r->rc && r->rc!=SQLITE_NOMEM ) r->zErr = sqlite3_mprintf("%s", sqlite3_errmsg(r->db));
+  for(int k=0; k<nSec && r->rc==SQLITE_OK; k++){
+    const char *zKind = az[k][0] ? az[k][0] : "", *zTitle = az[k][1], *zText = az[k][4];
+    char *zFrom = az[k][2] ? sqlite3_mprintf("SELECT * FROM temp.\"%w\"", az[k][2]) : 0;
+    if( az[k][2] && zFrom==0 ){ r->rc = SQLITE_NOMEM; break; }
+    if( strcmp(zKind, "head")==0 ) md_header(r, b, zSource, zText, zFrom);
+    else if( strcmp(zKind, "line")==0 ) md_line(r, b, zTitle, zFrom);
+    else if( strcmp(zKind, "chart")==0 ) md_chart(r, b, zTitle ? zTitle : "", zFrom, az[k][3] ? az[k][3] : "ms");
+    else if( strcmp(zKind, "table")==0 ) md_table_or(r, b, zTitle ? zTitle : "", zFrom, zText);
+    else if( strcmp(zKind, "rows")==0 ) md_rows(r, b, zFrom);
+    else if( strcmp(zKind, "bars")==0 ) md_bars(r, b, zFrom);
+    else if( strcmp(zKind, "text")==0 ){
+      if( zTitle ) ps_buf_printf(b, "## %s\n\n", zTitle);
+      ps_buf_printf(b, "%s\n\n", zText ? zText : "");
+    }else{
+      r->rc = SQLITE_ERROR; r->zErr = sqlite3_mprintf("report model '%s': unknown section kind '%s'", zModel, zKind);
+    }
+    sqlite3_free(zFrom);
+  }
+  for(int k=0; k<nSec; k++) for(int c=0; c<5; c++) sqlite3_free(az[k][c]);
 }
 
-/* "Budget violations": the jobs over a budget, or a line saying there is none to be over. */
-static void md_budget(Rep *r, PsBuf *b, const char *zFormat, const char *zWhat){
-  sqlite3_int64 nBudget = rep_budget_jobs(r);
-  if( r->rc ) return;
-  ps_buf_puts(b, "## Budget violations\n\n");
-  if( nBudget==0 ){
-    ps_buf_printf(b, "Not applicable to %s: no budget was given, and %s has none of its own.\n\n", zFormat, zFormat);
-    return;
-  }
-  char *zSql = sqlite3_mprintf(
-    "SELECT printf('**%%d of %%d %s** with a budget are over it (`load >= 1`)%%s', "
-    "  count(*) FILTER (WHERE l_ >= 1.0), count(budget2_), "
-    "  CASE WHEN count(*) FILTER (WHERE l_ >= 1.0) > 16 THEN '; the 16 with the highest load:' "
-    "       WHEN count(*) FILTER (WHERE l_ >= 1.0) > 0 THEN ':' ELSE '.' END) "
-    "FROM profsql_rj WHERE done_", zWhat);
-  char *z = zSql ? rep_text(r, zSql) : 0;
-  sqlite3_free(zSql);
-  if( z ) ps_buf_printf(b, "%s\n\n", z);
-  int bAny = z && strncmp(z, "**0 of", 6)!=0;
-  sqlite3_free(z);
-  if( bAny ){
-    sqlite3_int64 nRow = 0;
-    r->rc = render_query(r->db,
-      "SELECT row_number() OVER (ORDER BY " O_LOAD ") AS Rank, ifnull(id,'') AS Id, "
-      "ifnull(name,'') AS Name, ifnull(source,'') AS Source, ifnull(lane,'') AS Lane, profile_fixed(e_,3) AS \"Elapsed ms\", "
-      "profile_fixed(budget2_,3) AS \"Budget ms\", profile_fixed(l_,2)||'x' AS Load FROM "
-      JLJ(1, "16") " WHERE l_ >= 1.0 ORDER BY " O_LOAD,
-      r->apArg, 5, 1, b, &nRow, &r->zErr, r);
-    ps_buf_puts(b, "\n");
-  }
-}
-
-/* ---- the StarProfiler's own report: its sections, order and headings */
-static void rep_markdown(Rep *r, PsBuf *b, const char *zSource){
-  ps_buf_puts(b, "# Profiler report\n\n");
-  ps_buf_puts(b, "- capture: ");
-  ps_md_code(b, zSource, strlen(zSource));
-  ps_buf_puts(b, "\n- written by libprofsql " PROFSQL_VERSION " (`profile_report`), the StarProfiler's report set\n");
-  ps_buf_puts(b, "- `load = elapsed_ms / budget_ms`; a job is over budget when `load >= 1`\n\n");
-  /* Quick answer */
-  ps_buf_puts(b, "## Quick answer — кто жрёт время\n\n");
-  char *zQ = rep_text(r,
-    "SELECT printf('**Worst offender:** `%s` — %s ms total, %s%% of captured time, %d calls, "
-    "max load %sx, slow/over-budget %d, failed %d.', replace(key,'`',''''), total_elapsed_ms, "
-    "profile_fixed(total_share_percent,1), count, profile_fixed(max_load,2), slow, failed) "
-    "FROM (" AGG_CSV(RAW_OFFENDERS) ") LIMIT 1");
-  md_one_line(zQ);
-  if( zQ && zQ[0] ){
-    ps_buf_puts(b, zQ); ps_buf_puts(b, "\n\n");
-    char *zShare = rep_text(r, "SELECT share FROM (" RAW_OFFENDERS ") LIMIT 1");
-    char *zLoad = rep_text(r, "SELECT ml FROM (" RAW_OFFENDERS ") LIMIT 1");
-    double share = zShare ? atof(zShare) : 0, ml = zLoad ? atof(zLoad) : 0;
-    ps_buf_puts(b, "```text\ncaptured time share  [");
-    md_bar(b, share, 100.0, 32);
-    ps_buf_printf(b, "] %5.1f%%\nmax budget load      [", share);
-    md_bar(b, ml < 4.0 ? ml : 4.0, 4.0, 32);
-    ps_buf_printf(b, "] %5.2fx\n```\n\n", ml);
-    sqlite3_free(zShare); sqlite3_free(zLoad);
-  }
-  else if( r->rc==SQLITE_OK ) ps_buf_puts(b, "No completed jobs were captured.\n\n");
-  sqlite3_free(zQ);
-  /* a section that cannot apply keeps its heading and says why in one line */
-  char *zZero = rep_text(r, "SELECT sch+blk+pol+gpu+asy+fb=0 FROM (SELECT ifnull(sum(scheduled),0) AS sch, ifnull(sum(blocked),0) AS blk, "
-    "ifnull(sum(polling),0) AS pol, ifnull(sum(waited_on_gpu),0) AS gpu, ifnull(sum(stayed_async),0) AS asy, "
-    "ifnull(sum(exceeded_frame_budget),0) AS fb FROM profsql_rj WHERE done_)");
-  if( zZero && atoi(zZero) ){
-    ps_buf_puts(b, "## Profiler-first telemetry view\n\nNo completed job was scheduled, blocked, polling, waiting on the GPU, "
-                   "async or over its frame budget: every counter of `profiler_first_latest.csv` is 0.\n\n");
-  }else{
-    md_table(r, b, "Profiler-first telemetry view", zCsvFirst);
-  }
-  sqlite3_free(zZero);
-  md_chart(r, b, "Load chart — категории по суммарному времени",
-    "SELECT rank, category, tot, share FROM (" CAT_RANKED ")", "ms");
-  md_chart(r, b, "Load chart — lanes", "SELECT rank, key, tot, share FROM (" RAW_LANES ")", "ms");
-  md_chart(r, b, "Load chart — top offenders", "SELECT rank, key, tot, share FROM (" RAW_OFFENDERS ")", "ms");
-  md_table(r, b, "Top offenders by total elapsed time",
-    "SELECT rank AS Rank, key AS Offender, source AS Source, category AS Category, count AS Calls, "
-    "total_elapsed_ms AS \"Total ms\", total_share_percent AS \"Share %\", max_load AS \"Max load\", "
-    "slow AS Slow, failed AS Failed FROM (" AGG_CSV(RAW_OFFENDERS) ") LIMIT 16");
-  char *zNoMethod = rep_text(r, "SELECT count(*) FILTER (WHERE method_name IS NOT NULL)=0 AND count(*)>0 FROM profsql_rj WHERE done_");
-  if( zNoMethod && atoi(zNoMethod) ){
-    ps_buf_puts(b, "## Top methods by total elapsed time\n\nNo completed job names a method (every method key is "
-                   "`<owner>::<no-method>`): the grouping by method is the grouping by owner, see the offenders above.\n\n");
-  }else{
-    md_table(r, b, "Top methods by total elapsed time",
-      "SELECT rank AS Rank, key AS Method, source AS Source, count AS Calls, total_elapsed_ms AS \"Total ms\", "
-      "total_share_percent AS \"Share %\", average_elapsed_ms AS \"Avg ms\", max_load AS \"Max load\" "
-      "FROM (" AGG_CSV(RAW_METHODS) ") LIMIT 16");
-  }
-  sqlite3_free(zNoMethod);
-  md_table_or(r, b, "Budget violations — что пробило кадр/лимит",
-    "SELECT rank AS Rank, id AS Id, name AS Name, elapsed_ms AS \"Elapsed ms\", budget_ms AS \"Budget ms\", "
-    "load AS Load, status AS Status FROM (" "SELECT row_number() OVER (ORDER BY " O_LOAD ") AS rank, "
-    "ifnull(id,'') AS id, ifnull(name,'') AS name, profile_fixed(e_,3) AS elapsed_ms, profile_fixed(budget2_,3) AS budget_ms, "
-    "profile_fixed(l_,2)||'x' AS load, ifnull(status,'') AS status FROM " JLJ(1, "16")
-    " ORDER BY " O_LOAD ")",
-    "None: no completed job reached its budget (`load >= 1`) or the slow threshold (`slow_job_warn_ms`).");
-  md_table_or(r, b, "Frame budget violations — explicit frame envelope misses",
-    "SELECT ifnull(id,'') AS Id, ifnull(name,'') AS Name, profile_fixed(e_,3) AS \"Elapsed ms\", "
-    "profile_fixed(frame_budget_ms,3) AS \"Frame budget ms\" FROM " JLJ(2, "16")
-    " ORDER BY " O_FRAME,
-    "None: no completed job exceeded an explicit frame budget (`exceeded_frame_budget`).");
-  md_table(r, b, "Top single jobs by elapsed time",
-    "SELECT ifnull(id,'') AS Id, ifnull(name,'') AS Name, ifnull(category,'') AS Category, "
-    "profile_fixed(e_,3) AS \"Elapsed ms\", profile_fixed(l_,2)||'x' AS Load, ifnull(status,'') AS Status "
-    "FROM " JLJ(3, "16") " ORDER BY " O_ELAPSED);
-  md_table(r, b, "Top single jobs by budget load",
-    "SELECT ifnull(id,'') AS Id, ifnull(name,'') AS Name, ifnull(category,'') AS Category, "
-    "profile_fixed(l_,2)||'x' AS Load, profile_fixed(e_,3) AS \"Elapsed ms\", ifnull(status,'') AS Status "
-    "FROM " JLJ(4, "16") " ORDER BY " O_TOP_LOAD);
-  md_table_or(r, b, "Active jobs",
-    "SELECT ifnull(id,'') AS Id, ifnull(name,'') AS Name, ifnull(status,'') AS Status, "
-    "profile_fixed(active_elapsed_ms,3) AS \"Active ms\", profile_fixed(current_load,2)||'x' AS Load "
-    "FROM profsql_rj WHERE NOT done_ AND " ANY_ACTIVE " ORDER BY k", "None: no job was still running when the report was written.");
-}
-
-/* ---- slices (Chrome, lms, ftrace, xprof trace, ...): self time per thread and per name */
+/* ---- the jobs grouped by thread and by name, for a model that asks (group_jobs: the slices') */
 /* The slices grouped by thread (source, lane), by name and all together, with their self time
 ** (v), slowest elapsed time (mx) and categories (cats): temp.profsql_rp_gth / _gnm / _gma, tables
-** of GR_COLS, computed by rep_groups' scan (ps_report_groups) for a report whose Markdown is the
-** slices' (rep_md_kind), or by these GROUP BYs (of SL_COLS); kl is the group's last job (where
-** SQL's GROUP BY takes a bare column's value from). */
+** of GR_COLS, computed by rep_groups' scan (ps_report_groups) for a report whose model has
+** group_jobs (sql/report_model.sql), or by these GROUP BYs (of SL_COLS); kl is the group's last
+** job (where SQL's GROUP BY takes a bare column's value from). sql/report_slices.sql reads them. */
 #define SL_COLS "(key, k0, n, v, mx, cats, kl) "
 #define SL_RAW(K, CATS) SL_COLS "SELECT " K ", min(k), count(*), sum(self_ms), max(e_), " CATS ", max(k) FROM profsql_rj WHERE done_"
 static const char *const azSlRaw[] = {
@@ -1462,188 +1551,6 @@ static const PsGrouping aSlGroup[] = {
 };
 #define N_SL_GROUP ((int)(sizeof(aSlGroup)/sizeof(aSlGroup[0])))
 #define SL_KEYS "source, lane, name"
-#define SL_THREADS "SELECT ifnull(r.source,'') || ' / ' || ifnull(r.lane,'') AS key, ifnull(r.source,'') AS proc, " \
-  "ifnull(r.lane,'') AS thr, g.n AS n, g.v AS v, g.mx AS mx FROM temp.profsql_rp_gth g JOIN profsql_rj r ON r.k = g.kl"
-#define SL_NAMES "SELECT ifnull(key,'') AS key, cats, n, v, mx FROM temp.profsql_rp_gnm"
-/* async spans (complete slices on async tracks) by name; a CPU's scheduling intervals by (CPU,
-** thread), the idle task flagged */
-#define SL_ASYNC "SELECT ifnull(e.name,'') AS name, count(*) AS n, sum(e.dur) / 1e6 AS ms, max(e.dur) / 1e6 AS mx " \
-  "FROM profile_events(?1) e WHERE e.kind = 'slice' AND e.dur IS NOT NULL AND e.track IN " \
-  "(SELECT id FROM profile_tracks(?1) WHERE kind IN ('process_async', 'global_async', 'thread_async')) GROUP BY e.name"
-#define SL_CPU "SELECT e.cpu AS cpu, th.utid AS utid, ifnull(th.name, 'tid ' || th.tid) AS thr, th.is_idle AS idle, " \
-  "count(*) AS n, sum(e.dur) / 1e6 AS ms FROM profile_events(?1) e JOIN profile_threads(?1) th ON th.utid = e.utid " \
-  "WHERE e.kind = 'sched' AND e.dur IS NOT NULL GROUP BY e.cpu, th.utid"
-
-static void md_slices(Rep *r, PsBuf *b, const char *zSource, const char *zFormat){
-  md_head(r, b, zSource, zFormat, "one complete slice; its self time is its duration minus the durations of the "
-          "slices nested in it, so self times add up without counting any time twice and the shares below add up to 100 %");
-  /* the groupings, computed by rep_groups (five sections read them; rep_markdown_cleanup drops them) */
-  rep_table(r, "profsql_rp_threads", SL_THREADS);
-  rep_table(r, "profsql_rp_names", SL_NAMES);
-  /* what is not a thread's work (profile_jobs leaves it out): async spans, and a CPU's
-  ** scheduling intervals (ftrace), each its own measure */
-  rep_table(r, "profsql_rp_async", SL_ASYNC);
-  rep_table(r, "profsql_rp_async_all", "SELECT ifnull(sum(n), 0) AS n, ifnull(sum(ms), 0) AS ms FROM temp.profsql_rp_async");
-  rep_table(r, "profsql_rp_cpu", SL_CPU);
-  rep_table(r, "profsql_rp_cpu_all", "SELECT count(*) AS n, ifnull(sum(ms), 0) AS ms, count(DISTINCT cpu) AS cpus, "
-            "ifnull(sum(CASE WHEN idle THEN ms END), 0) AS idle FROM temp.profsql_rp_cpu");
-  md_line(r, b, "Quick answer — кто жрёт время",
-    "WITH th AS (SELECT * FROM temp.profsql_rp_threads), nm AS (SELECT * FROM temp.profsql_rp_names), t(tot, n) AS (SELECT a.v, ifnull(a.n,0) FROM (SELECT 1) LEFT JOIN temp.profsql_rp_gma a), "
-    "top1 AS (SELECT * FROM th ORDER BY v DESC, key LIMIT 1), top2 AS (SELECT * FROM nm ORDER BY v DESC, key LIMIT 1), "
-    "slow AS (SELECT name, lane, e_ FROM " JLJ(3, "1") ") "
-    "SELECT CASE WHEN t.n = 0 THEN 'No complete slices were captured.' ELSE "
-    "printf('**Most self time:** thread `%s` of `%s` — %.3f ms of the %.3f ms of slice self time on thread tracks (%.1f %% of it) in %d slices. "
-    "The name with the most self time is `%s` (%.3f ms, %.1f %% of that self time); the slowest single slice is `%s` on `%s` (%.3f ms elapsed).', "
-    "replace(top1.thr,'`',''''), replace(top1.proc,'`',''''), top1.v, t.tot, CASE WHEN t.tot<>0 THEN top1.v*100.0/t.tot ELSE 0 END, top1.n, "
-    "replace(top2.key,'`',''''), top2.v, CASE WHEN t.tot<>0 THEN top2.v*100.0/t.tot ELSE 0 END, "
-    "replace(ifnull(slow.name,''),'`',''''), replace(ifnull(slow.lane,''),'`',''''), slow.e_) END "
-    "|| ifnull((SELECT printf(' Async spans, counted apart (their own tracks: they overlap the threads'' work): %d, %.3f ms in all.', n, ms) "
-    "   FROM temp.profsql_rp_async_all WHERE n > 0), '') "
-    "|| ifnull((SELECT printf(' CPU time from scheduling, a measure of its own: %.3f ms on %d CPUs, of which %.3f ms idle.', ms, cpus, idle) "
-    "   FROM temp.profsql_rp_cpu_all WHERE n > 0), '') "
-    "FROM t LEFT JOIN top1 LEFT JOIN top2 LEFT JOIN slow");
-  md_chart(r, b, "Self time by thread", MD_TOP_CHART("SELECT * FROM temp.profsql_rp_threads"), "ms");
-  md_table(r, b, "Threads by self time",
-    MD_TOP("SELECT * FROM temp.profsql_rp_threads", "rn AS Rank, proc AS Process, thr AS Thread, n AS Slices, profile_fixed(v,3) AS \"Self ms\", "
-           "profile_fixed(share,3) AS \"Share %\", profile_fixed(mx,3) AS \"Slowest slice ms\"",
-           "'', '(' || n || ' more)', '', '', profile_fixed(v,3), profile_fixed(share,3), ''"));
-  md_chart(r, b, "Self time by name", MD_TOP_CHART("SELECT * FROM temp.profsql_rp_names"), "ms");
-  md_table(r, b, "Names by self time",
-    MD_TOP("SELECT * FROM temp.profsql_rp_names", "rn AS Rank, key AS Name, ifnull(cats,'') AS Category, n AS Slices, profile_fixed(v,3) AS \"Self ms\", "
-           "profile_fixed(share,3) AS \"Share %\", profile_fixed(mx,3) AS \"Slowest ms\"",
-           "'', '(' || n || ' more)', '', '', profile_fixed(v,3), profile_fixed(share,3), ''"));
-  md_table(r, b, "Slowest slices",
-    "SELECT row_number() OVER (ORDER BY " O_ELAPSED ") AS Rank, ifnull(id,'') AS Id, ifnull(name,'') AS Name, "
-    "ifnull(source,'') AS Process, ifnull(lane,'') AS Thread, profile_fixed(e_,3) AS \"Elapsed ms\", "
-    "profile_fixed(self_ms,3) AS \"Self ms\" FROM " JLJ(3, "16") " ORDER BY " O_ELAPSED);
-  md_table_or(r, b, "Async spans — not thread time",
-    "SELECT row_number() OVER (ORDER BY ms DESC, name) AS Rank, name AS Name, n AS Spans, profile_fixed(ms,3) AS \"Total ms\", "
-    "profile_fixed(mx,3) AS \"Longest ms\" FROM temp.profsql_rp_async ORDER BY ms DESC, name LIMIT 16",
-    "None: the capture has no async spans (b/e, S/F on their own tracks). Spans that do are listed here, "
-    "apart from the threads' self time, which they would overlap.");
-  char *zCpu = rep_text(r, "SELECT n > 0 FROM temp.profsql_rp_cpu_all");
-  if( zCpu && atoi(zCpu) ){
-    md_table(r, b, "CPU time by thread — from scheduling, not wall time",
-      "SELECT row_number() OVER (ORDER BY sum(ms) DESC, thr) AS Rank, thr AS Thread, sum(n) AS Intervals, "
-      "profile_fixed(sum(ms),3) AS \"CPU ms\", profile_fixed(sum(ms) * 100.0 / (SELECT ms - idle FROM temp.profsql_rp_cpu_all),1) "
-      "AS \"% of busy CPU time\" FROM temp.profsql_rp_cpu WHERE NOT idle GROUP BY utid ORDER BY sum(ms) DESC, thr LIMIT 16");
-    md_table(r, b, "Idle time per CPU",
-      "SELECT cpu AS CPU, profile_fixed(sum(CASE WHEN idle THEN ms ELSE 0 END),3) AS \"Idle ms\", "
-      "profile_fixed(sum(ms),3) AS \"Scheduled ms\", "
-      "profile_fixed(sum(CASE WHEN idle THEN ms ELSE 0 END) * 100.0 / sum(ms),1) AS \"Idle % of the CPU's time\" "
-      "FROM temp.profsql_rp_cpu GROUP BY cpu ORDER BY cpu");
-  }
-  sqlite3_free(zCpu);
-  md_budget(r, b, zFormat, "slices");
-}
-
-/* ---- timings reports (PocketMine-MP, Spigot): the viewer's figures first */
-/* one row: ticks (Server Tick Update Cycle's count, else Full Server Tick's), the sample time
-** and Full Server Tick's time (ns); a timer found by its name without a '** ' prefix, the
-** record without one first */
-#define TM_FIG \
-  "WITH rec AS (SELECT *, CASE WHEN name LIKE '** %' THEN substr(name,4) ELSE name END AS nm FROM temp.profsql_rp_records), " \
-  "ck(n) AS (SELECT coalesce((SELECT count FROM rec WHERE nm='Server Tick Update Cycle' ORDER BY name LIKE '** %', line LIMIT 1), " \
-  "  (SELECT count FROM rec WHERE nm='Full Server Tick' ORDER BY name LIKE '** %', line LIMIT 1))), " \
-  "st(ns) AS (SELECT (SELECT CAST(value AS INTEGER) FROM profile_metadata(?1) WHERE scope='report' AND key='sample_time_ns' LIMIT 1)), " \
-  "fst(ns) AS (SELECT (SELECT time_ns FROM rec WHERE nm='Full Server Tick' ORDER BY name LIKE '** %', line LIMIT 1)) " \
-  "SELECT ck.n AS ticks, st.ns AS sample_ns, fst.ns AS fst_ns, " \
-  "  CASE WHEN st.ns > 0 THEN ck.n / (st.ns / 1e9) END AS tps, " \
-  "  CASE WHEN st.ns > 0 THEN fst.ns * 100.0 / st.ns END AS load FROM ck, st, fst"
-/* per timer: the records of one name in one group merged, as the viewer's list view merges
-** them (counts, times, violations and self times summed, the highest peak; self NULL without a
-** tree), with ms per server tick and the % of the 50 ms tick */
-#define TM_REC \
-  "SELECT r.*, ifnull(r.group_name,'') || ': ' || ifnull(r.name,'') AS key, r.time_ns / 1e6 AS ms, r.self_ns / 1e6 AS self_ms, " \
-  "  CASE WHEN f.ticks > 0 THEN r.time_ns / 1e6 / f.ticks END AS per_tick, " \
-  "  CASE WHEN f.ticks > 0 THEN r.time_ns / 1e6 / f.ticks / 50.0 * 100.0 END AS pct_tick " \
-  "FROM (SELECT group_name, name, min(line) AS line, count(*) AS records, sum(count) AS count, sum(time_ns) AS time_ns, " \
-  "  sum(violations) AS violations, CASE WHEN count(self_ns) THEN sum(self_ns) END AS self_ns, max(peak_ns) AS peak_ns " \
-  "  FROM temp.profsql_rp_records GROUP BY group_name, name) r, temp.profsql_rp_fig f"
-
-/* x (SQL TEXT) as Markdown running text, the way ps_md_cell writes a cell: '\\' '[' ']' '*' '_'
-** '`' backslash-escaped, '<' '>' '&' as entities (md_line makes it one line) */
-#define MD_ESC(x) "replace(replace(replace(replace(replace(replace(replace(replace(replace(" x ", " \
-  "'\\','\\\\'), '&','&amp;'), '<','&lt;'), '>','&gt;'), '[','\\['), ']','\\]'), '*','\\*'), '_','\\_'), '`','\\`')"
-
-static void md_timings(Rep *r, PsBuf *b, const char *zSource){
-  rep_table(r, "profsql_rp_records", "SELECT * FROM profile_records(?1)");
-  rep_table(r, "profsql_rp_fig", TM_FIG);
-  md_head(r, b, zSource, "timings", "one timer record (its `Time` over the whole sample, its `Count` runs); the "
-          "report itself has no budget: the server's is the 50 ms tick, and a timer's `Violations` count its runs over it");
-  char *zTree = rep_text(r, "SELECT count(self_ns) > 0 FROM temp.profsql_rp_records");
-  int bTree = zTree && atoi(zTree);
-  sqlite3_free(zTree);
-  md_line(r, b, "Quick answer — кто жрёт время",
-    "WITH top AS (SELECT * FROM (" TM_REC ") ORDER BY coalesce(self_ns, time_ns) DESC, line LIMIT 1), "
-    "ts(tot) AS (SELECT sum(self_ns) FROM temp.profsql_rp_records) "
-    "SELECT CASE WHEN f.ticks IS NULL THEN 'The report has no `Full Server Tick` (or `Server Tick Update Cycle`) record: '"
-    "  || 'ticks, TPS and server load cannot be computed (the timings viewer rejects such a report).' "
-    "WHEN f.sample_ns IS NULL THEN printf('The report has no `Sample time` line: TPS and server load cannot be computed '"
-    "  || '(%d ticks recorded).', f.ticks) "
-    "ELSE printf('**Server:** %.2f TPS, server load %.2f %% — %d ticks in %.3f s of sample time; `Full Server Tick` took '"
-    "  || '%.3f ms (%.3f ms per tick, %.2f %% of a 50 ms tick).', f.tps, f.load, f.ticks, f.sample_ns / 1e9, "
-    "  f.fst_ns / 1e6, f.fst_ns / 1e6 / f.ticks, f.fst_ns / 1e6 / f.ticks / 50.0 * 100.0) END "
-    "|| ifnull(' ' || (SELECT CASE WHEN top.self_ns IS NOT NULL THEN printf('**Most self time:** `%s` (%s) — %.3f ms, '"
-    "  || '%.1f %% of all self time%s.', replace(top.name,'`',''''), " MD_ESC("ifnull(top.group_name,'')") ", top.self_ms, "
-    "  CASE WHEN ts.tot<>0 THEN top.self_ns * 100.0 / ts.tot ELSE 0 END, "
-    "  CASE WHEN top.per_tick IS NOT NULL THEN printf(', %.3f ms per tick (%.2f %% of the 50 ms tick)', top.per_tick, top.pct_tick) ELSE '' END) "
-    "  ELSE printf('**Longest timer:** `%s` (%s) — %.3f ms%s (no record tree: its time includes the timers it calls).', "
-    "  replace(top.name,'`',''''), " MD_ESC("ifnull(top.group_name,'')") ", top.ms, "
-    "  CASE WHEN top.per_tick IS NOT NULL THEN printf(', %.3f ms per tick (%.2f %% of the 50 ms tick)', top.per_tick, top.pct_tick) ELSE '' END) END "
-    "  FROM top, ts), '') FROM temp.profsql_rp_fig f");
-  md_table(r, b, "The timings viewer's figures",
-    "SELECT CASE WHEN tps IS NULL THEN '' ELSE printf('%.2f', tps) END AS TPS, "
-    "CASE WHEN load IS NULL THEN '' ELSE printf('%.2f', load) END AS \"Server load %\", ifnull(ticks,'') AS Ticks, "
-    "CASE WHEN sample_ns IS NULL THEN '' ELSE printf('%.9f', sample_ns / 1e9) END AS \"Sample time s\", "
-    "CASE WHEN fst_ns IS NULL THEN '' ELSE profile_fixed(fst_ns / 1e6, 3) END AS \"Full Server Tick ms\", "
-    "CASE WHEN fst_ns IS NULL OR NOT ticks > 0 THEN '' ELSE profile_fixed(fst_ns / 1e6 / ticks, 3) END AS \"ms per tick\" "
-    "FROM temp.profsql_rp_fig");
-  ps_buf_puts(b, "TPS = ticks / sample seconds; server load = `Full Server Tick` time / sample time × 100; ticks = the "
-                 "`Count` of `Server Tick Update Cycle`, else of `Full Server Tick` (the timings viewer's formulas).\n\n");
-  if( bTree ){
-    md_chart(r, b, "Self time by group",
-      MD_TOP_CHART("SELECT ifnull(group_name,'') AS key, sum(self_ns) / 1e6 AS v FROM temp.profsql_rp_records GROUP BY group_name"), "ms");
-    md_table(r, b, "Groups by self time",
-      MD_TOP("SELECT ifnull(group_name,'') AS key, count(DISTINCT name) AS timers, sum(self_ns) / 1e6 AS v "
-             "FROM temp.profsql_rp_records GROUP BY group_name",
-             "rn AS Rank, key AS \"Group\", timers AS Timers, profile_fixed(v,3) AS \"Self ms\", profile_fixed(share,3) AS \"Share %\"",
-             "'', '(' || n || ' more)', '', profile_fixed(v,3), profile_fixed(share,3)"));
-    md_chart(r, b, "Self time by timer",
-      MD_TOP_CHART("SELECT key, self_ms AS v FROM (" TM_REC ") WHERE self_ns IS NOT NULL"), "ms");
-  }else if( r->rc==SQLITE_OK ){
-    ps_buf_puts(b, "## Self time by group\n\nNot applicable to this report: it has no record tree (a legacy v1 report), so "
-                   "a timer's time includes the timers it calls and no share of it adds up; the records below are ranked "
-                   "by time per tick instead.\n\n");
-  }
-  md_table(r, b, "Timers by time per tick",
-    "SELECT row_number() OVER (ORDER BY time_ns DESC, line) AS Rank, name AS Timer, ifnull(group_name,'') AS \"Group\", "
-    "ifnull(count,'') AS Count, profile_fixed(ms,3) AS \"Time ms\", ifnull(profile_fixed(per_tick,3),'') AS \"ms per tick\", "
-    "ifnull(profile_fixed(pct_tick,2),'') AS \"% of tick\", ifnull(profile_fixed(self_ms,3),'') AS \"Self ms\", "
-    "ifnull(profile_fixed(CASE WHEN (SELECT sum(self_ns) FROM temp.profsql_rp_records)<>0 THEN self_ns * 100.0 / "
-    "(SELECT sum(self_ns) FROM temp.profsql_rp_records) END,3),'') AS \"Self %\", ifnull(violations,'') AS Violations "
-    "FROM (" TM_REC ") ORDER BY time_ns DESC, line LIMIT 16");
-  md_line(r, b, "Violations — runs over the 50 ms tick",
-    "SELECT CASE WHEN count(*) = 0 THEN 'No timer counted a violation: no run of any timer went over the 50 ms tick.' "
-    "ELSE printf('%d timers counted %d violations (runs over the 50 ms tick); the budget signal of a timings report:', "
-    "count(*), sum(violations)) END FROM (" TM_REC ") WHERE violations > 0");
-  char *zV = rep_text(r, "SELECT count(*) FROM (" TM_REC ") WHERE violations > 0");
-  if( zV && atoi(zV) > 0 ){
-    sqlite3_int64 nRow = 0;
-    r->rc = render_query(r->db,
-      "SELECT row_number() OVER (ORDER BY violations DESC, time_ns DESC, line) AS Rank, name AS Timer, "
-      "ifnull(group_name,'') AS \"Group\", violations AS Violations, ifnull(count,'') AS Count, "
-      "profile_fixed(time_ns / 1e6, 3) AS \"Time ms\", ifnull(profile_fixed(peak_ns / 1e6, 3),'') AS \"Peak ms\" "
-      "FROM (" TM_REC ") WHERE violations > 0 ORDER BY violations DESC, time_ns DESC, line LIMIT 16",
-      r->apArg, 5, 1, b, &nRow, &r->zErr, r);
-    ps_buf_puts(b, "\n");
-  }
-  sqlite3_free(zV);
-  if( r->rc==SQLITE_OK ){
-    ps_buf_puts(b, "## Budget violations\n\nNot applicable to timings beyond the Violations above: a timer record sums "
-                   "many runs, so its time is not compared with a frame budget.\n\n");
-  }
-}
 
 /* Creates the TEMP views of an embedded sql/ file (build/sql_text.h) over the report's own
 ** temp.profsql_rp_* tables, every view name prefixed "profsql_rp_" (ps_sql_prefixed). */
@@ -1657,177 +1564,15 @@ static void rep_views(Rep *r, const char *zViews){
   sqlite3_free(zE);
 }
 
-/* ---- sampled stacks (V8 .cpuprofile, pprof, perf script, folded, speedscope): per function */
-static void md_stacks(Rep *r, PsBuf *b, const char *zSource, const char *zFormat){
-  rep_table(r, "profsql_rp_records", "SELECT * FROM profile_records(?1)");
-  md_head(r, b, zSource, zFormat, "one call-tree node (`elapsed_ms` its inclusive sampled time, `self_ms` the time of "
-          "the samples whose leaf it is); below, functions are ranked by self time (the samples they were running in), "
-          "and a function's total counts each sample once however often it recurses on that sample's stack");
-  rep_views(r, ps_sql_stacks);
-  rep_table(r, "profsql_rp_fns", "SELECT * FROM temp.profsql_rp_stack_functions");   /* read several times below */
-  char *zT = rep_text(r, "SELECT count(self_ns) > 0 FROM temp.profsql_rp_records");
-  int bTime = zT && atoi(zT);
-  sqlite3_free(zT);
-  /* key: function (module); v: self ms, or self samples when the samples carry no time */
-#define ST_FN(V) "SELECT fn || CASE WHEN category IS NULL THEN '' ELSE ' (' || category || ')' END AS key, fn AS name, " \
-  "ifnull(category,'') AS module, sum(self_samples) AS ss, sum(total_samples) AS ts, sum(self_ns) / 1e6 AS sms, " \
-  "sum(total_ns) / 1e6 AS tms, " V " AS v FROM (SELECT *, CASE WHEN ifnull(name,'')='' THEN '(anonymous)' ELSE name END AS fn " \
-  "FROM temp.profsql_rp_fns) GROUP BY name, category"
-#define ST_ALL "(SELECT sum(self_samples) FROM temp.profsql_rp_fns)"
-#define ST_ALLT "(SELECT sum(self_ns) / 1e6 FROM temp.profsql_rp_fns)"
-  if( bTime ){
-    md_line(r, b, "Quick answer — кто жрёт время",
-      "WITH f AS (" ST_FN("sum(self_ns) / 1e6") "), t(tot) AS (SELECT sum(v) FROM f), top AS (SELECT * FROM f ORDER BY v DESC, key LIMIT 1) "
-      "SELECT CASE WHEN top.key IS NULL THEN 'No samples were captured.' ELSE printf('**Most self time:** `%s`%s — %.3f ms of %.3f ms "
-      "sampled (%.1f %% of the sampled time), %d samples; it is on the stack of %.1f %% of the samples (a share of the sample count, not of time).', replace(top.name,'`',''''), "
-      "CASE WHEN top.module<>'' THEN ' in `' || replace(top.module,'`','''') || '`' ELSE '' END, top.v, t.tot, "
-      "CASE WHEN t.tot<>0 THEN top.v*100.0/t.tot ELSE 0 END, top.ss, CASE WHEN " ST_ALL ">0 THEN top.ts*100.0/" ST_ALL " ELSE 0 END) END "
-      "FROM t LEFT JOIN top");
-    md_chart(r, b, "Self time by function", MD_TOP_CHART(ST_FN("sum(self_ns) / 1e6")), "ms");
-    md_table(r, b, "Functions by self time",
-      MD_TOP(ST_FN("sum(self_ns) / 1e6"), "rn AS Rank, name AS Function, module AS Module, ss AS \"Self samples\", "
-             "profile_fixed(sms,3) AS \"Self ms\", profile_fixed(share,3) AS \"Self % of sampled time\", ts AS \"Total samples\", "
-             "profile_fixed(tms,3) AS \"Total ms\", profile_fixed(CASE WHEN " ST_ALLT ">0 THEN tms*100.0/" ST_ALLT " END,3) AS \"Total % of sampled time\"",
-             "'', '(' || n || ' more)', '', '', profile_fixed(v,3), profile_fixed(share,3), '', '', ''"));
-  }else{
-    md_line(r, b, "Quick answer — кто жрёт время",
-      "WITH f AS (" ST_FN("sum(self_samples)") "), t(tot) AS (SELECT sum(v) FROM f), top AS (SELECT * FROM f ORDER BY v DESC, key LIMIT 1) "
-      "SELECT CASE WHEN top.key IS NULL THEN 'No samples were captured.' ELSE printf('**Most self samples:** `%s` — %d of %d "
-      "samples (%.1f %% of the samples); it is on the stack of %.1f %% of the samples. The samples carry no time.', replace(top.name,'`',''''), "
-      "top.ss, t.tot, CASE WHEN t.tot<>0 THEN top.v*100.0/t.tot ELSE 0 END, CASE WHEN t.tot>0 THEN top.ts*100.0/t.tot ELSE 0 END) END "
-      "FROM t LEFT JOIN top");
-    md_chart(r, b, "Self samples by function", MD_TOP_CHART(ST_FN("sum(self_samples)")), "samples");
-    md_table(r, b, "Functions by self samples",
-      MD_TOP(ST_FN("sum(self_samples)"), "rn AS Rank, name AS Function, module AS Module, ss AS \"Self samples\", "
-             "profile_fixed(share,3) AS \"Self % of samples\", ts AS \"Total samples\", "
-             "profile_fixed(CASE WHEN " ST_ALL ">0 THEN ts*100.0/" ST_ALL " END,3) AS \"Total % of samples\"",
-             "'', '(' || n || ' more)', '', v, profile_fixed(share,3), '', ''"));
-  }
-#undef ST_FN
-#undef ST_ALL
-#undef ST_ALLT
-  if( r->rc==SQLITE_OK ){
-    ps_buf_printf(b, "## Budget violations\n\nNot applicable to %s: a sample is a point in time, not a call with a "
-                     "duration, so no call can be over a budget.\n\n", zFormat);
-  }
-}
-
-/* ---- XSpace: device and host apart, ops by self time (sql/xprof_stats.sql) */
-#define XS_OPS(DEV) "SELECT op_name || CASE WHEN op_type IS NULL OR op_type=op_name THEN '' ELSE ' (' || op_type || ')' END AS key, " \
-  "op_name, ifnull(op_type,'') AS op_type, sum(occurrences) AS n, count(DISTINCT pid) AS planes, sum(self_ns) / 1e6 AS v, " \
-  "sum(total_ns) / 1e6 AS tot FROM temp.profsql_rp_ops WHERE " DEV " GROUP BY op_name, op_type"
-#define XS_PLANES(DEV) "SELECT plane AS key, sum(self_ns) / 1e6 AS v FROM temp.profsql_rp_ops WHERE " DEV " GROUP BY file, pid"
-
-static void md_xspace(Rep *r, PsBuf *b, const char *zSource){
-  rep_table(r, "profsql_rp_events", "SELECT * FROM profile_events(?1)");
-  rep_views(r, ps_sql_xprof_stats);
-  /* the op events, which both statistics views read, computed once: the view becomes one over
-  ** their table (a 3M-event capture: 40 s each time) */
-  rep_table(r, "profsql_rp_opev", "SELECT * FROM temp.profsql_rp_xprof_op_events");
-  rep_exec(r, "DROP VIEW temp.profsql_rp_xprof_op_events");
-  rep_exec(r, "CREATE TEMP VIEW profsql_rp_xprof_op_events AS SELECT * FROM temp.profsql_rp_opev");
-  /* each statistics view is read several times below: computed once into a table */
-  rep_table(r, "profsql_rp_ops", "SELECT * FROM temp.profsql_rp_xprof_op_stats");
-  rep_table(r, "profsql_rp_kernels", "SELECT * FROM temp.profsql_rp_xprof_kernel_stats");
-  md_head(r, b, zSource, "xspace", "one XEvent (a complete slice of a line); ops are read as xprof reads them "
-          "(`sql/xprof_stats.sql`), device planes (`/device:...`) and host planes apart, ranked by self time "
-          "(an op's time minus the ops nested in it on its line)");
-  md_line(r, b, "Quick answer — кто жрёт время",
-    "WITH d AS (" XS_OPS("device") "), h AS (" XS_OPS("NOT device") "), "
-    "dt(tot, planes) AS (SELECT sum(self_ns) / 1e6, count(DISTINCT pid) FROM temp.profsql_rp_ops WHERE device), "
-    "ht(tot) AS (SELECT sum(self_ns) / 1e6 FROM temp.profsql_rp_ops WHERE NOT device), "
-    "d1 AS (SELECT * FROM d ORDER BY v DESC, key LIMIT 1), h1 AS (SELECT * FROM h ORDER BY v DESC, key LIMIT 1) "
-    "SELECT CASE WHEN d1.key IS NULL THEN 'No device plane has ops (a host-only capture).' ELSE "
-    "printf('**Device:** `%s` — %.3f ms of the %.3f ms of op self time on %d device plane%s (%.1f %%), %d launches.', "
-    "replace(d1.key,'`',''''), d1.v, dt.tot, dt.planes, CASE WHEN dt.planes=1 THEN '' ELSE 's' END, "
-    "CASE WHEN dt.tot<>0 THEN d1.v*100.0/dt.tot ELSE 0 END, d1.n) END || ' ' || "
-    "CASE WHEN h1.key IS NULL THEN 'No host events.' ELSE printf('**Host:** `%s` — %.3f ms of %.3f ms of host self time (%.1f %%).', "
-    "replace(h1.key,'`',''''), h1.v, ht.tot, CASE WHEN ht.tot<>0 THEN h1.v*100.0/ht.tot ELSE 0 END) END "
-    "FROM dt, ht LEFT JOIN d1 LEFT JOIN h1");
-  md_chart(r, b, "Device: self time by plane", MD_TOP_CHART(XS_PLANES("device")), "ms");
-  md_chart(r, b, "Device: self time by op", MD_TOP_CHART(XS_OPS("device")), "ms");
-  md_table(r, b, "Device: top ops by self time",
-    MD_TOP(XS_OPS("device"), "rn AS Rank, op_name AS Op, op_type AS Type, n AS Occurrences, planes AS Planes, "
-           "profile_fixed(v,3) AS \"Self ms\", profile_fixed(share,3) AS \"Self %\", profile_fixed(tot,3) AS \"Total ms\"",
-           "'', '(' || n || ' more)', '', '', '', profile_fixed(v,3), profile_fixed(share,3), ''"));
-  char *zK = rep_text(r, "SELECT count(*) FROM temp.profsql_rp_kernels");
-  if( zK && atoi(zK) > 0 ){
-    md_table(r, b, "Device: top kernels by total time",
-      "SELECT rank AS Rank, kernel_name AS Kernel, ifnull(op_name,'') AS Op, occurrences AS Launches, "
-      "profile_fixed(total_ns / 1e6, 3) AS \"Total ms\", profile_fixed(avg_ns / 1e3, 3) AS \"Avg us\", "
-      "ifnull(profile_fixed(occupancy_pct, 1),'') AS \"Occupancy %\" FROM temp.profsql_rp_kernels "
-      "ORDER BY file, rank LIMIT 16");
-  }else if( zK ){
-    ps_buf_puts(b, "## Device: top kernels by total time\n\nNo device event carries `kernel_details` (launch "
-                   "parameters), so there are no kernels to list.\n\n");
-  }
-  sqlite3_free(zK);
-  char *zH = rep_text(r, "SELECT count(*) FROM temp.profsql_rp_ops WHERE NOT device");
-  if( zH && atoi(zH) > 0 ){
-    md_chart(r, b, "Host: self time by event", MD_TOP_CHART(XS_OPS("NOT device")), "ms");
-    md_table(r, b, "Host: top events by self time",
-      MD_TOP(XS_OPS("NOT device"), "rn AS Rank, op_name AS Event, op_type AS Type, n AS Occurrences, "
-             "profile_fixed(v,3) AS \"Self ms\", profile_fixed(share,3) AS \"Self %\", profile_fixed(tot,3) AS \"Total ms\"",
-             "'', '(' || n || ' more)', '', '', profile_fixed(v,3), profile_fixed(share,3), ''"));
-  }else if( zH ){
-    ps_buf_puts(b, "## Host: top events by self time\n\nThe capture has no host plane with events.\n\n");
-  }
-  sqlite3_free(zH);
-  md_budget(r, b, "xspace", "ops");
-}
-
-/* ---- records of other kinds (xprof result files, ...): the records as they are */
-static void md_records(Rep *r, PsBuf *b, const char *zSource, const char *zFormat){
-  md_head(r, b, zSource, zFormat, "one record of the file (its time as `elapsed_ms`)");
-  md_table(r, b, "Records by time",
-    "SELECT row_number() OVER (ORDER BY e_ DESC, k) AS Rank, ifnull(name,'') AS Name, ifnull(source,'') AS Source, "
-    "profile_fixed(e_,3) AS \"Time ms\", ifnull(profile_fixed(self_ms,3),'') AS \"Self ms\" FROM "
-    TOPJ("done_", "e_ DESC, k", "16") " ORDER BY e_ DESC, k");
-  if( r->rc==SQLITE_OK ) ps_buf_printf(b, "Shares are not given: the records of a `%s` file are statistics that may "
-                                          "overlap, not a partition of the time.\n\n", zFormat);
-  md_budget(r, b, zFormat, "records");
-}
-
-/* Which Markdown a capture of format zFormat (NULL or "mixed": read as slices) gets. */
-enum { MD_JOBS, MD_TIMINGS, MD_STACKS, MD_XSPACE, MD_RECORDS, MD_SLICES };
-static int rep_md_kind(Rep *r, const char *zFormat){
-  static const char *const azStacks[] = { "cpuprofile", "pprof", "perf_script", "folded", "speedscope", 0 };
-  const char *zF = zFormat && zFormat[0] ? zFormat : "mixed";
-  int bStacks = 0;
-  for(int k=0; azStacks[k]; k++) bStacks |= strcmp(zF, azStacks[k])==0;
-  char *zRec = rep_text(r, "SELECT count(*) > 0 FROM profile_records(?1) LIMIT 1");
-  int bRec = zRec && atoi(zRec);
-  sqlite3_free(zRec);
-  if( strcmp(zF, "newengine")==0 ) return MD_JOBS;
-  if( strcmp(zF, "timings")==0 ) return MD_TIMINGS;
-  if( bStacks && bRec ) return MD_STACKS;
-  if( strcmp(zF, "xspace")==0 ) return MD_XSPACE;
-  if( bRec ) return MD_RECORDS;
-  return MD_SLICES;
-}
-
-/* The Markdown of kind (rep_md_kind) of a capture of format zFormat. */
-static void rep_markdown_for(Rep *r, PsBuf *b, const char *zSource, const char *zFormat, int kind){
-  const char *zF = zFormat && zFormat[0] ? zFormat : "mixed";
-  if( r->rc ) return;
-  switch( kind ){
-    case MD_JOBS: rep_markdown(r, b, zSource); break;
-    case MD_TIMINGS: md_timings(r, b, zSource); break;
-    case MD_STACKS: md_stacks(r, b, zSource, zF); break;
-    case MD_XSPACE: md_xspace(r, b, zSource); break;
-    case MD_RECORDS: md_records(r, b, zSource, zF); break;
-    default: md_slices(r, b, zSource, zF); break;
-  }
-}
-
-/* Drops what rep_markdown_for made in temp (views and tables named profsql_rp_*; a table that
+/* Drops what the report model made in temp (views and tables named profsql_rp_*; a table that
 ** cannot be dropped is emptied: rep_drop). */
 static void rep_markdown_cleanup(Rep *r){
   sqlite3_stmt *st = 0;
   if( sqlite3_prepare_v2(r->db, "SELECT type='table', name FROM temp.sqlite_schema WHERE name LIKE 'profsql\\_rp\\_%' ESCAPE '\\' "
                          "AND type IN ('view','table') ORDER BY type='table'", -1, &st, 0) ) return;
-  char *azName[64]; int abTable[64], n = 0;
-  while( n<64 && sqlite3_step(st)==SQLITE_ROW ){
+  enum { NMAX = 256 };                     /* (the models make some 40) */
+  char *azName[NMAX]; int abTable[NMAX], n = 0;
+  while( n<NMAX && sqlite3_step(st)==SQLITE_ROW ){
     abTable[n] = sqlite3_column_int(st, 0);
     azName[n] = sqlite3_mprintf("%s", (const char*)sqlite3_column_text(st, 1));
     if( azName[n] ) n++;
@@ -2168,6 +1913,32 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     }
     sqlite3_finalize(sf);
   }
+  /* the report model (sql/report_model.sql): which model file draws the Markdown, whether the
+  ** jobs are derived from the capture, whether the slow threshold applies by default, whether the
+  ** jobs' scan groups them by thread and name; a capture that does not load gets none (profile_jobs
+  ** reports why below) */
+  char *zModel = 0;
+  int bDerived = 0, bSlowDefault = 0, bGroupJobs = 0;
+  if( zFormat ){
+    r.zFormat = zFormat;
+    r.apArg[0] = argv[0];                 /* (borrowed for the model's statements) */
+    rep_run_sql(&r, ps_sql_report_model);
+    r.apArg[0] = 0;
+    sqlite3_stmt *sm = 0;
+    if( r.rc==SQLITE_OK && sqlite3_prepare_v2(r.db, "SELECT model, derived, slow_default, group_jobs FROM temp.profsql_rp_model",
+                                              -1, &sm, 0)==SQLITE_OK && sqlite3_step(sm)==SQLITE_ROW ){
+      zModel = sqlite3_mprintf("%s", (const char*)sqlite3_column_text(sm, 0));
+      bDerived = sqlite3_column_int(sm, 1); bSlowDefault = sqlite3_column_int(sm, 2); bGroupJobs = sqlite3_column_int(sm, 3);
+    }
+    sqlite3_finalize(sm);
+    if( r.rc ){
+      char *m = sqlite3_mprintf("profile_report: %s", r.zErr ? r.zErr : sqlite3_errstr(r.rc));
+      sqlite3_result_error(ctx, m ? m : "out of memory", -1);
+      sqlite3_free(m); sqlite3_free(r.zErr); sqlite3_free(zFormat); sqlite3_free(zModel);
+      rep_markdown_cleanup(&r);
+      return;
+    }
+  }
   /* the values bound as ?1..?5 */
   sqlite3_stmt *pv = 0;
   if( sqlite3_prepare_v2(r.db,
@@ -2176,16 +1947,16 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
       "AND key='config' AND json_valid(value) AND json_type(value,'$.diagnostics.slow_job_warn_ms') IN ('integer','real') LIMIT 1), "   /* a report's own threshold */
       "16.67) END), "
       "coalesce(json_extract(?2,'$.top_limit'),64)", -1, &pv, 0) ){
-    sqlite3_free(zFormat);
-    sqlite3_result_error(ctx, sqlite3_errmsg(r.db), -1); return;
+    sqlite3_free(zFormat); sqlite3_free(zModel);
+    sqlite3_result_error(ctx, sqlite3_errmsg(r.db), -1); rep_markdown_cleanup(&r); return;
   }
   sqlite3_bind_value(pv, 1, argv[0]);
   if( pOpt ) sqlite3_bind_value(pv, 2, pOpt);
-  sqlite3_bind_int(pv, 3, zFormat && strcmp(zFormat, "newengine")==0);   /* (a capture that does not load fails below) */
+  sqlite3_bind_int(pv, 3, bSlowDefault);
   sqlite3_step(pv);
   for(int k=0; k<4; k++) r.apArg[k] = sqlite3_value_dup(sqlite3_column_value(pv, k));
   sqlite3_finalize(pv);
-  for(int k=0; k<4; k++) if( r.apArg[k]==0 ){ for(int j=0; j<4; j++) sqlite3_value_free(r.apArg[j]); sqlite3_free(zFormat); sqlite3_result_error_nomem(ctx); return; }
+  for(int k=0; k<4; k++) if( r.apArg[k]==0 ){ for(int j=0; j<4; j++) sqlite3_value_free(r.apArg[j]); sqlite3_free(zFormat); sqlite3_free(zModel); sqlite3_result_error_nomem(ctx); rep_markdown_cleanup(&r); return; }
 
   PsBuf aOut[N_CSV]; memset(aOut, 0, sizeof(aOut));
   PsBuf md, js, man; memset(&md, 0, sizeof(md)); memset(&js, 0, sizeof(js)); memset(&man, 0, sizeof(man));
@@ -2201,9 +1972,8 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     if( zT && atoi(zT)==1 ) rep_exec(&r, "PRAGMA temp.page_size=65536");
     sqlite3_free(zT);
   }
-  /* a capture of derived jobs (not a StarProfiler report): its jobs table's N and Z columns are
-  ** NULL and 0 in every row (RJ_COLS_DERIVED) */
-  int bDerived = zFormat && strcmp(zFormat, "newengine")!=0 && strcmp(zFormat, "mixed")!=0;
+  /* a capture of derived jobs (not a StarProfiler report: bDerived, from the model): its jobs
+  ** table's N and Z columns are NULL and 0 in every row (RJ_COLS_DERIVED) */
   {
     /* options that name no budget give none: the jobs table without their lookup */
     char *zB = rep_text(&r, "SELECT json_type(?2,'$.budgets_ms') IS NOT NULL OR json_type(?2,'$.budget_ms') IS NOT NULL");
@@ -2211,8 +1981,7 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     sqlite3_free(zB);
   }
   int bMd = opt_bool(&r, "write_markdown", 1);
-  int mdKind = bMd ? rep_md_kind(&r, zFormat) : -1;
-  rep_groups(&r, mdKind==MD_SLICES, bDerived);
+  rep_groups(&r, bMd && bGroupJobs, bDerived);
   zRunStart = rep_text(&r,
     "SELECT coalesce((SELECT value FROM profile_metadata(?1) WHERE scope='run' AND key='started_unix_ms' AND typeof(value)='integer'), "
     "(SELECT CAST(smin AS INTEGER) FROM temp.profsql_gr_r), 0)");
@@ -2284,7 +2053,7 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     char zSrc[512];
     if( t0==SQLITE_TEXT ) snprintf(zSrc, sizeof(zSrc), "%s", (const char*)sqlite3_value_text(argv[0]));
     else snprintf(zSrc, sizeof(zSrc), "BLOB (%d bytes)", sqlite3_value_bytes(argv[0]));
-    rep_markdown_for(&r, &md, zSrc, zFormat, mdKind);
+    if( zModel ) rep_markdown_model(&r, &md, zSrc, zModel);
     rep_markdown_cleanup(&r);
     if( r.rc==SQLITE_OK && rep_caps_markdown(&r, &md) ) r.rc = SQLITE_NOMEM;
   }
@@ -2403,7 +2172,7 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   ** million rows are not left behind until the connection closes */
   static const char *const azTmp[] = { "profsql_rj", "profsql_shape", "profsql_jj", "profsql_jl", "profsql_jm" };
   for(int k=0; k<(int)(sizeof(azTmp)/sizeof(azTmp[0])); k++) rep_drop(&r, azTmp[k]);
-  rep_markdown_cleanup(&r);           /* (the slices' groupings of a report stopped before its Markdown) */
+  rep_markdown_cleanup(&r);           /* (the model and the groupings of a report stopped before its Markdown) */
   for(int g=0; g<N_GROUP; g++){
     for(int bRanked=0; bRanked<2; bRanked++){
       char zName[32];
@@ -2426,6 +2195,7 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   for(int k=0; k<N_CSV; k++) ps_buf_free(&aOut[k]);
   ps_buf_free(&md); ps_buf_free(&js); ps_buf_free(&man); ps_buf_free(&fg);
   sqlite3_free(zFormat);
+  sqlite3_free(zModel);
   sqlite3_free(zPrefix); sqlite3_free(zReason); sqlite3_free(zReasonJson); sqlite3_free(zRunStart); sqlite3_free(zJson); sqlite3_free(zManifest);
   for(int k=0; k<5; k++) sqlite3_value_free(r.apArg[k]);
 }
