@@ -278,6 +278,7 @@ int ps_report_register(sqlite3 *db, PsConn *pConn);
 int ps_import_register(sqlite3 *db, PsConn *pConn);
 int ps_flamegraph_register(sqlite3 *db, PsConn *pConn);
 int ps_tracks_register(sqlite3 *db, PsConn *pConn);
+int ps_diff_register(sqlite3 *db, PsConn *pConn);        /* profile_diff.c */
 int ps_perfetto_register(sqlite3 *db, PsConn *pConn);
 /* perfetto.c: runs zSql (sql/perfetto.sql) with zPrefix for each "$P" (each view replaced) and
 ** the lines marked "--@<format> " kept when zFormat (the formats the capture has rows of,

@@ -441,3 +441,49 @@ int ps_stacks_finish(PsCapture *cap, int bResolve, PsErr *err){
                       (long long)INT64_MAX) ) return ps_nomem(err);
   return PS_OK;
 }
+
+/* ---------------------------------------------------------------- frame labels */
+/* The first n2 bytes of z2 in z[0..n), or NULL (memmem, without _GNU_SOURCE). */
+static const char *st_find(const char *z, size_t n, const char *z2, size_t n2){
+  for(size_t i=0; i+n2<=n; i++) if( z[i]==z2[0] && memcmp(z+i, z2, n2)==0 ) return z+i;
+  return 0;
+}
+
+int ps_frame_is_anonymous(const PsCapture *cap, const PsRecord *x){
+  uint32_t nm = x->name;
+  if( nm==0 || ps_pool_get(&cap->pool, nm).n!=0 || x->zAttrs==0 ) return 0;
+  return st_find(x->zAttrs, x->nAttrs, "\"functionName\"", 14)!=0;
+}
+
+const char *ps_frame_label(const PsCapture *cap, const PsRecord *x, char *buf, size_t nBuf){
+  if( nBuf==0 ) return buf;
+  if( !ps_frame_is_anonymous(cap, x) ){
+    PsStr s = x->name ? ps_pool_get(&cap->pool, x->name) : (PsStr){ "", 0 };
+    size_t n = s.n < nBuf-1 ? s.n : nBuf-1;
+    if( n ) memcpy(buf, s.z, n);
+    buf[n] = 0;
+    return buf;
+  }
+  const char *zA = x->zAttrs; size_t nA = x->nAttrs;
+  int n = snprintf(buf, nBuf, "(anonymous)");
+  if( x->category && n>0 && (size_t)n<nBuf ){
+    PsStr u = ps_pool_get(&cap->pool, x->category);
+    size_t i = u.n;
+    while( i>0 && u.z[i-1]!='/' && u.z[i-1]!='\\' ) i--;
+    size_t nf = u.n - i;
+    if( nf > 400 ) nf = 400;
+    if( nf>0 ){
+      n += snprintf(buf+n, nBuf-(size_t)n, " %.*s", (int)nf, u.z + i);
+      const char *p = st_find(zA, nA, "\"lineNumber\"", 12);
+      if( p && (size_t)n<nBuf ){
+        const char *e = zA + nA;
+        p += 12;
+        while( p<e && (*p==' ' || *p=='\t' || *p=='\n' || *p=='\r' || *p==':') ) p++;
+        long long v = 0; int nd = 0;
+        while( p<e && *p>='0' && *p<='9' && nd<10 ){ v = v*10 + (*p - '0'); p++; nd++; }
+        if( nd>0 ) snprintf(buf+n, nBuf-(size_t)n, ":%lld", v + 1);
+      }
+    }
+  }
+  return buf;
+}

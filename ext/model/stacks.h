@@ -105,6 +105,15 @@ int ps_stack_ref(PsCapture *cap, int32_t row, int64_t id, uint64_t off);
 ** PS_NOMEM (err set). */
 int ps_stacks_finish(PsCapture *cap, int bResolve, PsErr *err);
 
+/* The name a frame is shown by, into buf (at most nBuf-1 bytes), returned: its name; for a V8
+** frame (a .cpuprofile node, a ProfileChunk's) whose functionName is '', "(anonymous) file:line"
+** as DevTools shows it (the url's last path component, lineNumber + 1), or "(anonymous)". The
+** flame graph, stack_functions (sql/stacks.sql says the same rule) and profile_diff name frames
+** so. */
+const char *ps_frame_label(const PsCapture *cap, const PsRecord *x, char *buf, size_t nBuf);
+/* 1 when ps_frame_label gives x another name than its own (an anonymous V8 frame). */
+int ps_frame_is_anonymous(const PsCapture *cap, const PsRecord *x);
+
 /* "line N" or "byte N" for record r into buf (for diagnostics). */
 const char *ps_record_where(const PsRecord *r, char *buf, size_t nBuf);
 

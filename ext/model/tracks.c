@@ -197,3 +197,29 @@ const PsModel *ps_capture_model(PsCapture *cap){
   cap->xModelFree = model_free;
   return m;
 }
+
+/* ---------------------------------------------------------------- labels */
+const char *ps_thread_label(const PsCapture *cap, uint32_t t, char *buf, size_t nBuf){
+  if( nBuf==0 ) return buf;
+  buf[0] = 0;
+  if( t >= cap->nThread ) return buf;
+  const PsThread *th = &cap->aThread[t];
+  size_t n = 0;
+  char v[512];                               /* (as ps_value_text cuts a text id: the flame graph's rule) */
+  /* appends "%.*s" without running past buf */
+#define TL_ADD(z, len) do{ size_t l_ = (len); if( l_ > nBuf-1-n ) l_ = nBuf-1-n; memcpy(buf+n, (z), l_); n += l_; buf[n] = 0; }while(0)
+  if( th->processName ){ PsStr s = ps_pool_get(&cap->pool, th->processName); TL_ADD(s.z, s.n); }
+  else if( th->pid.type!=PS_VAL_NULL ){ ps_value_text(cap, &th->pid, v, sizeof(v)); TL_ADD("pid ", 4); TL_ADD(v, strlen(v)); }
+  int bProc = th->processName || th->pid.type!=PS_VAL_NULL;
+  if( th->threadName ){
+    PsStr s = ps_pool_get(&cap->pool, th->threadName);
+    if( bProc ) TL_ADD(" / ", 3);
+    TL_ADD(s.z, s.n);
+  }else if( th->tid.type!=PS_VAL_NULL ){
+    ps_value_text(cap, &th->tid, v, sizeof(v));
+    if( bProc ) TL_ADD(" / ", 3);
+    TL_ADD("tid ", 4); TL_ADD(v, strlen(v));
+  }else if( !bProc ) TL_ADD("main", 4);
+#undef TL_ADD
+  return buf;
+}

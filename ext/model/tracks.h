@@ -82,6 +82,12 @@ enum { PS_RK_SLICE, PS_RK_INSTANT, PS_RK_COUNTER, PS_RK_METADATA, PS_RK_FLOW, PS
 extern const char *const ps_row_kind_names[PS_RK_N];
 int ps_row_kind_code(const PsCapture *cap, const PsModel *m, size_t r);
 
+/* Thread t's label, into buf (at most nBuf-1 bytes), returned: "process / thread", the process
+** named by its name, else "pid N", left out when the pid is NULL; the thread by its name, else
+** "tid N", left out when the tid is NULL; "main" when both are left out (a .cpuprofile's or folded
+** file's only thread). The flame graph's first-level frames and profile_diff's 'thread' key. */
+const char *ps_thread_label(const PsCapture *cap, uint32_t t, char *buf, size_t nBuf);
+
 /* The capture's track model, built on first use (linear in rows + threads + tracks); NULL when
 ** out of memory. Freed with the capture. */
 const PsModel *ps_capture_model(PsCapture *cap);

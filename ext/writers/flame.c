@@ -223,18 +223,9 @@ static char *fl_group_label(const PsCapture *cap, int bCategory, uint32_t t){
     PsStr s = ps_pool_get(&cap->pool, t);
     xml_text(&lb, s.z, s.n);
   }else if( t < cap->nThread ){
-    const PsThread *th = &cap->aThread[t];
-    int bProc = 1;
-    if( th->processName ){ PsStr s = ps_pool_get(&cap->pool, th->processName); xml_text(&lb, s.z, s.n); }
-    else if( th->pid.type!=PS_VAL_NULL ){ ps_buf_puts(&lb, "pid "); fl_value(&lb, cap, &th->pid); }
-    else bProc = 0;
-    if( th->threadName ){
-      if( bProc ) ps_buf_puts(&lb, " / ");
-      PsStr s = ps_pool_get(&cap->pool, th->threadName); xml_text(&lb, s.z, s.n);
-    }else if( th->tid.type!=PS_VAL_NULL ){
-      if( bProc ) ps_buf_puts(&lb, " / ");
-      ps_buf_puts(&lb, "tid "); fl_value(&lb, cap, &th->tid);
-    }else if( !bProc ) ps_buf_puts(&lb, "main");
+    char buf[4096];
+    ps_thread_label(cap, t, buf, sizeof(buf));
+    xml_text(&lb, buf, strlen(buf));
   }else if( t < cap->nThread + cap->nTrack ){
     const PsTrack *tr = &cap->aTrack[t - cap->nThread];
     char buf[512];
@@ -323,41 +314,13 @@ static int fl_dedup_groups(FlGraph *g, const PsCapture *cap){
   return rc;
 }
 
-/* The first n2 bytes of z2 in z[0..n), or NULL (memmem, without _GNU_SOURCE). */
-static const char *fl_find(const char *z, size_t n, const char *z2, size_t n2){
-  for(size_t i=0; i+n2<=n; i++) if( z[i]==z2[0] && memcmp(z+i, z2, n2)==0 ) return z+i;
-  return 0;
-}
-
-/* A V8 frame (a .cpuprofile node, a ProfileChunk's) whose functionName is '': "(anonymous)
-** file:line" as DevTools shows it (the url's last path component, lineNumber + 1), or
-** "(anonymous)". Other frames keep their name. UINT32_MAX when out of memory. */
+/* A frame's name as ps_frame_label gives it (ext/model/stacks.h): its own pool id, or for an
+** anonymous V8 frame "(anonymous) file:line" interned in g->extra. UINT32_MAX when out of
+** memory. */
 static uint32_t fl_frame_name(FlGraph *g, const PsCapture *cap, const PsRecord *x){
-  uint32_t nm = x->name;
-  if( nm==0 || ps_pool_get(&cap->pool, nm).n!=0 || x->zAttrs==0 ) return nm;
-  const char *zA = x->zAttrs; size_t nA = x->nAttrs;
-  if( fl_find(zA, nA, "\"functionName\"", 14)==0 ) return nm;
+  if( !ps_frame_is_anonymous(cap, x) ) return x->name;
   char buf[600];
-  int n = snprintf(buf, sizeof(buf), "(anonymous)");
-  if( x->category ){
-    PsStr u = ps_pool_get(&cap->pool, x->category);
-    size_t i = u.n;
-    while( i>0 && u.z[i-1]!='/' && u.z[i-1]!='\\' ) i--;
-    size_t nf = u.n - i;
-    if( nf > 400 ) nf = 400;
-    if( nf>0 ){
-      n += snprintf(buf+n, sizeof(buf)-(size_t)n, " %.*s", (int)nf, u.z + i);
-      const char *p = fl_find(zA, nA, "\"lineNumber\"", 12);
-      if( p ){
-        const char *e = zA + nA;
-        p += 12;
-        while( p<e && (*p==' ' || *p=='\t' || *p=='\n' || *p=='\r' || *p==':') ) p++;
-        long long v = 0; int nd = 0;
-        while( p<e && *p>='0' && *p<='9' && nd<10 ){ v = v*10 + (*p - '0'); p++; nd++; }
-        if( nd>0 ) snprintf(buf+n, sizeof(buf)-(size_t)n, ":%lld", v + 1);
-      }
-    }
-  }
+  ps_frame_label(cap, x, buf, sizeof(buf));
   if( !g->bExtra ){
     if( ps_pool_init(&g->extra) ) return UINT32_MAX;
     g->bExtra = 1;

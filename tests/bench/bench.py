@@ -365,6 +365,7 @@ def bench_text():
             print("%-40s %9.3f %9.0f %10s %9.2f   (x libprofsql %.1f)" % ("  protoc --decode_raw, same file", dt2, size / 1e6 / dt2,
                   "%.0f MB" % (rss2 / 1e6), rss2 / size, dt2 / dt if dt else 0))
     bench_perfetto(load)
+    bench_diff(load)
     bench_tf_stats(load)
     bench_stacks(load)
     bench_ftrace(load)
@@ -403,6 +404,28 @@ def bench_perfetto(load):
             print("%-40s failed: %s" % (label, (r[2] or "").strip()[-80:]))
             continue
         print("%-40s %9.3f %9.2f%s" % (label, r[0], r[0] / base[0], "   (target <= %.1f)" % target if target else ""))
+
+
+def bench_diff(load):
+    """profile_diff of two 1M-event traces (the generator's 1,000,000 and 990,000 events) against
+    loading both (count(*) of each), each in a fresh process. Target (issue 36): under 2x."""
+    a, b = ensure_trace(1000000), ensure_trace(990000)
+    for p in (a, b):
+        subprocess.run(["cat", p], stdout=subprocess.DEVNULL)
+    print("\n== profile_diff of two 1M-event traces (fresh process each, load included; best of %d)" % REPEAT)
+    print("%-40s %9s %9s" % ("", "seconds", "ratio"))
+    sh = [SQLITE3, "-batch", "-init", "/dev/null"] + load + [":memory:"]
+    base = best(sh, "SELECT count(*) FROM profile_events('%s');\nSELECT count(*) FROM profile_events('%s');\n" % (a, b))
+    if base[0] is None or base[3] != 0:
+        print("loading both failed: %s" % (base[2] or "").strip()[-80:])
+        return
+    print("%-40s %9.3f" % ("load both: count(*) of each", base[0]))
+    for label, opt in [("profile_diff by name", ""), ("profile_diff by path", ", '{\"by\": \"path\"}'")]:
+        r = best(sh, "SELECT count(*), sum(delta_ns) FROM profile_diff('%s', '%s'%s);\n" % (a, b, opt))
+        if r[0] is None or r[3] != 0:
+            print("%-40s failed: %s" % (label, (r[2] or "").strip()[-80:]))
+            continue
+        print("%-40s %9.3f %9.2f   (target < 2.0)" % (label, r[0], r[0] / base[0]))
 
 
 def bench_tf_stats(load):

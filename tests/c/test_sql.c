@@ -203,6 +203,51 @@ static void test_interrupt(void){
   free(z);
 }
 
+/* profile_diff under the sanitizers: a hand-made pair (values by hand), the recursion rule on a
+** chain 100,000 slices deep (linear: each slice entered once; the same name counted once in the
+** inclusive time), and the path keys of that chain refused by their text budget, with the side
+** named. */
+static void test_diff(void){
+  const char *zBase = "[{\"ph\":\"X\",\"name\":\"a\",\"ts\":0,\"dur\":100,\"pid\":1,\"tid\":1},"
+                      "{\"ph\":\"X\",\"name\":\"b\",\"ts\":10,\"dur\":30,\"pid\":1,\"tid\":1}]";
+  const char *zTest = "[{\"ph\":\"X\",\"name\":\"a\",\"ts\":0,\"dur\":80,\"pid\":1,\"tid\":1},"
+                      "{\"ph\":\"X\",\"name\":\"c\",\"ts\":5,\"dur\":5,\"pid\":1,\"tid\":1}]";
+  sqlite3_stmt *st = 0;
+  CHECK_INT(sqlite3_prepare_v2(db, "SELECT group_concat(key || ':' || base_count || '/' || test_count || ':' || base_ns || '/' || test_ns "
+                               "|| ':' || base_self_ns || '/' || test_self_ns || ':' || delta_ns || ':' || change, ' ') "
+                               "FROM profile_diff(?1, ?2)", -1, &st, 0), SQLITE_OK);
+  sqlite3_bind_blob(st, 1, zBase, (int)strlen(zBase), SQLITE_STATIC);
+  sqlite3_bind_blob(st, 2, zTest, (int)strlen(zTest), SQLITE_STATIC);
+  CHECK_INT(sqlite3_step(st), SQLITE_ROW);
+  /* a: 100 -> 80 us, self 70 -> 75; b deleted (30 us); c added (5 us); by |delta| descending */
+  CHECK_STR((const char*)sqlite3_column_text(st, 0),
+            "b:1/0:30000/0:30000/0:-30000:deleted a:1/1:100000/80000:70000/75000:-20000:unchanged c:0/1:0/5000:0/5000:5000:added");
+  sqlite3_finalize(st);
+  /* 100,000 slices named a, each inside the previous */
+  size_t nEv = 100000, cap = nEv * 80 + 16, n = 0;
+  char *z = malloc(cap);
+  if( z==0 ) return;
+  n += (size_t)snprintf(z+n, cap-n, "[");
+  for(size_t i=0; i<nEv; i++){
+    n += (size_t)snprintf(z+n, cap-n, "%s{\"ph\":\"X\",\"name\":\"a\",\"ts\":%zu,\"dur\":%zu,\"pid\":1,\"tid\":1}",
+                          i ? "," : "", i, 2*(nEv - i));
+  }
+  n += (size_t)snprintf(z+n, cap-n, "]");
+  CHECK_INT(sqlite3_prepare_v2(db, "SELECT base_count, base_ns, base_self_ns FROM profile_diff(?1, ?1)", -1, &st, 0), SQLITE_OK);
+  sqlite3_bind_blob(st, 1, z, (int)n, SQLITE_STATIC);
+  CHECK_INT(sqlite3_step(st), SQLITE_ROW);
+  CHECK_INT(sqlite3_column_int64(st, 0), (long long)nEv);
+  CHECK_INT(sqlite3_column_int64(st, 1), (long long)(2*nEv*1000));   /* the outermost only */
+  CHECK_INT(sqlite3_column_int64(st, 2), (long long)(2*nEv*1000));   /* 2 us each: the self times add up to it */
+  sqlite3_finalize(st);
+  CHECK_INT(sqlite3_prepare_v2(db, "SELECT count(*) FROM profile_diff(?1, ?1, '{\"by\": \"path\"}')", -1, &st, 0), SQLITE_OK);
+  sqlite3_bind_blob(st, 1, z, (int)n, SQLITE_STATIC);
+  CHECK_INT(sqlite3_step(st), SQLITE_ERROR);
+  CHECK_CONTAINS(sqlite3_errmsg(db), "profile_diff: baseline: 'BLOB': the 'path' keys need more than 256 MiB");
+  sqlite3_finalize(st);
+  free(z);
+}
+
 int main(void){
   CHECK_INT(sqlite3_open(":memory:", &db), SQLITE_OK);
   CHECK_INT(sqlite3_profsql_init(db, 0, 0), SQLITE_OK);
@@ -212,6 +257,7 @@ int main(void){
   test_stream();
   test_lookups();
   test_interrupt();
+  test_diff();
   sqlite3_close(db);
   return tl_done();
 }
