@@ -42,7 +42,7 @@ EXT_SRC   := ext/util/ps_util.c \
              ext/formats/cpuprofile.c ext/formats/speedscope.c ext/formats/pprof.c ext/formats/perfscript.c \
              ext/formats/folded.c ext/formats/ftrace.c ext/formats/json_model.c ext/formats/formats.c \
              ext/writers/writer.c ext/writers/flame.c
-VTAB_SRC  := vtab/loader.c vtab/profile_tracks.c vtab/profile_diff.c vtab/perfetto.c vtab/profile_events.c vtab/profile_records.c vtab/profile_xplanes.c \
+VTAB_SRC  := vtab/loader.c vtab/profile_tracks.c vtab/profile_diff.c vtab/profile_sandwich.c vtab/perfetto.c vtab/profile_events.c vtab/profile_records.c vtab/profile_xplanes.c \
              vtab/profile_metadata.c vtab/profile_jobs.c vtab/report/report.c vtab/report/report_groups.c \
              vtab/profile_open.c vtab/profile_import.c vtab/flamegraph.c vtab/profsql.c
 SQL_SRC   := sql/event_tree.sql sql/record_tree.sql sql/xprof_stats.sql sql/stacks.sql sql/timings.sql sql/perfetto.sql

@@ -30,6 +30,10 @@
 **              only the stacks with a frame whose name it matches
 **   "exclude"  the same: the stacks with a frame whose name it matches are left out (with them
 **              everything under that frame), e.g. {"exclude": "start_trace"}
+**   "baseline" a source (TEXT: a file, a directory, a glob): a differential flame graph, the
+**              frames coloured by their change against it as flamegraph.pl --diff colours them
+**              (ext/writers/flame.h, ps_flame_svg_diff); the baseline read with the same options
+**   "normalize" true: the baseline scaled to the test's total first (compare shares)
 ** The thread filters (pid .. plane) keep the rows of the threads matching all of them; it is an
 ** error when no thread does, or when the capture has no threads (timer records, jobs).
 ** Returns {"path":..., "bytes":N, "total_ms":X (or "total_samples" / "total_weight" /
@@ -41,7 +45,8 @@
 ** 'SELECT stack, self_ns FROM event_folded'. Rows with equal stacks add up; empty frames (";;",
 ** a leading or trailing ';') are dropped. options_json: "title" (default "Flame graph"), "unit"
 ** ("samples" (default: values are counts) | "ns" (values are ns, drawn as ms)), "weight" ("dur"
-** | "self"), "name", "exclude" (as above). Returns the same JSON ("filters" then holds name and
+** | "self"), "name", "exclude" (as above), "baseline" (a second query of (stack, value) rows: a
+** differential graph), "normalize". Returns the same JSON ("filters" then holds name and
 ** exclude).
 **
 ** Both are SQLITE_DIRECTONLY (they write files; the folded form also runs the query it is given).
@@ -72,6 +77,7 @@ typedef struct FgOpt {
   const char *zWeight;           /* "dur", "self", "samples" (static) */
   char *zFilters;                /* the filter keys as given, JSON (sqlite3_malloc'ed) */
   char *zErr;                    /* sqlite3_malloc'ed error */
+  sqlite3_value *pBaseline;      /* "baseline": a source (profile_flamegraph) or a query (folded), or NULL */
 } FgOpt;
 
 enum { FG_PID, FG_TID, FG_PROCESS, FG_THREAD, FG_PLANE };
@@ -83,6 +89,7 @@ static void fg_opt_free(FgOpt *p){
   for(int i=0; i<5; i++) sqlite3_value_free(p->apThread[i]);
   sqlite3_free(p->zFilters);
   sqlite3_free(p->zErr);
+  sqlite3_value_free(p->pBaseline);
 }
 
 /* z as the title, cut to fit zTitle before a character, never inside one (a title cut in a
@@ -120,8 +127,8 @@ static int fg_regex(FgOpt *p, const char *zFunc, const char *zKey, const char *z
 /* Reads options_json (pOpts, may be NULL) into p. bFolded: profile_flamegraph_folded's keys. */
 static int fg_options(sqlite3 *db, sqlite3_value *pOpts, int bFolded, FgOpt *p){
   const char *zFunc = bFolded ? "profile_flamegraph_folded" : "profile_flamegraph";
-  const char *zKnown = bFolded ? "title, unit, weight, name, exclude"
-    : "group, async, title, weight, pid, tid, process, thread, plane, ts_from, ts_to, name, exclude";
+  const char *zKnown = bFolded ? "title, unit, weight, name, exclude, baseline, normalize"
+    : "group, async, title, weight, pid, tid, process, thread, plane, ts_from, ts_to, name, exclude, baseline, normalize";
   ps_flame_opt_init(&p->o);
   p->zWeight = "dur";
   if( pOpts==0 || sqlite3_value_type(pOpts)==SQLITE_NULL ){
@@ -184,6 +191,18 @@ static int fg_options(sqlite3 *db, sqlite3_value *pOpts, int bFolded, FgOpt *p){
       else if( bText && strcmp(zVal, "thread")==0 ) p->o.eGroup = PS_FLAME_THREAD;
       else if( bText && strcmp(zVal, "none")==0 ) p->o.eGroup = PS_FLAME_MERGED;
       else rc = fg_err(p, zFunc, "option \"group\" must be \"track\", \"thread\" or \"none\", not %s", bText ? zVal : zType);
+    }else if( strcmp(zKey, "baseline")==0 ){
+      if( !bText ){
+        rc = fg_err(p, zFunc, bFolded ? "option \"baseline\" must be a query (TEXT) of (stack, value) rows%s"
+                                      : "option \"baseline\" must be a source: a file, directory or glob (TEXT)%s", "");
+        break;
+      }
+      sqlite3_value_free(p->pBaseline);
+      if( (p->pBaseline = sqlite3_value_dup(v))==0 ) rc = SQLITE_NOMEM;
+    }else if( strcmp(zKey, "normalize")==0 ){
+      if( zType && strcmp(zType, "true")==0 ) p->o.bNormalize = 1;
+      else if( zType && strcmp(zType, "false")==0 ) p->o.bNormalize = 0;
+      else{ rc = fg_err(p, zFunc, "option \"normalize\" must be true or false, not %s", bText ? zVal : zType); break; }
     }else if( !bFolded && strcmp(zKey, "async")==0 ){
       if( zType && strcmp(zType, "true")==0 ) p->o.bAsync = 1;
       else if( zType && strcmp(zType, "false")==0 ) p->o.bAsync = 0;
@@ -217,7 +236,8 @@ static int fg_options(sqlite3 *db, sqlite3_value *pOpts, int bFolded, FgOpt *p){
     return fg_err(p, zFunc, "ts_from must be less than ts_to%s", "");
   }
   /* the filters as given: the options without the drawing keys */
-  if( sqlite3_prepare_v2(db, "SELECT json_remove(?1, '$.group', '$.async', '$.title', '$.weight', '$.unit')", -1, &st, 0) ) return SQLITE_NOMEM;
+  if( sqlite3_prepare_v2(db, "SELECT json_remove(?1, '$.group', '$.async', '$.title', '$.weight', '$.unit', '$.baseline', "
+                         "'$.normalize')", -1, &st, 0) ) return SQLITE_NOMEM;
   sqlite3_bind_value(st, 1, pOpts);
   if( sqlite3_step(st)==SQLITE_ROW ) p->zFilters = sqlite3_mprintf("%s", (const char*)sqlite3_column_text(st, 0));
   sqlite3_finalize(st);
@@ -354,7 +374,34 @@ static void flameFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   PsBuf b; memset(&b, 0, sizeof(b));
   PsErr err; memset(&err, 0, sizeof(err));
   PsFlameInfo info; memset(&info, 0, sizeof(info));
-  int rcF = ps_flame_svg_opt(cap, &opt.o, &b, &info, &err);
+  /* a differential graph: the baseline loaded and filtered by the same options, by its own threads */
+  PsCacheEntry *eBase = 0;
+  uint8_t *aKeepBase = 0;
+  PsFlameOpt oBase = opt.o;
+  if( opt.pBaseline ){
+    eBase = ps_vt_acquire(pConn, "profile_flamegraph: baseline", opt.pBaseline, 0, &zErr, &rcLoad);
+    if( eBase==0 ){
+      ps_vt_release(e); sqlite3_free(aKeep); sqlite3_finalize(poll.st);
+      ps_result_load_error(ctx, zErr, rcLoad); fg_opt_free(&opt); return;
+    }
+    if( ps_flame_source(eBase->cap)==PS_FLAME_SRC_NONE ){
+      zErr = sqlite3_mprintf("profile_flamegraph: baseline: the capture has no parent tree (no slices, timer records or jobs)");
+      rc = SQLITE_ERROR;
+    }else{
+      rc = fg_threads(&opt, eBase->cap, &aKeepBase);
+      if( rc && opt.zErr ){ zErr = sqlite3_mprintf("%s (in the baseline)", opt.zErr); }
+    }
+    if( rc ){
+      ps_vt_release(e); ps_vt_release(eBase); sqlite3_free(aKeep); sqlite3_free(aKeepBase); sqlite3_finalize(poll.st);
+      if( zErr ){ sqlite3_result_error(ctx, zErr, -1); sqlite3_free(zErr); } else sqlite3_result_error_nomem(ctx);
+      fg_opt_free(&opt); return;
+    }
+    oBase.aThreadKeep = aKeepBase;
+  }
+  int rcF = eBase ? ps_flame_svg_diff(cap, eBase->cap, &opt.o, &oBase, &b, &info, &err)
+                  : ps_flame_svg_opt(cap, &opt.o, &b, &info, &err);
+  if( eBase ) ps_vt_release(eBase);
+  sqlite3_free(aKeepBase);
   sqlite3_finalize(poll.st);
   sqlite3_free(aKeep);
   if( rcF==PS_OK && ps_source_lost_error(&cap->src, &err) ){
@@ -372,6 +419,64 @@ static void flameFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 }
 
 /* profile_flamegraph_folded(path, query [, options_json]) */
+/* The rows of query zSql (stack, value) added to *ppF (made here). zWhat names the query in
+** messages ("query", "baseline"). SQLITE_OK; else an error with *pzErr (or SQLITE_NOMEM /
+** SQLITE_INTERRUPT without one). */
+/* profile_flamegraph_folded(path, query [, options_json]) */
+/* The rows of query zSql (stack, value) added to *ppF (made here). zWhat names the query in
+** messages ("query", "baseline"). SQLITE_OK; else an error with *pzErr (or SQLITE_NOMEM /
+** SQLITE_INTERRUPT without one). */
+static int fg_fold_query(sqlite3 *db, const char *zF, const char *zWhat, const char *zSql, PsPoll *pPoll,
+                         PsFlameFolded **ppF, char **pzErr){
+  sqlite3_stmt *st = 0;
+  const char *zTail = 0;
+  PsErr err; memset(&err, 0, sizeof(err));
+  const char *zRow = strcmp(zWhat, "query")==0 ? "" : "baseline ";   /* "row 3" of the query, "baseline row 3" */
+  int rc = sqlite3_prepare_v2(db, zSql, -1, &st, &zTail);
+  if( rc ){ *pzErr = sqlite3_mprintf("%s: %s: %s", zF, zWhat, sqlite3_errmsg(db)); goto done; }
+  while( zTail && (*zTail==' ' || *zTail=='\t' || *zTail=='\n' || *zTail=='\r' || *zTail==';') ) zTail++;
+  if( st==0 || (zTail && *zTail) ){ *pzErr = sqlite3_mprintf("%s: %s must be one statement", zF, zWhat); rc = SQLITE_ERROR; goto done; }
+  if( sqlite3_column_count(st)!=2 ){
+    *pzErr = sqlite3_mprintf("%s: %s must return 2 columns (stack, value), not %d", zF, zWhat, sqlite3_column_count(st));
+    rc = SQLITE_ERROR; goto done;
+  }
+  PsFlameFolded *pF = *ppF = ps_flame_folded_new();
+  if( pF==0 ){ rc = SQLITE_NOMEM; goto done; }
+  ps_flame_folded_interrupt(pF, ps_poll_interrupt, pPoll);
+  int64_t iRow = 0;
+  while( (rc = sqlite3_step(st))==SQLITE_ROW ){
+    iRow++;
+    int tS = sqlite3_column_type(st, 0), tV = sqlite3_column_type(st, 1);
+    if( tS!=SQLITE_TEXT ){
+      *pzErr = sqlite3_mprintf("%s: %srow %lld: stack is %s, not TEXT", zF, zRow, (long long)iRow,
+                               tS==SQLITE_NULL ? "NULL" : tS==SQLITE_INTEGER ? "INTEGER" : tS==SQLITE_FLOAT ? "REAL" : "a BLOB");
+      rc = SQLITE_ERROR; goto done;
+    }
+    int64_t v = sqlite3_column_int64(st, 1);
+    if( tV!=SQLITE_INTEGER || v<0 ){
+      const char *zV = (const char*)sqlite3_column_text(st, 1);
+      *pzErr = sqlite3_mprintf("%s: %srow %lld: value must be an INTEGER >= 0, not %s%s%.40s", zF, zRow, (long long)iRow,
+                               tV==SQLITE_NULL ? "NULL" : tV==SQLITE_FLOAT ? "REAL" : tV==SQLITE_TEXT ? "TEXT" : tV==SQLITE_BLOB ? "a BLOB" : "",
+                               tV==SQLITE_NULL || tV==SQLITE_BLOB || tV==SQLITE_INTEGER ? "" : " ", tV==SQLITE_NULL || tV==SQLITE_BLOB || !zV ? "" : zV);
+      rc = SQLITE_ERROR; goto done;
+    }
+    const char *z = (const char*)sqlite3_column_text(st, 0);
+    int rcA = ps_flame_folded_add(pF, z ? z : "", (size_t)sqlite3_column_bytes(st, 0), v, &err);
+    if( rcA==PS_NOMEM ){ rc = SQLITE_NOMEM; goto done; }
+    if( rcA && err.rc==PS_INTERRUPT ){ rc = SQLITE_INTERRUPT; goto done; }
+    if( rcA ){ *pzErr = sqlite3_mprintf("%s: %srow %lld: %s", zF, zRow, (long long)iRow, err.msg); rc = SQLITE_ERROR; goto done; }
+  }
+  if( rc!=SQLITE_DONE ){ *pzErr = sqlite3_mprintf("%s: %s: %s", zF, zWhat, sqlite3_errmsg(db)); goto done; }
+  rc = SQLITE_OK;
+done:
+  if( st ){
+    int rcS = sqlite3_finalize(st);
+    if( rcS==SQLITE_INTERRUPT && *pzErr==0 ) rc = SQLITE_INTERRUPT;
+  }
+  return rc;
+}
+
+/* profile_flamegraph_folded(path, query [, options_json]) */
 static void foldedFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   static const char zF[] = "profile_flamegraph_folded";
   sqlite3 *db = sqlite3_context_db_handle(ctx);
@@ -386,65 +491,30 @@ static void foldedFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     if( opt.zErr ) sqlite3_result_error(ctx, opt.zErr, -1); else sqlite3_result_error_code(ctx, rc);
     fg_opt_free(&opt); return;
   }
-  sqlite3_stmt *st = 0;
-  const char *zTail = 0;
-  PsFlameFolded *pF = 0;
+  PsFlameFolded *pF = 0, *pBase = 0;
   PsBuf b; memset(&b, 0, sizeof(b));
   PsErr err; memset(&err, 0, sizeof(err));
   char *zErr = 0;
   PsPoll poll = { db, 0 };        /* the host's interrupt, polled by flame.c's work */
-  rc = sqlite3_prepare_v2(db, zSql, -1, &st, &zTail);
-  if( rc ){ zErr = sqlite3_mprintf("%s: query: %s", zF, sqlite3_errmsg(db)); goto done; }
-  while( zTail && (*zTail==' ' || *zTail=='\t' || *zTail=='\n' || *zTail=='\r' || *zTail==';') ) zTail++;
-  if( st==0 || (zTail && *zTail) ){ zErr = sqlite3_mprintf("%s: query must be one statement", zF); goto done; }
-  if( sqlite3_column_count(st)!=2 ){
-    zErr = sqlite3_mprintf("%s: query must return 2 columns (stack, value), not %d", zF, sqlite3_column_count(st));
-    goto done;
-  }
-  pF = ps_flame_folded_new();
-  if( pF==0 ){ rc = SQLITE_NOMEM; goto done; }
-  ps_flame_folded_interrupt(pF, ps_poll_interrupt, &poll);
   opt.o.xInterrupt = ps_poll_interrupt; opt.o.pInterruptArg = &poll;
-  int64_t iRow = 0;
-  while( (rc = sqlite3_step(st))==SQLITE_ROW ){
-    iRow++;
-    int tS = sqlite3_column_type(st, 0), tV = sqlite3_column_type(st, 1);
-    if( tS!=SQLITE_TEXT ){
-      zErr = sqlite3_mprintf("%s: row %lld: stack is %s, not TEXT", zF, (long long)iRow,
-                             tS==SQLITE_NULL ? "NULL" : tS==SQLITE_INTEGER ? "INTEGER" : tS==SQLITE_FLOAT ? "REAL" : "a BLOB");
-      goto done;
-    }
-    int64_t v = sqlite3_column_int64(st, 1);
-    if( tV!=SQLITE_INTEGER || v<0 ){
-      const char *zV = (const char*)sqlite3_column_text(st, 1);
-      zErr = sqlite3_mprintf("%s: row %lld: value must be an INTEGER >= 0, not %s%s%.40s", zF, (long long)iRow,
-                             tV==SQLITE_NULL ? "NULL" : tV==SQLITE_FLOAT ? "REAL" : tV==SQLITE_TEXT ? "TEXT" : tV==SQLITE_BLOB ? "a BLOB" : "",
-                             tV==SQLITE_NULL || tV==SQLITE_BLOB || tV==SQLITE_INTEGER ? "" : " ", tV==SQLITE_NULL || tV==SQLITE_BLOB || !zV ? "" : zV);
-      goto done;
-    }
-    const char *z = (const char*)sqlite3_column_text(st, 0);
-    int rcA = ps_flame_folded_add(pF, z ? z : "", (size_t)sqlite3_column_bytes(st, 0), v, &err);
-    if( rcA==PS_NOMEM ){ rc = SQLITE_NOMEM; goto done; }
-    if( rcA && err.rc==PS_INTERRUPT ){ rc = SQLITE_INTERRUPT; goto done; }
-    if( rcA ){ zErr = sqlite3_mprintf("%s: row %lld: %s", zF, (long long)iRow, err.msg); goto done; }
+  rc = fg_fold_query(db, zF, "query", zSql, &poll, &pF, &zErr);
+  if( rc==SQLITE_OK && opt.pBaseline ){
+    rc = fg_fold_query(db, zF, "baseline", (const char*)sqlite3_value_text(opt.pBaseline), &poll, &pBase, &zErr);
   }
-  if( rc!=SQLITE_DONE ){ zErr = sqlite3_mprintf("%s: query: %s", zF, sqlite3_errmsg(db)); goto done; }
-  sqlite3_finalize(st); st = 0;
-  if( opt.o.zTitle==0 ){ opt.o.zTitle = "Flame graph"; }
+  if( rc ) goto done;
+  if( opt.o.zTitle==0 ){ opt.o.zTitle = pBase ? "Differential flame graph" : "Flame graph"; }
   PsFlameInfo info; memset(&info, 0, sizeof(info));
-  int rcF = ps_flame_folded_svg(pF, &opt.o, &b, &info, &err);
+  int rcF = pBase ? ps_flame_folded_svg_diff(pF, pBase, &opt.o, &b, &info, &err)
+                  : ps_flame_folded_svg(pF, &opt.o, &b, &info, &err);
   if( rcF ){ fg_result_err(ctx, zF, rcF, &err); rc = SQLITE_OK; goto done; }
   fg_write(ctx, zF, zPath, &b, &info, &opt);
   rc = SQLITE_OK;
 done:
-  if( st ){
-    int rcS = sqlite3_finalize(st);
-    if( rcS==SQLITE_INTERRUPT && zErr==0 ) rc = SQLITE_INTERRUPT;
-  }
   if( zErr ){ sqlite3_result_error(ctx, zErr, -1); sqlite3_free(zErr); }
   else if( rc==SQLITE_NOMEM ) sqlite3_result_error_nomem(ctx);
   else if( rc ) sqlite3_result_error_code(ctx, rc);
   ps_flame_folded_free(pF);
+  ps_flame_folded_free(pBase);
   sqlite3_finalize(poll.st);
   ps_buf_free(&b);
   fg_opt_free(&opt);

@@ -562,8 +562,7 @@ static char *no_load_error(const PsSet *p, const char *zSrc){
 
 static int str_cmp(const void *a, const void *b){ return strcmp(*(char*const*)a, *(char*const*)b); }
 
-/* Sets the table's error message; returns rc, or SQLITE_NOMEM when there is no message. */
-static int set_error(sqlite3_vtab *pVtab, char *zErr, int rc){
+int ps_vt_error(sqlite3_vtab *pVtab, char *zErr, int rc){
   sqlite3_free(pVtab->zErrMsg);
   pVtab->zErrMsg = zErr;
   return zErr ? rc : SQLITE_NOMEM;
@@ -581,7 +580,7 @@ int ps_set_use(sqlite3_vtab *pVtab, PsSet *p, int *piPart, PsCapture **ppCap){
     char *zErr = 0; int why = 0;
     PsCacheEntry *e = acquire(p->pConn, p->zTable, p->azFile[i], 0, 0, p->pFmt, &zErr, &why);
     if( e ){ p->ap[i] = e; p->nLoaded++; *piPart = i; *ppCap = e->cap; return SQLITE_OK; }
-    if( !set_skippable(p, why) ) return set_error(pVtab, zErr, load_rc(why));
+    if( !set_skippable(p, why) ) return ps_vt_error(pVtab, zErr, load_rc(why));
     /* not a capture, or damaged: listed as skipped (once) and passed over */
     if( p->aSkip==0 ){
       if( (p->aSkip = sqlite3_malloc64((size_t)p->nPart))==0 ){ sqlite3_free(zErr); return SQLITE_NOMEM; }
@@ -594,7 +593,7 @@ int ps_set_use(sqlite3_vtab *pVtab, PsSet *p, int *piPart, PsCapture **ppCap){
   }
   *piPart = p->nPart;
   if( p->nLoaded==0 && p->bMany && !p->bFiltered ){
-    return set_error(pVtab, no_load_error(p, p->zKey), SQLITE_ERROR);   /* (a path set: zKey set) */
+    return ps_vt_error(pVtab, no_load_error(p, p->zKey), SQLITE_ERROR);   /* (a path set: zKey set) */
   }
   return SQLITE_OK;
 }
@@ -626,7 +625,7 @@ int ps_vt_filter_set(sqlite3_vtab *pVtab, const char *zTable, sqlite3_value *pSo
     ps_set_clear(pSet);
     if( bFiltered ) return SQLITE_OK;     /* its file is NULL: no `file = ?` value names it */
     PsCacheEntry *e = ps_vt_acquire(c, zTable, pSource, pFormat, &zErr, &rc);
-    if( e==0 ) return set_error(pVtab, zErr, rc);
+    if( e==0 ) return ps_vt_error(pVtab, zErr, rc);
     if( set_add(pSet, e, 0) ){ ps_vt_release(e); return SQLITE_NOMEM; }
     return SQLITE_OK;
   }
@@ -643,7 +642,7 @@ int ps_vt_filter_set(sqlite3_vtab *pVtab, const char *zTable, sqlite3_value *pSo
     return SQLITE_OK;
   }
   int bStrict = 0;
-  if( parse_format(c, zTable, pFormat, &pFmt, &bStrict, &zErr) ) return set_error(pVtab, zErr, SQLITE_ERROR);
+  if( parse_format(c, zTable, pFormat, &pFmt, &bStrict, &zErr) ) return ps_vt_error(pVtab, zErr, SQLITE_ERROR);
   /* the files the source names, in name order */
   char **az = 0; int n = 0, bDir = 0, bGlob = 0;
   struct stat st;
@@ -651,7 +650,7 @@ int ps_vt_filter_set(sqlite3_vtab *pVtab, const char *zTable, sqlite3_value *pSo
   if( bStat && S_ISDIR(st.st_mode) ){
     bDir = 1;
     DIR *d = opendir(zSrc);
-    if( d==0 ) return set_error(pVtab, sqlite3_mprintf("%s: cannot open '%s': %s", zTable, zSrc, strerror(errno)), SQLITE_ERROR);
+    if( d==0 ) return ps_vt_error(pVtab, sqlite3_mprintf("%s: cannot open '%s': %s", zTable, zSrc, strerror(errno)), SQLITE_ERROR);
     struct dirent *de;
     while( (de = readdir(d))!=0 ){
       if( de->d_name[0]=='.' ) continue;
@@ -712,7 +711,7 @@ int ps_vt_filter_set(sqlite3_vtab *pVtab, const char *zTable, sqlite3_value *pSo
   if( rc!=SQLITE_OK ){
     ps_set_clear(&set);
     if( rc==SQLITE_NOMEM && zErr==0 ) return SQLITE_NOMEM;
-    return set_error(pVtab, zErr, rc);
+    return ps_vt_error(pVtab, zErr, rc);
   }
   ps_set_clear(pSet);
   *pSet = set;

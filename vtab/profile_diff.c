@@ -361,12 +361,6 @@ static int dfBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   return SQLITE_OK;
 }
 
-/* Sets the table's error message (z: sqlite3_malloc'ed, taken) and returns rc. */
-static int df_error(sqlite3_vtab_cursor *cur, char *z, int rc){
-  sqlite3_free(cur->pVtab->zErrMsg);
-  cur->pVtab->zErrMsg = z;
-  return z ? rc : SQLITE_NOMEM;
-}
 
 /* Reads the options (a JSON object) into o. SQLITE_OK, or an error with *pzErr. */
 static int df_options(sqlite3 *db, sqlite3_value *pOpt, DfOpt *o, char **pzErr){
@@ -492,7 +486,7 @@ static int df_side(DfCursor *c, sqlite3 *db, int iSide, sqlite3_value *pSource){
   ps_set_clear(&c->set);
   sqlite3_finalize(s.poll.st);
   ps_free(s.aSel);
-  if( s.zErr ) return df_error(&c->base, s.zErr, rc ? rc : SQLITE_ERROR);
+  if( s.zErr ) return ps_vt_error(c->base.pVtab, s.zErr, rc ? rc : SQLITE_ERROR);
   return rc;
 }
 
@@ -530,15 +524,15 @@ static int dfFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, in
   sqlite3 *db = ((DfVtab*)cur->pVtab)->db;
   df_reset(c);
   if( (idxNum & 3)!=3 ){
-    return df_error(cur, sqlite3_mprintf("profile_diff: expected (baseline, test [, options_json])"), SQLITE_ERROR);
+    return ps_vt_error(cur->pVtab, sqlite3_mprintf("profile_diff: expected (baseline, test [, options_json])"), SQLITE_ERROR);
   }
   char *zErr = 0;
   int rc = df_options(db, (idxNum & 4) ? argv[2] : 0, &c->o, &zErr);
-  if( rc ) return zErr ? df_error(cur, zErr, rc) : rc;
+  if( rc ) return zErr ? ps_vt_error(cur->pVtab, zErr, rc) : rc;
   for(int k=0; k<2; k++){
     int t = sqlite3_value_type(argv[k]);
     if( t!=SQLITE_TEXT && t!=SQLITE_BLOB ){
-      return df_error(cur, sqlite3_mprintf("profile_diff: the %s must be a path, a directory, a glob (TEXT) or a "
+      return ps_vt_error(cur->pVtab, sqlite3_mprintf("profile_diff: the %s must be a path, a directory, a glob (TEXT) or a "
                                            "capture's bytes (BLOB)", k ? "test" : "baseline"), SQLITE_ERROR);
     }
   }

@@ -192,6 +192,7 @@ static int profsql_init(sqlite3 *db, const sqlite3_api_routines *pApi, int bNoIo
   if( rc==SQLITE_OK ) rc = ps_jobs_register(db, pConn);
   if( rc==SQLITE_OK ) rc = ps_tracks_register(db, pConn);
   if( rc==SQLITE_OK ) rc = ps_diff_register(db, pConn);
+  if( rc==SQLITE_OK ) rc = ps_sandwich_register(db, pConn);
   if( rc==SQLITE_OK ) rc = ps_perfetto_register(db, pConn);
   if( rc==SQLITE_OK ) rc = ps_open_register(db, pConn);
   if( rc==SQLITE_OK ) rc = ps_import_register(db, pConn);

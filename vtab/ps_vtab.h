@@ -195,6 +195,10 @@ static inline PsFileFilter ps_vt_file_filter(int idxNum, int bFile, int bFileIn,
   return f;
 }
 
+/* Sets the table's error message zErr (sqlite3_malloc'ed, taken; NULL: out of memory); returns
+** rc, or SQLITE_NOMEM when there is no message. */
+int ps_vt_error(sqlite3_vtab *pVtab, char *zErr, int rc);
+
 /* xOpen: a zeroed cursor of nByte bytes (the table's cursor struct, base first). */
 int ps_vt_open(size_t nByte, sqlite3_vtab_cursor **ppCur);
 
@@ -279,6 +283,7 @@ int ps_import_register(sqlite3 *db, PsConn *pConn);
 int ps_flamegraph_register(sqlite3 *db, PsConn *pConn);
 int ps_tracks_register(sqlite3 *db, PsConn *pConn);
 int ps_diff_register(sqlite3 *db, PsConn *pConn);        /* profile_diff.c */
+int ps_sandwich_register(sqlite3 *db, PsConn *pConn);    /* profile_sandwich.c */
 int ps_perfetto_register(sqlite3 *db, PsConn *pConn);
 /* perfetto.c: runs zSql (sql/perfetto.sql) with zPrefix for each "$P" (each view replaced) and
 ** the lines marked "--@<format> " kept when zFormat (the formats the capture has rows of,

@@ -141,6 +141,12 @@ typedef struct FlGraph {
   const PsModel *pModel;  /* the capture's track model (slices and samples), or NULL */
   PsPool extra;           /* names made here (anonymous V8 functions): ids | FL_EXTRA */
   int bExtra;             /* extra initialised */
+  /* a differential graph (fl_diff): each node's inclusive value in the baseline, -1 where the
+  ** baseline has no such frame; the baseline's total; the scale the baseline's values take
+  ** (normalize: total / baseline total; else 1) */
+  int64_t *aBase;
+  int64_t baseTotal;
+  double baseScale;
 } FlGraph;
 
 /* A name id of FlGraph.extra rather than of pPool. */
@@ -562,6 +568,8 @@ static const char zScript[] =
 "window.flamegraph={zoom:function(i){zoom(frames[i]);}, unzoom:unzoom, search:search, resetSearch:resetSearch, layout:layout};\n"
 "})();\n";
 
+static void fl_diff_colour(const FlGraph *g, size_t i, double maxDelta, int *pr, int *pg, int *pb);
+
 /* Lays out and writes the graph: depth-first, children by value (largest first). PS_OK,
 ** PS_NOMEM, or PS_INTERRUPT (fl_work: a frame and the bytes of its label are its work). */
 static int fl_svg(FlGraph *g, const PsFlameOpt *o, const char *zTitle, PsBuf *out, PsFlameInfo *pInfo){
@@ -609,6 +617,16 @@ static int fl_svg(FlGraph *g, const PsFlameOpt *o, const char *zTitle, PsBuf *ou
   bad |= ps_buf_printf(out, "<text id=\"details\" x=\"%.0f\" y=\"%.0f\"> </text>\n"
                             "<text id=\"matched\" x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\"> </text>\n",
                        pad, height - 10, pad + W, height - 10);
+  /* a differential graph: the largest change of a frame the baseline has, which saturates */
+  double maxDelta = 0;
+  if( g->aBase ){
+    for(size_t i=0; i<f->n; i++){
+      if( g->aBase[i]<0 ) continue;
+      double d = (double)f->a[i].value - (double)g->aBase[i] * g->baseScale;
+      if( d<0 ) d = -d;
+      if( d>maxDelta ) maxDelta = d;
+    }
+  }
   /* DFS with an explicit stack; each child's x = parent's x + the widths of its elder siblings */
   int nSt = 0;
   aStack[nSt++] = root;
@@ -627,11 +645,23 @@ static int fl_svg(FlGraph *g, const PsFlameOpt *o, const char *zTitle, PsBuf *ou
     int rr = 205 + (int)(h % 50), gg = (int)((h >> 8) % 180) + 40, bb = (int)((h >> 16) % 55);
     if( x->bThread==1 ){ rr = 160; gg = 190; bb = 230; }
     if( i==root ){ rr = 230; gg = 230; bb = 230; }
+    if( g->aBase ) fl_diff_colour(g, (size_t)i, maxDelta, &rr, &gg, &bb);
     if( pInfo ) pInfo->nFrames++;
     bad |= ps_buf_printf(out, "<g class=\"f\"><title>");
     bad |= ps_buf_append(out, lab.z, lab.n);
     if( g->bTime ) bad |= ps_buf_printf(out, " — %.3f ms (%.2f%%)", x->value/1e6, share);
     else bad |= ps_buf_printf(out, " — %lld %s (%.2f%%)", (long long)x->value, zUnit, share);
+    if( g->aBase ){
+      /* both values and the change (the script takes the name from before the last " — ") */
+      if( g->aBase[i]<0 ) bad |= ps_buf_puts(out, ", not in the baseline");
+      else{
+        double b = (double)g->aBase[i] * g->baseScale, d = (double)x->value - b;
+        const char *zN = g->baseScale!=1.0 ? " normalized" : "";
+        if( g->bTime ) bad |= ps_buf_printf(out, ", baseline%s %.3f ms, change %+.3f ms", zN, b/1e6, d/1e6);
+        else bad |= ps_buf_printf(out, ", baseline%s %.0f %s, change %+.0f", zN, b, zUnit, d);
+        if( b>0 ) bad |= ps_buf_printf(out, " (%+.1f%%)", d * 100.0 / b);
+      }
+    }
     bad |= ps_buf_printf(out, "</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"rgb(%d,%d,%d)\"/>",
                          pad + aX[i], y, w, H - 1, rr, gg, bb);
     /* the label as the script would fit it with ~6.5 px per character (the script refits it) */
@@ -684,28 +714,121 @@ static int fl_svg(FlGraph *g, const PsFlameOpt *o, const char *zTitle, PsBuf *ou
   return bad ? PS_NOMEM : bStop ? PS_INTERRUPT : PS_OK;
 }
 
-/* Steps (2) to (5) of the pipeline, then frees g. */
-static int fl_finish(FlGraph *g, const PsFlameOpt *o, PsBuf *out, PsFlameInfo *pInfo, PsErr *err){
+/* Steps (2) to (4) of the pipeline: the name filters, the reversal (self weight), the sums
+** (a node's value becomes its inclusive value). PS_OK, PS_NOMEM or PS_INTERRUPT. */
+static int fl_prepare(FlGraph *g, const PsFlameOpt *o){
   int rc;
   Fl *f = &g->f;
-  if( (rc = fl_filter_names(g, o))!=PS_OK ) goto out;
-  if( o->eWeight==PS_FLAME_W_SELF && (rc = fl_reverse(g, o))!=PS_OK ) goto out;
+  if( (rc = fl_filter_names(g, o))!=PS_OK ) return rc;
+  if( o->eWeight==PS_FLAME_W_SELF && (rc = fl_reverse(g, o))!=PS_OK ) return rc;
   for(size_t i=f->n; i-- > 1; ){
     if( f->a[i].value<0 ) f->a[i].value = 0;
     fl_add(&f->a[f->a[i].parent].value, f->a[i].value);
     f->a[f->a[i].parent].nRows += f->a[i].nRows;
-    if( fl_work(&g->w, o, 1) ){ rc = PS_INTERRUPT; goto out; }
+    if( fl_work(&g->w, o, 1) ) return PS_INTERRUPT;
   }
   if( f->a[0].value<0 ) f->a[0].value = 0;
-  const char *zT = o->zTitle ? o->zTitle : "Flame graph";
-  rc = fl_svg(g, o, zT, out, pInfo);
-out:
-  if( rc==PS_NOMEM ) ps_nomem(err);
-  if( rc==PS_INTERRUPT ) rc = ps_interrupted(err);
+  return PS_OK;
+}
+
+static void fl_graph_free(FlGraph *g){
   if( g->azGroup ){ for(size_t i=0; i<g->nGroup; i++) free(g->azGroup[i]); free(g->azGroup); }
   if( g->bExtra ) ps_pool_free(&g->extra);
-  fl_free(f);
+  free(g->aBase);
+  fl_free(&g->f);
+  memset(g, 0, sizeof(*g));
+}
+
+/* err for rc (PS_NOMEM, PS_INTERRUPT); rc. */
+static int fl_rc(int rc, PsErr *err){
+  if( rc==PS_NOMEM ) ps_nomem(err);
+  if( rc==PS_INTERRUPT ) rc = ps_interrupted(err);
   return rc;
+}
+
+/* Steps (2) to (5) of the pipeline, then frees g. */
+static int fl_finish(FlGraph *g, const PsFlameOpt *o, PsBuf *out, PsFlameInfo *pInfo, PsErr *err){
+  int rc = fl_prepare(g, o);
+  if( rc==PS_OK ) rc = fl_svg(g, o, o->zTitle ? o->zTitle : "Flame graph", out, pInfo);
+  fl_graph_free(g);
+  return fl_rc(rc, err);
+}
+
+/* ---------------------------------------------------------------- differential graphs */
+/* A baseline node found by (parent, label): an open-addressing table over g0's nodes. */
+typedef struct FlMatch { uint32_t *aSlot; size_t nSlot; uint64_t *aHash; } FlMatch;
+
+/* g->aBase: each node of g (prepared: inclusive values) matched with the node of g0 (prepared)
+** reached by the same labels from the root (the first-level groups by their label too); -1 where
+** g0 has none. Frames are compared by their escaped label text, so two captures' name pools
+** need not agree. Linear in the nodes and their labels' bytes. PS_OK, PS_NOMEM, PS_INTERRUPT. */
+static int fl_diff(FlGraph *g, FlGraph *g0, const PsFlameOpt *o){
+  const Fl *f = &g->f, *f0 = &g0->f;
+  FlMatch m; memset(&m, 0, sizeof(m));
+  int32_t *aMatch = malloc((f->n ? f->n : 1) * sizeof(int32_t));
+  PsBuf lab; memset(&lab, 0, sizeof(lab));
+  int rc = PS_NOMEM;
+  g->aBase = malloc((f->n ? f->n : 1) * sizeof(int64_t));
+  m.nSlot = 1024;
+  while( m.nSlot < f0->n * 2 ) m.nSlot *= 2;
+  m.aSlot = calloc(m.nSlot, sizeof(uint32_t));
+  m.aHash = malloc((f0->n ? f0->n : 1) * sizeof(uint64_t));
+  if( aMatch==0 || g->aBase==0 || m.aSlot==0 || m.aHash==0 ) goto out;
+  for(size_t i=1; i<f0->n; i++){          /* g0's nodes by (parent, label hash, kind) */
+    const FNode *x = &f0->a[i];
+    lab.n = 0;
+    fl_label(g0, x, &lab);
+    m.aHash[i] = ps_hash_pair(ps_hash_pair((uint64_t)(uint32_t)x->parent, ps_hash(lab.z ? lab.z : "", lab.n)), x->bThread);
+    size_t j = (size_t)m.aHash[i] & (m.nSlot-1);
+    while( m.aSlot[j] ){ j = (j+1) & (m.nSlot-1); ps_nProbe++; }
+    m.aSlot[j] = (uint32_t)i;
+    if( fl_work(&g->w, o, 1 + lab.n/16) ){ rc = PS_INTERRUPT; goto out; }
+  }
+  PsBuf lab0; memset(&lab0, 0, sizeof(lab0));
+  aMatch[0] = 0;
+  g->aBase[0] = f0->n ? f0->a[0].value : 0;
+  for(size_t i=1; i<f->n; i++){           /* parents before children: ids grow down the trie */
+    const FNode *x = &f->a[i];
+    int32_t mp = x->parent>=0 ? aMatch[x->parent] : -1;
+    aMatch[i] = -1;
+    g->aBase[i] = -1;
+    if( mp<0 ) continue;
+    lab.n = 0;
+    fl_label(g, x, &lab);
+    uint64_t h = ps_hash_pair(ps_hash_pair((uint64_t)(uint32_t)mp, ps_hash(lab.z ? lab.z : "", lab.n)), x->bThread);
+    for(size_t j = (size_t)h & (m.nSlot-1); m.aSlot[j]; j = (j+1) & (m.nSlot-1)){
+      uint32_t c = m.aSlot[j];
+      ps_nProbe++;
+      if( m.aHash[c]!=h || f0->a[c].parent!=mp || f0->a[c].bThread!=x->bThread ) continue;
+      lab0.n = 0;
+      fl_label(g0, &f0->a[c], &lab0);
+      if( lab0.n==lab.n && (lab.n==0 || memcmp(lab0.z, lab.z, lab.n)==0) ){
+        aMatch[i] = (int32_t)c; g->aBase[i] = f0->a[c].value;
+        break;
+      }
+    }
+    if( fl_work(&g->w, o, 1 + lab.n/16) ){ ps_buf_free(&lab0); rc = PS_INTERRUPT; goto out; }
+  }
+  ps_buf_free(&lab0);
+  g->baseTotal = f0->n ? f0->a[0].value : 0;
+  g->baseScale = o->bNormalize && g->baseTotal>0 ? (double)f->a[0].value / (double)g->baseTotal : 1.0;
+  rc = PS_OK;
+out:
+  free(aMatch); free(m.aSlot); free(m.aHash); ps_buf_free(&lab);
+  return rc;
+}
+
+/* flamegraph.pl's differential colour (color_scale): delta > 0 a red whose green and blue are
+** 210 * (max - delta) / max, delta < 0 a blue whose red and green are 210 * (max + delta) / max,
+** white at 0; a frame the baseline does not have is full red. */
+static void fl_diff_colour(const FlGraph *g, size_t i, double maxDelta, int *pr, int *pg, int *pb){
+  double t = (double)g->f.a[i].value, b = g->aBase[i]<0 ? 0.0 : (double)g->aBase[i] * g->baseScale;
+  double d = t - b;
+  *pr = *pg = *pb = 255;
+  if( g->aBase[i]<0 || (g->aBase[i]==0 && t>0) ){ *pg = *pb = 0; return; }
+  if( !(maxDelta>0) ) return;
+  if( d>0 ) *pg = *pb = (int)(210.0 * (maxDelta - d) / maxDelta);
+  else if( d<0 ) *pr = *pg = (int)(210.0 * (maxDelta + d) / maxDelta);
 }
 
 /* ---------------------------------------------------------------- sources */
@@ -958,16 +1081,18 @@ void ps_flame_opt_init(PsFlameOpt *pOpt){
   pOpt->tsFrom = pOpt->tsTo = PS_NULL64;
 }
 
-int ps_flame_svg_opt(const PsCapture *cap, const PsFlameOpt *o, PsBuf *out,
-                     PsFlameInfo *pInfo, PsErr *err){
+/* Step (1): the trie of cap's stacks into g (jobPool: a job report's names). *peSrc the source
+** drawn. On failure g is freed. */
+static int fl_build(const PsCapture *cap, const PsFlameOpt *o, FlGraph *pG, PsPool *pJobPool, int *peSrc, PsErr *err){
   FlGraph g; memset(&g, 0, sizeof(g));
-  PsPool jobPool; memset(&jobPool, 0, sizeof(jobPool));
+  PsPool *jp = pJobPool;                /* (the graph points into it: the caller's) */
+  memset(jp, 0, sizeof(*jp));
   int eSrc = ps_flame_source(cap);
   int rc = PS_OK;
   int bRecCount = 0;
+  *peSrc = eSrc;
   g.pPool = &cap->pool;
   g.bTime = 1;
-  if( pInfo ){ memset(pInfo, 0, sizeof(*pInfo)); pInfo->eSource = eSrc; }
   if( fl_child(&g.f, -1, 0, 0)<0 ){ rc = ps_nomem(err); goto fail; }
   switch( eSrc ){
     case PS_FLAME_SRC_SAMPLES: {
@@ -996,8 +1121,8 @@ int ps_flame_svg_opt(const PsCapture *cap, const PsFlameOpt *o, PsBuf *out,
       g.bTime = o->eWeight!=PS_FLAME_W_SAMPLES;
       g.zUnit = "calls";
       if( o->aThreadKeep ){ rc = ps_err(err, "a job report has no threads to filter by"); goto fail; }
-      if( ps_pool_init(&jobPool) ){ rc = ps_nomem(err); goto fail; }
-      g.pPool = &jobPool;
+      if( ps_pool_init(jp) ){ rc = ps_nomem(err); goto fail; }
+      g.pPool = jp;
       break;
     default:
       g.bTime = o->eWeight!=PS_FLAME_W_SAMPLES;
@@ -1019,21 +1144,62 @@ int ps_flame_svg_opt(const PsCapture *cap, const PsFlameOpt *o, PsBuf *out,
   switch( eSrc ){
     case PS_FLAME_SRC_SAMPLES: rc = fl_samples(&g, cap, o, err); break;
     case PS_FLAME_SRC_RECORDS: rc = fl_tree(&g, cap, o, 1, bRecCount, err); break;
-    case PS_FLAME_SRC_JOBS:    rc = fl_jobs(&g, cap, o, &jobPool, err); break;
+    case PS_FLAME_SRC_JOBS:    rc = fl_jobs(&g, cap, o, jp, err); break;
     case PS_FLAME_SRC_SLICES:  rc = fl_tree(&g, cap, o, 0, 0, err); break;
     default: break;
   }
   if( rc ) goto fail;
   if( eSrc!=PS_FLAME_SRC_RECORDS && fl_dedup_groups(&g, cap) ){ rc = ps_nomem(err); goto fail; }
+  *pG = g;
+  return PS_OK;
+fail:
+  fl_graph_free(&g);
+  ps_pool_free(jp);
+  return rc;
+}
+
+int ps_flame_svg_opt(const PsCapture *cap, const PsFlameOpt *o, PsBuf *out,
+                     PsFlameInfo *pInfo, PsErr *err){
+  FlGraph g;
+  PsPool jobPool;
+  int eSrc = PS_FLAME_SRC_NONE;
+  if( pInfo ){ memset(pInfo, 0, sizeof(*pInfo)); pInfo->eSource = ps_flame_source(cap); }
+  int rc = fl_build(cap, o, &g, &jobPool, &eSrc, err);
+  if( rc ) return rc;
   rc = fl_finish(&g, o, out, pInfo, err);
   ps_pool_free(&jobPool);
   if( pInfo ) pInfo->eSource = eSrc;
   return rc;
-fail:
-  if( g.azGroup ){ for(size_t i=0; i<g.nGroup; i++) free(g.azGroup[i]); free(g.azGroup); }
-  if( g.bExtra ) ps_pool_free(&g.extra);
-  fl_free(&g.f);
-  ps_pool_free(&jobPool);
+}
+
+/* The test graph (g, built) drawn against the baseline graph (g0, built): both prepared, g's
+** nodes matched with g0's (fl_diff), g drawn with the differential colours. Frees both. */
+static int fl_finish_diff(FlGraph *g, FlGraph *g0, const PsFlameOpt *o, const PsFlameOpt *o0, PsBuf *out,
+                          PsFlameInfo *pInfo, PsErr *err){
+  g0->w = g->w;
+  int rc = fl_prepare(g0, o0);
+  g->w = g0->w;
+  if( rc==PS_OK ) rc = fl_prepare(g, o);
+  if( rc==PS_OK ) rc = fl_diff(g, g0, o);
+  if( rc==PS_OK ) rc = fl_svg(g, o, o->zTitle ? o->zTitle : "Differential flame graph", out, pInfo);
+  fl_graph_free(g0);
+  fl_graph_free(g);
+  return fl_rc(rc, err);
+}
+
+int ps_flame_svg_diff(const PsCapture *cap, const PsCapture *base, const PsFlameOpt *o, const PsFlameOpt *oBase,
+                      PsBuf *out, PsFlameInfo *pInfo, PsErr *err){
+  FlGraph g, g0;
+  PsPool jobPool, jobPool0;
+  int eSrc = PS_FLAME_SRC_NONE, eSrc0 = PS_FLAME_SRC_NONE;
+  if( pInfo ){ memset(pInfo, 0, sizeof(*pInfo)); pInfo->eSource = ps_flame_source(cap); }
+  int rc = fl_build(cap, o, &g, &jobPool, &eSrc, err);
+  if( rc ) return rc;
+  rc = fl_build(base, oBase ? oBase : o, &g0, &jobPool0, &eSrc0, err);
+  if( rc ){ fl_graph_free(&g); ps_pool_free(&jobPool); return rc; }
+  rc = fl_finish_diff(&g, &g0, o, oBase ? oBase : o, out, pInfo, err);
+  ps_pool_free(&jobPool); ps_pool_free(&jobPool0);
+  if( pInfo ) pInfo->eSource = eSrc;
   return rc;
 }
 
@@ -1095,14 +1261,29 @@ int ps_flame_folded_add(PsFlameFolded *p, const char *z, size_t n, int64_t v, Ps
   return PS_OK;
 }
 
+/* The graph of p's rows (the graph takes p's trie: p is drawn once). */
+static void fl_folded_graph(PsFlameFolded *p, const PsFlameOpt *o, FlGraph *g){
+  memset(g, 0, sizeof(*g));
+  g->pPool = &p->pool;
+  g->f = p->f; memset(&p->f, 0, sizeof(p->f));
+  g->bTime = o->bNs;
+  g->zUnit = "samples";
+  g->w = p->w;
+}
+
 int ps_flame_folded_svg(PsFlameFolded *p, const PsFlameOpt *o, PsBuf *out,
                         PsFlameInfo *pInfo, PsErr *err){
-  FlGraph g; memset(&g, 0, sizeof(g));
-  g.pPool = &p->pool;
-  g.f = p->f; memset(&p->f, 0, sizeof(p->f));       /* drawn once: the graph takes the trie */
-  g.bTime = o->bNs;
-  g.zUnit = "samples";
-  g.w = p->w;
+  FlGraph g;
+  fl_folded_graph(p, o, &g);
   if( pInfo ){ memset(pInfo, 0, sizeof(*pInfo)); }
   return fl_finish(&g, o, out, pInfo, err);
+}
+
+int ps_flame_folded_svg_diff(PsFlameFolded *p, PsFlameFolded *pBase, const PsFlameOpt *o, PsBuf *out,
+                             PsFlameInfo *pInfo, PsErr *err){
+  FlGraph g, g0;
+  fl_folded_graph(p, o, &g);
+  fl_folded_graph(pBase, o, &g0);
+  if( pInfo ){ memset(pInfo, 0, sizeof(*pInfo)); }
+  return fl_finish_diff(&g, &g0, o, o, out, pInfo, err);
 }

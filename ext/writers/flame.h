@@ -59,6 +59,7 @@ typedef struct PsFlameOpt {
                               ** name it matches; NULL: no such filter */
   const void *pExclude;       /* a compiled regex_t: stacks with a frame it matches are left out */
   int bNs;                    /* folded rows: the values are ns (drawn as ms); else counts */
+  int bNormalize;             /* a differential graph: the baseline scaled to the test's total */
   int (*xInterrupt)(void*);   /* polled by work done (rows, frames, the bytes of names and
                               ** the hash tables' probes: at least every 5 ms of it, see
                               ** flame.c fl_work), not by row count: non-zero stops (PS_ERROR,
@@ -95,6 +96,19 @@ int ps_flame_svg(const PsCapture *cap, int eGroup, const char *zTitle, PsBuf *ou
 int ps_flame_svg_opt(const PsCapture *cap, const PsFlameOpt *pOpt, PsBuf *out,
                      PsFlameInfo *pInfo, PsErr *err);
 
+/* A differential flame graph, as flamegraph.pl draws one from two folded profiles
+** (difffolded.pl, then --diff): cap's graph (options o), each frame coloured by the change of its
+** inclusive value against the frame reached by the same labels from the root in base's graph
+** (options oBase, NULL: o; the same drawing options, its own thread filter): red where it grew,
+** blue where it shrank, white unchanged, the saturation the change over the largest change of any
+** frame (flamegraph.pl's color_scale: 210 * (max - |delta|) / max for the other two channels);
+** a frame the baseline does not have full red. With o->bNormalize the baseline's values are
+** scaled by the two totals' ratio first. Hover: "<name> — <value> (<share>), baseline <value>,
+** change <+delta> (<+pct>)". Frames only the baseline has are not drawn (the width is the test's).
+** PS_OK, PS_NOMEM or PS_ERROR as ps_flame_svg_opt. */
+int ps_flame_svg_diff(const PsCapture *cap, const PsCapture *base, const PsFlameOpt *o, const PsFlameOpt *oBase,
+                      PsBuf *out, PsFlameInfo *pInfo, PsErr *err);
+
 /* Folded stacks given row by row ("a;b;c", value): frames split at ';' (empty frames dropped),
 ** rows with equal stacks add up. */
 typedef struct PsFlameFolded PsFlameFolded;
@@ -109,5 +123,9 @@ int ps_flame_folded_add(PsFlameFolded *p, const char *z, size_t n, int64_t v, Ps
 /* Draws what was added (pOpt: zTitle, eWeight DUR or SELF, pName, pExclude, bNs, xInterrupt). */
 int ps_flame_folded_svg(PsFlameFolded *p, const PsFlameOpt *pOpt, PsBuf *out,
                         PsFlameInfo *pInfo, PsErr *err);
+/* Draws p's rows against pBase's as ps_flame_svg_diff draws a capture against its baseline
+** (pOpt's bNormalize too). Both are drawn once (their tries are taken). */
+int ps_flame_folded_svg_diff(PsFlameFolded *p, PsFlameFolded *pBase, const PsFlameOpt *pOpt, PsBuf *out,
+                             PsFlameInfo *pInfo, PsErr *err);
 
 #endif

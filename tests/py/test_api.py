@@ -11,7 +11,7 @@ EXPECTED_FUNCTIONS = [("profile_fixed", 2), ("profile_flamegraph", 2), ("profile
 # (profsql_rp_row is internal: profile_report's scan calls it with a pointer SQL cannot make, and
 # any other call fails; tests/py/test_report_groups.py checks that)
 EXPECTED_MODULES = ["profile_diff", "profile_events", "profile_jobs", "profile_metadata", "profile_processes", "profile_records",
-                    "profile_threads", "profile_tracks", "profile_xplanes"]
+                    "profile_sandwich", "profile_threads", "profile_tracks", "profile_xplanes"]
 
 FUNCS_SQL = "SELECT name, narg FROM pragma_function_list ORDER BY name, narg"
 MODS_SQL = "SELECT name FROM pragma_module_list ORDER BY name"

@@ -17,7 +17,10 @@ compare pixels:
      ones are elided in the middle ("Rend…Main");
   6. a Node trace (tests/data/flame/node_trace.json, async tracks left out): the SVG is as wide
      as the window, the main thread's frame fills it, no label reads NULL, a resize refits, a
-     click zooms.
+     click zooms;
+  7. a differential graph (examples/diff, after against before): a new frame is full red, a click
+     zooms, hovering shows both values and the change, a search highlights and its reset gives
+     the differential colours back.
 Skipped (skip_part) when chromium or chromedriver is missing."""
 import base64
 import json
@@ -106,6 +109,10 @@ node_svg = os.path.join(tmp, "node.svg")
 node_trace = "tests/data/flame/node_trace.json"
 node_res = json.loads(db.execute("SELECT profile_flamegraph(?, ?)", (node_trace, node_svg)).fetchone()[0])
 node_ev = json.load(open(node_trace))["traceEvents"]
+# 7. a differential graph: the Node program of examples/diff after its change, against before
+diff_svg = os.path.join(tmp, "diff.svg")
+diff_res = json.loads(db.execute("SELECT profile_flamegraph(?, ?, ?)", ("examples/diff/after.cpuprofile", diff_svg,
+                                 json.dumps({"baseline": "examples/diff/before.cpuprofile"}))).fetchone()[0])
 node_main = next(e["args"]["name"] for e in node_ev if e["ph"] == "M" and e["name"] == "process_name") + " / " + \
     next(e["args"]["name"] for e in node_ev if e["ph"] == "M" and e["name"] == "thread_name" and e["tid"] == e["pid"])
 
@@ -334,6 +341,36 @@ try:
               (z, l2[0]["w"]))
     else:
         check(False, "node graph: a frame to zoom into at depth 2", ng2["frames"][:3])
+
+    # 7. the differential graph: a click zooms, a search highlights and its reset gives back the
+    # red / blue fills of the file, and hovering shows both values and the change
+    wd("POST", S + "/url", {"url": "file://" + os.path.abspath(diff_svg)})
+    dg = js("""const out = [];
+        for (const g of document.querySelectorAll('g.f')) { const r = g.querySelector('rect');
+          out.push({t: g.querySelector('title').textContent, fill: r.getAttribute('fill'), x: +r.getAttribute('x'),
+                    w: +r.getAttribute('width'), y: +r.getAttribute('y')}); }
+        return {frames: out, root: out.length ? out[0].w : 0}""")
+    byname = {f["t"].rsplit(" \u2014 ", 1)[0]: (i, f) for i, f in enumerate(dg["frames"])}
+    check(len(dg["frames"]) == diff_res["frames"] and byname.get("validate", (0, {}))[1].get("fill") == "rgb(255,0,0)",
+          "diff graph: every frame drawn, the new validate() full red", (len(dg["frames"]), byname.get("validate")))
+    ri = max((i for i, f in enumerate(dg["frames"]) if f["t"].startswith("render \u2014")), key=lambda i: dg["frames"][i]["w"])
+    rel = wd("POST", S + "/elements", {"using": "css selector", "value": "g.f"})[ri][ELEMENT]
+    wd("POST", S + "/actions", {"actions": [{"type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"},
+                                              "actions": [{"type": "pointerMove", "duration": 0, "origin": {ELEMENT: rel}, "x": 0, "y": 0}]}]})
+    det = js("return document.getElementById('details').textContent")
+    click(rel)
+    z = js("const r = document.querySelectorAll('g.f rect')[arguments[0]]; return {x: +r.getAttribute('x'), w: +r.getAttribute('width')}", ri)
+    check(abs(z["w"] - dg["root"]) <= 1, "diff graph: a click zooms render to the width", (z, dg["root"]))
+    check(", baseline " in det and "change +" in det and det.startswith("render"),
+          "diff graph: hovering shows the test's value, the baseline's and the change", det)
+    click(find("#unzoom"))
+    js("window.flamegraph.search('render|validate')")
+    hl = js("return [...document.querySelectorAll('g.f')].filter(g => g.querySelector('rect').getAttribute('fill') == 'rgb(230,0,230)')"
+            ".map(g => g.querySelector('title').textContent.split(' \u2014 ')[0])")
+    check(hl and set(hl) <= {"render", "validate"} and "validate" in hl, "diff graph: search highlights the matching frames", hl)
+    js("window.flamegraph.resetSearch()")
+    back = js("return [...document.querySelectorAll('g.f rect')].map(r => r.getAttribute('fill'))")
+    check(back == [f["fill"] for f in dg["frames"]], "diff graph: a reset search gives back the differential colours")
 except RuntimeError as e:
     check(False, "WebDriver", str(e))
 finally:

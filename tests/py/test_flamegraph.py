@@ -471,9 +471,66 @@ check(abs(res["total_ms"] - total_all / 1e6) < 0.0006, "folded event_folded rows
 
 # ------------------------------------------------------------------ errors
 xs_path = os.path.join(tmp, "e.svg")
+
+# ------------------------------------------------------------------ differential graphs
+def colour_scale(value, mx):
+    """flamegraph.pl's color_scale (brendangregg/FlameGraph flamegraph.pl, --diff): red for growth,
+    blue for shrinkage, the other two channels int(210 * (max - |value|) / max)."""
+    r = g = b = 255
+    if value > 0:
+        g = b = int(210 * (mx - value) / mx)
+    elif value < 0:
+        r = g = int(210 * (mx + value) / mx)
+    return (r, g, b)
+
+
+def fills(path):
+    out = {}
+    for gg in ET.parse(path).getroot().iter(NS + "g"):
+        if gg.get("class") == "f":
+            t = gg.find(NS + "title").text
+            out[t.rsplit(" — ", 1)[0]] = (t, tuple(int(x) for x in re.findall(r"\d+", gg.find(NS + "rect").get("fill"))))
+    return out
+
+
+# a hand-made pair: base a;b 10, a;c 10; test a;b 30, a;c 5, a;d 5. Inclusive deltas: all +20,
+# a +20, b +20, c -5; d is new (full red). The largest change of a frame the baseline has: 20.
+base_q = "VALUES ('a;b', 10), ('a;c', 10)"
+test_q = "VALUES ('a;b', 30), ('a;c', 5), ('a;d', 5)"
+res, fr = folded(test_q, {"baseline": base_q}, name="diff.svg")
+fl = fills(os.path.join(tmp, "diff.svg"))
+want = {"all": colour_scale(20, 20), "a": colour_scale(20, 20), "b": colour_scale(20, 20), "c": colour_scale(-5, 20)}
+check(all(fl[k][1] == v for k, v in want.items()) and fl["d"][1] == (255, 0, 0),
+      "differential: flamegraph.pl's colours (red grew, blue shrank, by the largest change; new = full red)",
+      {k: v[1] for k, v in fl.items()})
+check(res.get("total_samples") == 40 and [f[3] for f in fr if f[0] == "b"][0] > [f[3] for f in fr if f[0] == "c"][0],
+      "differential: widths are the test's", res)
+check("b — 30 samples (75.00%), baseline 10 samples, change +20 (+200.0%)" == fl["b"][0]
+      and fl["d"][0].endswith("not in the baseline"), "differential: the title holds both values and the change", fl["b"][0])
+# normalize: the baseline scaled by 40/20 = 2: b 30 - 20 = +10, c 5 - 20 = -15, a and all 0
+res, fr = folded(test_q, {"baseline": base_q, "normalize": True}, name="diffn.svg")
+fl = fills(os.path.join(tmp, "diffn.svg"))
+want = {"all": colour_scale(0, 15), "a": colour_scale(0, 15), "b": colour_scale(10, 15), "c": colour_scale(-15, 15)}
+check(all(fl[k][1] == v for k, v in want.items()), "differential, normalized: the baseline scaled to the test's total",
+      {k: v[1] for k, v in fl.items()})
+# a capture against another: the Node program before and after its change (examples/diff)
+path = os.path.join(tmp, "cpu_diff.svg")
+r = json.loads(db.execute("SELECT profile_flamegraph(?, ?, ?)", ("examples/diff/after.cpuprofile", path,
+               json.dumps({"baseline": "examples/diff/before.cpuprofile"}))).fetchone()[0])
+fl = fills(path)
+check(fl["validate"][1] == (255, 0, 0) and fl["render"][1][0] == 255 and fl["render"][1][1] < 255
+      and fl["evaluate"][1][2] == 255 and fl["evaluate"][1][0] < 255, "cpuprofile pair: validate new, render red, evaluate blue",
+      {k: fl[k][1] for k in ("validate", "render", "evaluate") if k in fl})
+e = None
+try:
+    db.execute("SELECT profile_flamegraph(?, ?, ?)", ("examples/diff/after.cpuprofile", path, '{"baseline": "nope.json"}')).fetchone()
+except sqlite3.OperationalError as x:
+    e = str(x)
+check(e and e.startswith("profile_flamegraph: baseline:") and "nope.json" in e, "differential: a missing baseline named", e)
+
 for sql, args, msg in [
     ("SELECT profile_flamegraph(?, ?, '{\"foo\": 1}')", (trace, xs_path),
-     "profile_flamegraph: unknown option 'foo' (known: group, async, title, weight, pid, tid, process, thread, plane, ts_from, ts_to, name, exclude)"),
+     "profile_flamegraph: unknown option 'foo' (known: group, async, title, weight, pid, tid, process, thread, plane, ts_from, ts_to, name, exclude, baseline, normalize)"),
     ("SELECT profile_flamegraph(?, ?, '{\"weight\": \"max\"}')", (trace, xs_path),
      "profile_flamegraph: option \"weight\" must be \"dur\", \"self\" or \"samples\", not max"),
     ("SELECT profile_flamegraph(?, ?, '{\"group\": 1}')", (trace, xs_path),
@@ -486,6 +543,7 @@ for sql, args, msg in [
      "profile_flamegraph: option \"ts_from\" must be an integer (ns on the capture's clock)"),
     ("SELECT profile_flamegraph(?, ?, '{\"ts_from\": 5, \"ts_to\": 5}')", (trace, xs_path),
      "profile_flamegraph: ts_from must be less than ts_to"),
+
     ("SELECT profile_flamegraph(?, ?, '{\"pid\": [1]}')", (trace, xs_path),
      "profile_flamegraph: option \"pid\" must be a name (string) or an id (integer)"),
     ("SELECT profile_flamegraph(?, ?, '{\"plane\": 0}')", (trace, xs_path),
@@ -513,7 +571,7 @@ for sql, args, msg in [
     ("SELECT profile_flamegraph_folded(?, 'VALUES ('';;'', 1)')", (xs_path,),
      "profile_flamegraph_folded: row 1: the stack has no frame"),
     ("SELECT profile_flamegraph_folded(?, 'VALUES (''a'', 1)', '{\"group\": \"none\"}')", (xs_path,),
-     "profile_flamegraph_folded: unknown option 'group' (known: title, unit, weight, name, exclude)"),
+     "profile_flamegraph_folded: unknown option 'group' (known: title, unit, weight, name, exclude, baseline, normalize)"),
     ("SELECT profile_flamegraph_folded(?, 'VALUES (''a'', 1)', '{\"unit\": \"ms\"}')", (xs_path,),
      "profile_flamegraph_folded: option \"unit\" must be \"samples\" or \"ns\", not ms"),
 ]:
