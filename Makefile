@@ -48,7 +48,7 @@ VTAB_SRC  := vtab/loader.c vtab/profile_tracks.c vtab/profile_diff.c vtab/profil
 SQL_SRC   := sql/event_tree.sql sql/record_tree.sql sql/xprof_stats.sql sql/stacks.sql sql/timings.sql sql/perfetto.sql
 # the report's models (profile_report runs them; sql/report_model.sql says how)
 REPORT_SQL := sql/report_model.sql sql/report_jobs.sql sql/report_slices.sql sql/report_timings.sql \
-              sql/report_stacks.sql sql/report_xspace.sql sql/report_records.sql
+              sql/report_stacks.sql sql/report_xspace.sql sql/report_records.sql sql/report_diff.sql
 EXT_HDR   := $(wildcard ext/*/*.h)
 VTAB_HDR  := $(wildcard vtab/*.h vtab/*/*.h) $(BUILD)/sql_text.h
 

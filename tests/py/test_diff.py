@@ -260,4 +260,25 @@ for i in range(2):
     json.dump({"traceEvents": [X("a", 0, 10 * (i + 1))]}, open(os.path.join(d, f"r{i}.json"), "w"))
 r = {x["key"]: x for x in diff(d, rec)}
 check(r["a"]["bc"] == 2 and r["a"]["bns"] == 30000, "a directory side sums its files", r.get("a"))
+# ---------------------------------------------------------------- profile_report with a baseline
+import csv
+out = tempfile.mkdtemp(prefix="profsql-diff-report-")
+db.execute("SELECT profile_report(?, ?, ?)", (T_CP, out, json.dumps({"baseline": B_CP, "write_archive": False}))).fetchone()
+rows = list(csv.DictReader(open(os.path.join(out, "profiler_diff_latest.csv"), newline="", encoding="utf-8")))
+ref = diff(B_CP, T_CP)
+check([r["key"] for r in rows] == [r["key"] for r in ref] and all(int(a["test_self_ns"]) == b["tself"] and a["change"] == b["change"]
+      for a, b in zip(rows, ref)), "report: profiler_diff_latest.csv holds profile_diff's rows, in its order", len(rows))
+md = open(os.path.join(out, "profiler_report_latest.md"), encoding="utf-8").read()
+sec = md[md.find("## What changed — largest changes of self time"):]
+first = [l for l in sec.splitlines() if l.startswith("| 1 |")]
+top = max(ref, key=lambda r: (abs(r["tself"] - r["bself"]), ""))
+check(first and f"| {top['key']} |" in first[0], "report: 'What changed' leads with the largest change of self time", first)
+check("## What changed — names added" in md and "| validate |" in md[md.find("## What changed — names added"):],
+      "report: validate() among the names added")
+n_added = sum(1 for r in ref if r["change"] == "added")
+check(f"{n_added} added" in md, "report: the count of names added", n_added)
+out2 = tempfile.mkdtemp(prefix="profsql-diff-report-")
+db.execute("SELECT profile_report(?, ?, '{\"write_archive\": false}')", (T_CP, out2)).fetchone()
+check(not os.path.exists(os.path.join(out2, "profiler_diff_latest.csv")) and "What changed" not in
+      open(os.path.join(out2, "profiler_report_latest.md"), encoding="utf-8").read(), "report: no comparison without a baseline")
 done()

@@ -592,6 +592,14 @@ static const char zCsvDiag[] =
   DSTR("code") " AS code, " DSTR("job_id") " AS job_id, " DSTR("message") " AS message "
   "FROM (" DIAG_OBJECTS ")";
 
+/* The comparison with a baseline (option "baseline": temp.profsql_rp_diff, profile_diff's rows of
+** the baseline against the capture, by name), every row, in profile_diff's order. */
+static const char zCsvDiff[] =
+  "SELECT key, base_count, test_count, base_ns, test_ns, base_self_ns, test_self_ns, delta_ns, "
+  "  CASE WHEN ratio IS NULL THEN '' ELSE profile_fixed(ratio,6) END AS ratio, "
+  "  ifnull(profile_fixed(base_share,6),'') AS base_share, ifnull(profile_fixed(test_share,6),'') AS test_share, change "
+  "FROM temp.profsql_rp_diff ORDER BY rowid";
+
 typedef struct CsvKind { const char *zKind; const char *zSql; } CsvKind;
 /* In the writer's archive order. */
 static const CsvKind aCsv[] = {
@@ -599,8 +607,11 @@ static const CsvKind aCsv[] = {
   { "top_offenders", zAggOffenders }, { "active_jobs", zCsvActive }, { "diagnostics", zCsvDiag },
   { "timeline", zCsvTimeline }, { "methods", zAggMethods }, { "budget_violations", zCsvBudget },
   { "lanes", zAggLanes }, { "first", zCsvFirst }, { "frame_budget", zCsvFrame },
+  { "diff", zCsvDiff },        /* (the last: written only with a baseline; N_CSV_SET) */
 };
 #define N_CSV ((int)(sizeof(aCsv)/sizeof(aCsv[0])))
+/* the CSVs of a report: the StarProfiler's twelve, and the comparison's with a baseline */
+#define N_CSV_SET(bDiff) (N_CSV - ((bDiff) ? 0 : 1))
 
 /* The state of one profile_report call. */
 #define REP_N_TOP 4             /* the ranked lists of azJobList: 1..REP_N_TOP */
@@ -1480,7 +1491,7 @@ static void rep_markdown_model(Rep *r, PsBuf *b, const char *zSource, const char
   if( zCounts==0 ){ r->rc = SQLITE_NOMEM; return; }
   rep_table(r, "profsql_rp_counts", zCounts);
   sqlite3_free(zCounts);
-  for(int k=0; k<N_CSV && r->rc==SQLITE_OK; k++){
+  for(int k=0; k<N_CSV_SET(0) && r->rc==SQLITE_OK; k++){
     sqlite3_stmt *sc = 0;
     int bFree = sqlite3_prepare_v2(r->db, aCsv[k].zSql, -1, &sc, 0)==SQLITE_OK && sqlite3_bind_parameter_count(sc)==0;
     sqlite3_finalize(sc);
@@ -1491,6 +1502,7 @@ static void rep_markdown_model(Rep *r, PsBuf *b, const char *zSource, const char
     sqlite3_free(zV);
   }
   rep_run_sql(r, zSql);
+  rep_run_sql(r, ps_sql_report_diff);    /* "What changed", with a baseline: every model's last section */
   if( r->rc ) return;
   enum { NSEC = 64 };
   char *az[NSEC][5];                       /* kind, title, source, unit, text */
@@ -1605,7 +1617,7 @@ static const struct { const char *zKey; int eType; } aOpt[] = {
   { "max_recent_jobs", OPT_COUNT }, { "archive_prefix", OPT_TEXT }, { "reason", OPT_TEXT },
   { "write_json", OPT_BOOL }, { "write_markdown", OPT_BOOL }, { "write_csv", OPT_BOOL },
   { "write_flamegraph", OPT_BOOL }, { "write_archive", OPT_BOOL },
-  { "include_latest_in_archive", OPT_BOOL }, { "max_csv_rows", OPT_COUNT },
+  { "include_latest_in_archive", OPT_BOOL }, { "max_csv_rows", OPT_COUNT }, { "baseline", OPT_TEXT },
 };
 
 /* Checks every key of the options object against aOpt. NULL when they are fine, else the
@@ -1982,6 +1994,13 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   }
   int bMd = opt_bool(&r, "write_markdown", 1);
   rep_groups(&r, bMd && bGroupJobs, bDerived);
+  /* a comparison with a baseline (option "baseline"): profile_diff's rows of the baseline against
+  ** the capture, by name, for profiler_diff_latest.csv and the Markdown's "What changed" */
+  char *zDiff = rep_text(&r, "SELECT json_type(?2,'$.baseline')='text'");
+  const int bDiff = zDiff && atoi(zDiff);
+  sqlite3_free(zDiff);
+  if( bDiff ) rep_table(&r, "profsql_rp_diff", "SELECT * FROM profile_diff(json_extract(?2,'$.baseline'), ?1)");
+  const int nCsv = N_CSV_SET(bDiff);
   zRunStart = rep_text(&r,
     "SELECT coalesce((SELECT value FROM profile_metadata(?1) WHERE scope='run' AND key='started_unix_ms' AND typeof(value)='integer'), "
     "(SELECT CAST(smin AS INTEGER) FROM temp.profsql_gr_r), 0)");
@@ -2036,7 +2055,7 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     if( stg==0 ){ r.rc = err.rc==PS_NOMEM ? SQLITE_NOMEM : SQLITE_ERROR; r.zErr = sqlite3_mprintf("%s", err.msg); }
   }
   int abStaged[N_CSV]; memset(abStaged, 0, sizeof(abStaged));
-  for(int k=0; k<N_CSV && bCsv; k++){
+  for(int k=0; k<nCsv && bCsv; k++){
     rep_csv(&r, aCsv[k].zSql, &aOut[k]);
     if( r.rc==SQLITE_OK && aOut[k].n >= REP_STAGE_EARLY ){
       char zName[200];
@@ -2083,14 +2102,14 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     bad |= ps_buf_printf(&mj, ",\"archive\":%s%s%s,", bZip ? "\"" : "", bZip ? zArchive : "null", bZip ? "\"" : "");
     bad |= ps_buf_printf(&mj, "\"latest\":{\"json\":%s,\"markdown\":%s,\"csv\":{",
       bJson ? "\"profiler_report_latest.json\"" : "null", bMd ? "\"profiler_report_latest.md\"" : "null");
-    for(int k=0; k<N_CSV && bCsv; k++) bad |= ps_buf_printf(&mj, "%s\"%s\":\"profiler_%s_latest.csv\"", k ? "," : "", aCsv[k].zKind, aCsv[k].zKind);
+    for(int k=0; k<nCsv && bCsv; k++) bad |= ps_buf_printf(&mj, "%s\"%s\":\"profiler_%s_latest.csv\"", k ? "," : "", aCsv[k].zKind, aCsv[k].zKind);
     bad |= ps_buf_printf(&mj, "},\"flamegraph\":%s},\"entries\":{", bFg ? "\"profiler_flamegraph_latest.svg\"" : "null");
     if( bJson ) bad |= ps_buf_printf(&mj, "\"json\":\"profiler_report_%s.json\",", zStamp);
     else bad |= ps_buf_puts(&mj, "\"json\":null,");
     if( bMd ) bad |= ps_buf_printf(&mj, "\"markdown\":\"profiler_report_%s.md\",", zStamp);
     else bad |= ps_buf_puts(&mj, "\"markdown\":null,");
     bad |= ps_buf_puts(&mj, "\"csv\":{");
-    for(int k=0; k<N_CSV && bCsv; k++) bad |= ps_buf_printf(&mj, "%s\"%s\":\"profiler_%s_%s.csv\"", k ? "," : "", aCsv[k].zKind, aCsv[k].zKind, zStamp);
+    for(int k=0; k<nCsv && bCsv; k++) bad |= ps_buf_printf(&mj, "%s\"%s\":\"profiler_%s_%s.csv\"", k ? "," : "", aCsv[k].zKind, aCsv[k].zKind, zStamp);
     if( bFg ) bad |= ps_buf_printf(&mj, "},\"flamegraph\":\"profiler_flamegraph_%s.svg\"", zStamp);
     else bad |= ps_buf_puts(&mj, "},\"flamegraph\":null");
     bad |= ps_buf_puts(&mj, ",\"manifest\":\"manifest.json\"},\"policy\":{"
@@ -2123,7 +2142,7 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
         snprintf(zName, sizeof(zName), "profiler_report_%s.md", zStamp); ADD(zName, md);
         if( bLatestInZip ) ADD_AGAIN("profiler_report_latest.md");
       }
-      for(int k=0; k<N_CSV && bCsv; k++){
+      for(int k=0; k<nCsv && bCsv; k++){
         PsBuf t; memset(&t, 0, sizeof(t));
         const PsBuf *pCsv = rep_csv_bytes(&r, stg, k, abStaged[k] ? 0 : &aOut[k], &t);
         if( pCsv==0 ) rc = PS_ERROR;
@@ -2143,7 +2162,7 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     }else{
       if( bJson ){ snprintf(zName, sizeof(zName), "profiler_report_%s.json", zStamp); OUT(zName, js); }
       if( bMd ){ snprintf(zName, sizeof(zName), "profiler_report_%s.md", zStamp); OUT(zName, md); }
-      for(int k=0; k<N_CSV && bCsv; k++){
+      for(int k=0; k<nCsv && bCsv; k++){
         PsBuf t; memset(&t, 0, sizeof(t));
         const PsBuf *pCsv = rep_csv_bytes(&r, stg, k, abStaged[k] ? 0 : &aOut[k], &t);
         snprintf(zName, sizeof(zName), "profiler_%s_%s.csv", aCsv[k].zKind, zStamp); if( pCsv ) OUT(zName, *pCsv);
@@ -2153,7 +2172,7 @@ static void reportFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     }
     if( bJson ) OUT("profiler_report_latest.json", js);
     if( bMd ) OUT("profiler_report_latest.md", md);
-    for(int k=0; k<N_CSV && bCsv; k++){
+    for(int k=0; k<nCsv && bCsv; k++){
       snprintf(zName, sizeof(zName), "profiler_%s_latest.csv", aCsv[k].zKind);
       if( !abStaged[k] ) OUT(zName, aOut[k]);
       else if( r.rc==SQLITE_OK && ps_stage_note(stg, zName, &err) ){ r.rc = SQLITE_NOMEM; r.zErr = sqlite3_mprintf("%s", err.msg); }
