@@ -34,6 +34,8 @@
 **              frames coloured by their change against it as flamegraph.pl --diff colours them
 **              (ext/writers/flame.h, ps_flame_svg_diff); the baseline read with the same options
 **   "normalize" true: the baseline scaled to the test's total first (compare shares)
+**   "sandwich" a function's name: its callers drawn upwards above it, its callees below
+**              (ext/writers/flame.h, ps_flame_svg_sandwich; profile_sandwich gives the rows)
 ** The thread filters (pid .. plane) keep the rows of the threads matching all of them; it is an
 ** error when no thread does, or when the capture has no threads (timer records, jobs).
 ** Returns {"path":..., "bytes":N, "total_ms":X (or "total_samples" / "total_weight" /
@@ -78,6 +80,7 @@ typedef struct FgOpt {
   char *zFilters;                /* the filter keys as given, JSON (sqlite3_malloc'ed) */
   char *zErr;                    /* sqlite3_malloc'ed error */
   sqlite3_value *pBaseline;      /* "baseline": a source (profile_flamegraph) or a query (folded), or NULL */
+  char *zSandwich;               /* "sandwich": a function's name (sqlite3_malloc'ed), or NULL */
 } FgOpt;
 
 enum { FG_PID, FG_TID, FG_PROCESS, FG_THREAD, FG_PLANE };
@@ -90,6 +93,7 @@ static void fg_opt_free(FgOpt *p){
   sqlite3_free(p->zFilters);
   sqlite3_free(p->zErr);
   sqlite3_value_free(p->pBaseline);
+  sqlite3_free(p->zSandwich);
 }
 
 /* z as the title, cut to fit zTitle before a character, never inside one (a title cut in a
@@ -128,7 +132,7 @@ static int fg_regex(FgOpt *p, const char *zFunc, const char *zKey, const char *z
 static int fg_options(sqlite3 *db, sqlite3_value *pOpts, int bFolded, FgOpt *p){
   const char *zFunc = bFolded ? "profile_flamegraph_folded" : "profile_flamegraph";
   const char *zKnown = bFolded ? "title, unit, weight, name, exclude, baseline, normalize"
-    : "group, async, title, weight, pid, tid, process, thread, plane, ts_from, ts_to, name, exclude, baseline, normalize";
+    : "group, async, title, weight, pid, tid, process, thread, plane, ts_from, ts_to, name, exclude, baseline, normalize, sandwich";
   ps_flame_opt_init(&p->o);
   p->zWeight = "dur";
   if( pOpts==0 || sqlite3_value_type(pOpts)==SQLITE_NULL ){
@@ -199,6 +203,10 @@ static int fg_options(sqlite3 *db, sqlite3_value *pOpts, int bFolded, FgOpt *p){
       }
       sqlite3_value_free(p->pBaseline);
       if( (p->pBaseline = sqlite3_value_dup(v))==0 ) rc = SQLITE_NOMEM;
+    }else if( !bFolded && strcmp(zKey, "sandwich")==0 ){
+      if( !bText || zVal==0 ){ rc = fg_err(p, zFunc, "option \"sandwich\" must be a function's name (a string)%s", ""); break; }
+      sqlite3_free(p->zSandwich);
+      if( (p->zSandwich = sqlite3_mprintf("%s", zVal))==0 ) rc = SQLITE_NOMEM;
     }else if( strcmp(zKey, "normalize")==0 ){
       if( zType && strcmp(zType, "true")==0 ) p->o.bNormalize = 1;
       else if( zType && strcmp(zType, "false")==0 ) p->o.bNormalize = 0;
@@ -232,12 +240,15 @@ static int fg_options(sqlite3 *db, sqlite3_value *pOpts, int bFolded, FgOpt *p){
   }
   sqlite3_finalize(st);
   if( rc ) return rc;
+  if( p->zSandwich && (p->pBaseline || p->o.eWeight!=PS_FLAME_W_DUR) ){
+    return fg_err(p, zFunc, "option \"sandwich\" draws inclusive time of one capture: not with \"baseline\" or a \"weight\" other than \"dur\"%s", "");
+  }
   if( p->o.tsFrom!=PS_NULL64 && p->o.tsTo!=PS_NULL64 && p->o.tsFrom >= p->o.tsTo ){
     return fg_err(p, zFunc, "ts_from must be less than ts_to%s", "");
   }
   /* the filters as given: the options without the drawing keys */
   if( sqlite3_prepare_v2(db, "SELECT json_remove(?1, '$.group', '$.async', '$.title', '$.weight', '$.unit', '$.baseline', "
-                         "'$.normalize')", -1, &st, 0) ) return SQLITE_NOMEM;
+                         "'$.normalize', '$.sandwich')", -1, &st, 0) ) return SQLITE_NOMEM;
   sqlite3_bind_value(st, 1, pOpts);
   if( sqlite3_step(st)==SQLITE_ROW ) p->zFilters = sqlite3_mprintf("%s", (const char*)sqlite3_column_text(st, 0));
   sqlite3_finalize(st);
@@ -399,7 +410,8 @@ static void flameFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     oBase.aThreadKeep = aKeepBase;
   }
   int rcF = eBase ? ps_flame_svg_diff(cap, eBase->cap, &opt.o, &oBase, &b, &info, &err)
-                  : ps_flame_svg_opt(cap, &opt.o, &b, &info, &err);
+          : opt.zSandwich ? ps_flame_svg_sandwich(cap, opt.zSandwich, &opt.o, &b, &info, &err)
+          : ps_flame_svg_opt(cap, &opt.o, &b, &info, &err);
   if( eBase ) ps_vt_release(eBase);
   sqlite3_free(aKeepBase);
   sqlite3_finalize(poll.st);

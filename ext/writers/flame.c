@@ -37,6 +37,7 @@
 */
 #include "flame.h"
 #include "../formats/jobs.h"
+#include "../model/forest.h"
 #include "../model/stacks.h"
 #include "../model/tracks.h"
 #include "writer.h"
@@ -486,7 +487,7 @@ static const char zScript[] =
 "for(var i=0;i<gs.length;i++){\n"
 "  var g=gs[i], r=g.querySelector('rect'), ti=g.querySelector('title').textContent, k=ti.lastIndexOf(' \\u2014 ');\n"
 "  var f={g:g, r:r, t:g.querySelector('text'), title:ti, name:k>=0?ti.substring(0,k):ti,\n"
-"         x:num(r,'x'), w:num(r,'width'), y:num(r,'y'), fill:r.getAttribute('fill')};\n"
+"         x:num(r,'x'), w:num(r,'width'), y:num(r,'y'), fill:r.getAttribute('fill'), up:g.getAttribute('data-up')=='1'};\n"
 "  frames.push(f); bind(f);\n"
 "}\n"
 "function bind(f){\n"
@@ -519,8 +520,10 @@ static const char zScript[] =
 "  zoomed=n;\n"
 "  var x0=n.x, x1=n.x+n.w, s=W/n.w;\n"
 "  for(var i=0;i<frames.length;i++){ var f=frames[i];\n"
-"    if(f.y<n.y && f.x<=x0+E && f.x+f.w>=x1-E) place(f, PAD, W, 'parent');\n"
-"    else if(f.y>=n.y && f.x>=x0-E && f.x+f.w<=x1+E) place(f, PAD+(f.x-x0)*s, f.w*s, '');\n"
+"    if(f.up!=n.up){ place(f, f.x, f.w, ''); continue; }\n"
+"    var anc=n.up ? f.y>n.y : f.y<n.y;\n"
+"    if(anc && f.x<=x0+E && f.x+f.w>=x1-E) place(f, PAD, W, 'parent');\n"
+"    else if(!anc && f.x>=x0-E && f.x+f.w<=x1+E) place(f, PAD+(f.x-x0)*s, f.w*s, '');\n"
 "    else place(f, 0, 0, 'hide');\n"
 "  }\n"
 "}\n"
@@ -570,28 +573,16 @@ static const char zScript[] =
 
 static void fl_diff_colour(const FlGraph *g, size_t i, double maxDelta, int *pr, int *pg, int *pb);
 
-/* Lays out and writes the graph: depth-first, children by value (largest first). PS_OK,
-** PS_NOMEM, or PS_INTERRUPT (fl_work: a frame and the bytes of its label are its work). */
-static int fl_svg(FlGraph *g, const PsFlameOpt *o, const char *zTitle, PsBuf *out, PsFlameInfo *pInfo){
-  Fl *f = &g->f;
-  const int32_t root = 0;
-  int64_t total = f->a[root].value;
+/* The drawing's geometry: the graph's width, a frame's height, the left and right margins. */
+#define FL_W 1200.0
+#define FL_H 17.0
+#define FL_PAD 10.0
+
+/* The SVG's start: the style, the Reset Zoom and Search controls, the title (zTitle, then the
+** total of the graph's unit) and the details and matched lines at the bottom of height. */
+static int fl_svg_head(const FlGraph *g, const char *zTitle, int64_t total, double height, PsBuf *out){
+  const double W = FL_W, pad = FL_PAD;
   const char *zUnit = g->zUnit ? g->zUnit : "samples";
-  if( pInfo ){
-    pInfo->total = total; pInfo->bTime = g->bTime; pInfo->bWeighted = g->bWeighted;
-    pInfo->zUnit = g->bTime ? "ms" : zUnit; pInfo->nRows = f->a[root].nRows; pInfo->nFrames = 0;
-  }
-  int maxDepth = 0;
-  int32_t *aDepth = malloc(f->n * sizeof(int32_t));
-  double *aX = malloc(f->n * sizeof(double));
-  int32_t *aStack = malloc(f->n * sizeof(int32_t));
-  int32_t *aK = malloc(f->n * sizeof(int32_t));
-  if( aDepth==0 || aX==0 || aStack==0 || aK==0 ){ free(aDepth); free(aX); free(aStack); free(aK); return PS_NOMEM; }
-  int bStop = 0;
-  aDepth[root] = 0; aX[root] = 0;
-  for(size_t i=1; i<f->n; i++){ aDepth[i] = aDepth[f->a[i].parent] + 1; if( aDepth[i]>maxDepth ) maxDepth = aDepth[i]; }
-  const double W = 1200.0, H = 17.0, pad = 10.0;
-  double height = (maxDepth + 1) * H + 60;
   int bad = ps_buf_printf(out,
     "<?xml version=\"1.0\" standalone=\"no\"?>\n"
     "<svg version=\"1.1\" width=\"100%%\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" preserveAspectRatio=\"xMinYMin meet\" xmlns=\"http://www.w3.org/2000/svg\">\n"
@@ -617,6 +608,50 @@ static int fl_svg(FlGraph *g, const PsFlameOpt *o, const char *zTitle, PsBuf *ou
   bad |= ps_buf_printf(out, "<text id=\"details\" x=\"%.0f\" y=\"%.0f\"> </text>\n"
                             "<text id=\"matched\" x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\"> </text>\n",
                        pad, height - 10, pad + W, height - 10);
+  return bad;
+}
+
+/* The SVG's end: the script (zScript), which zooms, searches and refits the frames. */
+static int fl_svg_tail(PsBuf *out){
+  int bad = ps_buf_printf(out, "<script type=\"text/ecmascript\"><![CDATA[\nvar W=%.0f, PAD=%.0f;\n", FL_W, FL_PAD);
+  bad |= ps_buf_puts(out, zScript);
+  bad |= ps_buf_puts(out, "]]></script>\n</svg>\n");
+  return bad;
+}
+
+/* The depth of every node under iTop (-1 for the others: parents come before their children)
+** into aDepth; returns the deepest. */
+static int fl_depths(const Fl *f, int32_t iTop, int32_t *aDepth){
+  int maxDepth = 0;
+  for(size_t i=0; i<f->n; i++) aDepth[i] = -1;
+  aDepth[iTop] = 0;
+  for(size_t i=(size_t)iTop+1; i<f->n; i++){
+    int32_t p = f->a[i].parent;
+    if( p<0 || aDepth[p]<0 ) continue;
+    aDepth[i] = aDepth[p] + 1;
+    if( aDepth[i]>maxDepth ) maxDepth = aDepth[i];
+  }
+  return maxDepth;
+}
+
+/* The frames of g under node iTop (iTop itself the widest, full width = total), depth-first,
+** children by value (largest first): from yTop down, or (bUp: an inverted graph, the callers of a
+** sandwich) from yTop + nDepth frames up, a frame's children above it, its group marked
+** data-up="1" for the script. iTop 0 draws "all". PS_OK, PS_NOMEM, or PS_INTERRUPT (fl_work: a
+** frame and the bytes of its label are its work). */
+static int fl_svg_frames(FlGraph *g, const PsFlameOpt *o, PsBuf *out, PsFlameInfo *pInfo, int32_t iTop,
+                         int64_t total, double yTop, int bUp, int nDepth){
+  Fl *f = &g->f;
+  const char *zUnit = g->zUnit ? g->zUnit : "samples";
+  int32_t *aDepth = malloc(f->n * sizeof(int32_t));
+  double *aX = malloc(f->n * sizeof(double));
+  int32_t *aStack = malloc(f->n * sizeof(int32_t));
+  int32_t *aK = malloc(f->n * sizeof(int32_t));
+  if( aDepth==0 || aX==0 || aStack==0 || aK==0 ){ free(aDepth); free(aX); free(aStack); free(aK); return PS_NOMEM; }
+  int bStop = 0, bad = 0;
+  fl_depths(f, iTop, aDepth);
+  aX[iTop] = 0;
+  const double W = FL_W, H = FL_H, pad = FL_PAD;
   /* a differential graph: the largest change of a frame the baseline has, which saturates */
   double maxDelta = 0;
   if( g->aBase ){
@@ -629,25 +664,25 @@ static int fl_svg(FlGraph *g, const PsFlameOpt *o, const char *zTitle, PsBuf *ou
   }
   /* DFS with an explicit stack; each child's x = parent's x + the widths of its elder siblings */
   int nSt = 0;
-  aStack[nSt++] = root;
+  aStack[nSt++] = iTop;
   while( nSt>0 && !bad && !bStop ){
     int32_t i = aStack[--nSt];
     FNode *x = &f->a[i];
     double w = total>0 ? (double)x->value / (double)total * W : 0;
     if( w < 0.1 ) continue;
-    double y = 34 + aDepth[i] * H;
+    double y = bUp ? yTop + (nDepth - aDepth[i]) * H : yTop + aDepth[i] * H;
     PsBuf lab; memset(&lab, 0, sizeof(lab));
-    if( i==root ) ps_buf_puts(&lab, "all");
+    if( i==0 ) ps_buf_puts(&lab, "all");
     else fl_label(g, x, &lab);
     double share = total>0 ? 100.0 * (double)x->value / (double)total : 0;
     /* a warm colour from the name's hash, as flamegraph.pl does */
     uint64_t h = ps_hash_fixed(lab.z ? lab.z : "", lab.n);
     int rr = 205 + (int)(h % 50), gg = (int)((h >> 8) % 180) + 40, bb = (int)((h >> 16) % 55);
     if( x->bThread==1 ){ rr = 160; gg = 190; bb = 230; }
-    if( i==root ){ rr = 230; gg = 230; bb = 230; }
+    if( i==0 ){ rr = 230; gg = 230; bb = 230; }
     if( g->aBase ) fl_diff_colour(g, (size_t)i, maxDelta, &rr, &gg, &bb);
     if( pInfo ) pInfo->nFrames++;
-    bad |= ps_buf_printf(out, "<g class=\"f\"><title>");
+    bad |= ps_buf_puts(out, bUp ? "<g class=\"f\" data-up=\"1\"><title>" : "<g class=\"f\"><title>");
     bad |= ps_buf_append(out, lab.z, lab.n);
     if( g->bTime ) bad |= ps_buf_printf(out, " — %.3f ms (%.2f%%)", x->value/1e6, share);
     else bad |= ps_buf_printf(out, " — %lld %s (%.2f%%)", (long long)x->value, zUnit, share);
@@ -691,12 +726,12 @@ static int fl_svg(FlGraph *g, const PsFlameOpt *o, const char *zTitle, PsBuf *ou
     ** hostile file can make thousands: qsort) */
     {
       int32_t *a = aK;
-      for(int s=1; s<nKids && nKids<=32; s++){ int32_t t = a[s]; int b2 = s; while( b2>0 && f->a[a[b2-1]].value < f->a[t].value ){ a[b2] = a[b2-1]; b2--; } a[b2] = t; }
+      for(int s2=1; s2<nKids && nKids<=32; s2++){ int32_t t = a[s2]; int b2 = s2; while( b2>0 && f->a[a[b2-1]].value < f->a[t].value ){ a[b2] = a[b2-1]; b2--; } a[b2] = t; }
       if( nKids>32 ){
         /* shell sort: no comparator context needed */
         for(int gap=nKids/2; gap>0; gap/=2){
-          for(int s=gap; s<nKids; s++){
-            int32_t t = a[s]; int b2 = s;
+          for(int s2=gap; s2<nKids; s2++){
+            int32_t t = a[s2]; int b2 = s2;
             while( b2>=gap && f->a[a[b2-gap]].value < f->a[t].value ){ a[b2] = a[b2-gap]; b2 -= gap; }
             a[b2] = t;
           }
@@ -707,11 +742,28 @@ static int fl_svg(FlGraph *g, const PsFlameOpt *o, const char *zTitle, PsBuf *ou
     for(int a=0; a<nKids; a++){ aX[aK[a]] = cx; cx += total>0 ? (double)f->a[aK[a]].value / (double)total * W : 0; }
     for(int a=nKids; a-- > 0; ) aStack[nSt++] = aK[a];
   }
-  bad |= ps_buf_printf(out, "<script type=\"text/ecmascript\"><![CDATA[\nvar W=%.0f, PAD=%.0f;\n", W, pad);
-  bad |= ps_buf_puts(out, zScript);
-  bad |= ps_buf_puts(out, "]]></script>\n</svg>\n");
   free(aDepth); free(aX); free(aStack); free(aK);
   return bad ? PS_NOMEM : bStop ? PS_INTERRUPT : PS_OK;
+}
+
+/* Lays out and writes the graph (fl_svg_head, fl_svg_frames from "all", fl_svg_tail). PS_OK,
+** PS_NOMEM or PS_INTERRUPT. */
+static int fl_svg(FlGraph *g, const PsFlameOpt *o, const char *zTitle, PsBuf *out, PsFlameInfo *pInfo){
+  Fl *f = &g->f;
+  int64_t total = f->a[0].value;
+  if( pInfo ){
+    pInfo->total = total; pInfo->bTime = g->bTime; pInfo->bWeighted = g->bWeighted;
+    pInfo->zUnit = g->bTime ? "ms" : (g->zUnit ? g->zUnit : "samples"); pInfo->nRows = f->a[0].nRows; pInfo->nFrames = 0;
+  }
+  int32_t *aDepth = malloc(f->n * sizeof(int32_t));
+  if( aDepth==0 ) return PS_NOMEM;
+  int maxDepth = fl_depths(f, 0, aDepth);
+  free(aDepth);
+  double height = (maxDepth + 1) * FL_H + 60;
+  if( fl_svg_head(g, zTitle, total, height, out) ) return PS_NOMEM;
+  int rc = fl_svg_frames(g, o, out, pInfo, 0, total, 34, 0, maxDepth);
+  if( rc==PS_OK && fl_svg_tail(out) ) rc = PS_NOMEM;
+  return rc;
 }
 
 /* Steps (2) to (4) of the pipeline: the name filters, the reversal (self weight), the sums
@@ -1210,6 +1262,114 @@ int ps_flame_svg(const PsCapture *cap, int eGroup, const char *zTitle, PsBuf *ou
   o.eGroup = eGroup;
   o.zTitle = zTitle;
   return ps_flame_svg_opt(cap, &o, out, pInfo, err);
+}
+
+/* ---------------------------------------------------------------- sandwich graphs */
+/* The name id node i of forest f is drawn by in g (a frame's ps_frame_label name, a slice's or a
+** record's name); UINT32_MAX when out of memory. */
+static uint32_t fl_forest_name(FlGraph *g, const PsCapture *cap, const PsForest *f, size_t i){
+  if( f->eKind==PS_FOREST_SLICES ) return cap->ev.aName[i];
+  if( f->eKind==PS_FOREST_SAMPLES ) return fl_frame_name(g, cap, &cap->aRec[i]);
+  return cap->aRec[i].name;
+}
+
+int ps_flame_svg_sandwich(const PsCapture *cap, const char *zFn, const PsFlameOpt *o, PsBuf *out,
+                          PsFlameInfo *pInfo, PsErr *err){
+  PsFlameOpt oo = *o;
+  oo.eWeight = PS_FLAME_W_DUR;          /* (a sandwich's halves are the tries as built) */
+  o = &oo;
+  PsForest fo;
+  FlGraph gu, gd;                       /* the callers (drawn upwards), the callees */
+  memset(&gu, 0, sizeof(gu)); memset(&gd, 0, sizeof(gd));
+  int32_t *aKey = 0, *aOrder = 0, *aRow = 0; uint8_t *aTop = 0;
+  size_t nOrder = 0, nFn = strlen(zFn);
+  char buf[4096];
+  int rc = PS_NOMEM;
+  if( pInfo ) memset(pInfo, 0, sizeof(*pInfo));
+  if( ps_forest_build((PsCapture*)cap, o->bAsync, 0, 0, &fo) ) goto out;
+  if( fo.eKind==PS_FOREST_NONE ){ rc = ps_err(err, "the capture has no slices, samples or records to draw"); goto out; }
+  const size_t n = fo.n, nA = n ? n : 1;
+  aKey = malloc(sizeof(int32_t) * nA); aOrder = malloc(sizeof(int32_t) * nA);
+  aRow = malloc(sizeof(int32_t) * nA); aTop = calloc(nA, 1);
+  if( !aKey || !aOrder || !aRow || !aTop ) goto out;
+  int bAny = 0;
+  for(size_t i=0; i<n; i++){
+    size_t nz;
+    aKey[i] = -1;
+    if( !fo.a[i].bCounted || (fo.eKind==PS_FOREST_SLICES && fo.aRow[i]!=2) ) continue;
+    const char *z = ps_forest_label(cap, &fo, i, PS_FOREST_NAME, buf, sizeof(buf), &nz);
+    if( nz==nFn && memcmp(z, zFn, nFn)==0 ){ aKey[i] = 0; bAny = 1; }
+  }
+  if( !bAny ){ rc = ps_err(err, "sandwich: no frame, slice or record is named '%s'", zFn); goto out; }
+  rc = ps_forest_walk(&fo, aKey, 1, aOrder, aTop, &nOrder, o->xInterrupt, o->pInterruptArg);
+  if( rc ) goto out;
+  if( fo.eKind==PS_FOREST_SAMPLES ) ps_forest_subtree(&fo, aOrder, nOrder, 0);
+  rc = PS_NOMEM;
+  FlGraph *ag[2] = { &gu, &gd };
+  for(int k=0; k<2; k++){
+    ag[k]->pPool = &cap->pool;
+    ag[k]->bTime = fo.eKind!=PS_FOREST_SAMPLES || fo.bTime;
+    ag[k]->bWeighted = !ag[k]->bTime && cap->ev.aWeight!=0;
+    ag[k]->zUnit = fo.eKind==PS_FOREST_SAMPLES ? (ag[k]->bWeighted ? "weight" : "samples") : "calls";
+    if( fl_child(&ag[k]->f, -1, 0, 0)<0 ) goto out;
+  }
+  int32_t iFnU = -1, iFnD = -1;
+  /* the callees: every node under an outermost occurrence, merged by the labels from it, its
+  ** own self value; the callers: from each outermost occurrence up its ancestors, its inclusive
+  ** value at the last (PS_FLAME_MAX_REVERSED callers at most, as a reversed graph) */
+  for(size_t i=0; i<n; i++) aRow[i] = -1;
+  for(size_t k=0; k<nOrder; k++){
+    int32_t i = aOrder[k], p = fo.a[i].parent, t;
+    if( fl_work(&gd.w, o, 1) ){ rc = ps_interrupted(err); goto out; }
+    if( aTop[i] ){
+      if( iFnD<0 ){
+        uint32_t nm = fl_forest_name(&gd, cap, &fo, (size_t)i), nmU = fl_forest_name(&gu, cap, &fo, (size_t)i);
+        if( nm==UINT32_MAX || nmU==UINT32_MAX ) goto out;
+        if( (iFnD = fl_child(&gd.f, 0, nm, 0))<0 || (iFnU = fl_child(&gu.f, 0, nmU, 0))<0 ) goto out;
+      }
+      t = iFnD;
+      /* its callers */
+      int32_t q = iFnU, a = p;
+      for(int nUp=0; a>=0 && nUp<PS_FLAME_MAX_REVERSED; a = fo.a[a].parent){
+        if( fo.eKind==PS_FOREST_SLICES && fo.aRow[a]!=2 ) continue;
+        uint32_t nm = fl_forest_name(&gu, cap, &fo, (size_t)a);
+        if( nm==UINT32_MAX || (q = fl_child(&gu.f, q, nm, 0))<0 ) goto out;
+        nUp++;
+      }
+      fl_add(&gu.f.a[q].value, fo.a[i].tot);
+      gu.f.a[q].nRows++;
+    }else if( p>=0 && aRow[p]>=0 && (fo.eKind!=PS_FOREST_SLICES || fo.aRow[i]==2) ){
+      uint32_t nm = fl_forest_name(&gd, cap, &fo, (size_t)i);
+      if( nm==UINT32_MAX || (t = fl_child(&gd.f, aRow[p], nm, 0))<0 ) goto out;
+    }else continue;
+    aRow[i] = t;
+    fl_add(&gd.f.a[t].value, fo.a[i].self);
+    gd.f.a[t].nRows++;
+  }
+  if( (rc = fl_prepare(&gu, o))!=PS_OK || (rc = fl_prepare(&gd, o))!=PS_OK ) goto out;
+  int64_t total = gd.f.a[iFnD].value;
+  int32_t *aDepth = malloc(sizeof(int32_t) * (gu.f.n > gd.f.n ? gu.f.n : gd.f.n));
+  if( aDepth==0 ){ rc = PS_NOMEM; goto out; }
+  int dUp = fl_depths(&gu.f, iFnU, aDepth), dDown = fl_depths(&gd.f, iFnD, aDepth);
+  free(aDepth);
+  double yMid = 34 + (dUp + 1) * FL_H + 6;
+  if( pInfo ){
+    pInfo->total = total; pInfo->bTime = gd.bTime; pInfo->bWeighted = gd.bWeighted;
+    pInfo->zUnit = gd.bTime ? "ms" : gd.zUnit; pInfo->nRows = gd.f.a[iFnD].nRows;
+    pInfo->eSource = fo.eKind==PS_FOREST_SAMPLES ? PS_FLAME_SRC_SAMPLES : fo.eKind==PS_FOREST_SLICES ? PS_FLAME_SRC_SLICES : PS_FLAME_SRC_RECORDS;
+  }
+  char zT[600];
+  snprintf(zT, sizeof(zT), "%s — callers of %s above, callees below", o->zTitle ? o->zTitle : "Flame graph", zFn);
+  rc = fl_svg_head(&gd, zT, total, yMid + (dDown + 1) * FL_H + 60 - 34, out) ? PS_NOMEM : PS_OK;
+  if( rc==PS_OK ) rc = fl_svg_frames(&gu, o, out, pInfo, iFnU, total, 34, 1, dUp);
+  if( rc==PS_OK ) rc = fl_svg_frames(&gd, o, out, pInfo, iFnD, total, yMid, 0, dDown);
+  if( rc==PS_OK && fl_svg_tail(out) ) rc = PS_NOMEM;
+out:
+  ps_forest_free(&fo);
+  free(aKey); free(aOrder); free(aRow); free(aTop);
+  fl_graph_free(&gu); fl_graph_free(&gd);
+  if( rc==PS_NOMEM || rc==PS_INTERRUPT ) return fl_rc(rc, err);
+  return rc;
 }
 
 /* ---------------------------------------------------------------- folded rows */

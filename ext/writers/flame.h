@@ -109,6 +109,17 @@ int ps_flame_svg_opt(const PsCapture *cap, const PsFlameOpt *pOpt, PsBuf *out,
 int ps_flame_svg_diff(const PsCapture *cap, const PsCapture *base, const PsFlameOpt *o, const PsFlameOpt *oBase,
                       PsBuf *out, PsFlameInfo *pInfo, PsErr *err);
 
+/* A sandwich graph of function zFn, as speedscope's sandwich view shows it: its callers drawn
+** upwards above it (each outermost occurrence's inclusive value up its chain of callers, at most
+** PS_FLAME_MAX_REVERSED), its callees below it (every node under an outermost occurrence, merged
+** by the labels from the function); both halves as wide as the function's inclusive value. The
+** capture is read as profile_sandwich reads it (ext/model/forest.h: sampled stacks, else the
+** threads' slices (o->bAsync: the async spans), else records). Options: zTitle, pName, pExclude,
+** bAsync, xInterrupt. PS_OK, PS_NOMEM, PS_ERROR ("sandwich: no frame, slice or record is named
+** 'x'"). */
+int ps_flame_svg_sandwich(const PsCapture *cap, const char *zFn, const PsFlameOpt *o, PsBuf *out,
+                          PsFlameInfo *pInfo, PsErr *err);
+
 /* Folded stacks given row by row ("a;b;c", value): frames split at ';' (empty frames dropped),
 ** rows with equal stacks add up. */
 typedef struct PsFlameFolded PsFlameFolded;

@@ -20,7 +20,9 @@ compare pixels:
      click zooms;
   7. a differential graph (examples/diff, after against before): a new frame is full red, a click
      zooms, hovering shows both values and the change, a search highlights and its reset gives
-     the differential colours back.
+     the differential colours back;
+  8. a sandwich graph: a click on a caller (the upper, inverted half) zooms it upwards, the frames
+     between it and the function stay full width, the callees' half is left as it is.
 Skipped (skip_part) when chromium or chromedriver is missing."""
 import base64
 import json
@@ -113,6 +115,9 @@ node_ev = json.load(open(node_trace))["traceEvents"]
 diff_svg = os.path.join(tmp, "diff.svg")
 diff_res = json.loads(db.execute("SELECT profile_flamegraph(?, ?, ?)", ("examples/diff/after.cpuprofile", diff_svg,
                                  json.dumps({"baseline": "examples/diff/before.cpuprofile"}))).fetchone()[0])
+# 8. a sandwich graph: the callers of evaluate drawn upwards, its callees below
+sw_svg = os.path.join(tmp, "sandwich.svg")
+db.execute("SELECT profile_flamegraph(?, ?, '{\"sandwich\": \"evaluate\"}')", ("examples/diff/before.cpuprofile", sw_svg)).fetchone()
 node_main = next(e["args"]["name"] for e in node_ev if e["ph"] == "M" and e["name"] == "process_name") + " / " + \
     next(e["args"]["name"] for e in node_ev if e["ph"] == "M" and e["name"] == "thread_name" and e["tid"] == e["pid"])
 
@@ -371,6 +376,28 @@ try:
     js("window.flamegraph.resetSearch()")
     back = js("return [...document.querySelectorAll('g.f rect')].map(r => r.getAttribute('fill'))")
     check(back == [f["fill"] for f in dg["frames"]], "diff graph: a reset search gives back the differential colours")
+
+    # 8. the sandwich graph: a click on a caller (upper half) zooms it to the width, the frames
+    # between it and the function (below it) stay full width, the callees' half is left as it is
+    wd("POST", S + "/url", {"url": "file://" + os.path.abspath(sw_svg)})
+    sg = js("""return [...document.querySelectorAll('g.f')].map(g => { const r = g.querySelector('rect');
+        return {up: g.getAttribute('data-up') == '1', t: g.querySelector('title').textContent.split(' \u2014 ')[0],
+                x: +r.getAttribute('x'), w: +r.getAttribute('width'), y: +r.getAttribute('y')}; })""")
+    full = max(f["w"] for f in sg)
+    part = [i for i, f in enumerate(sg) if f["up"] and f["w"] < 0.5 * full]
+    if part:
+        i = max(part, key=lambda k: sg[k]["w"])
+        click(wd("POST", S + "/elements", {"using": "css selector", "value": "g.f"})[i][ELEMENT])
+        z = js("""return [...document.querySelectorAll('g.f')].map(g => { const r = g.querySelector('rect');
+            return {w: +r.getAttribute('width'), cls: g.getAttribute('class')}; })""")
+        below = [k for k, f in enumerate(sg) if f["up"] and f["y"] > sg[i]["y"] and f["x"] <= sg[i]["x"] + 0.1
+                 and f["x"] + f["w"] >= sg[i]["x"] + sg[i]["w"] - 0.1]
+        downs = [k for k, f in enumerate(sg) if not f["up"]]
+        check(abs(z[i]["w"] - full) <= 1 and below and all("parent" in (z[k]["cls"] or "") for k in below)
+              and all(abs(z[k]["w"] - sg[k]["w"]) <= 0.5 for k in downs),
+              "sandwich graph: a caller zooms to the width upwards, the callees' half unchanged", (sg[i], z[i]))
+    else:
+        check(False, "sandwich graph: a narrow caller to click", sg[:4])
 except RuntimeError as e:
     check(False, "WebDriver", str(e))
 finally:

@@ -521,6 +521,34 @@ fl = fills(path)
 check(fl["validate"][1] == (255, 0, 0) and fl["render"][1][0] == 255 and fl["render"][1][1] < 255
       and fl["evaluate"][1][2] == 255 and fl["evaluate"][1][0] < 255, "cpuprofile pair: validate new, render red, evaluate blue",
       {k: fl[k][1] for k in ("validate", "render", "evaluate") if k in fl})
+# ------------------------------------------------------------------ sandwich graphs
+# the folded file of tests/py/test_sandwich.py: a under main (a;b;a;c 4, a;d 2) and under main;x
+# (3). Callers drawn upwards: a 9, then main 6 and x 3, then main 3 above x; callees below: a 9,
+# b 4, d 2, then a 4 under b, then c 4.
+sw_src = os.path.join(tmp, "rec.folded")
+open(sw_src, "w").write("main;a;b;a;c 4\nmain;a;d 2\nmain;x;a 3\nmain;b 1\n")
+sw_svg = os.path.join(tmp, "sandwich.svg")
+r = json.loads(db.execute("SELECT profile_flamegraph(?, ?, '{\"sandwich\": \"a\"}')", (sw_src, sw_svg)).fetchone()[0])
+up, down = [], []
+for gg in ET.parse(sw_svg).getroot().iter(NS + "g"):
+    if gg.get("class") == "f":
+        t = gg.find(NS + "title").text
+        (up if gg.get("data-up") == "1" else down).append((t.rsplit(" — ", 1)[0], int(t.rsplit(" — ", 1)[1].split(" ")[0]),
+                                                           float(gg.find(NS + "rect").get("y"))))
+ys_up = sorted({y for _, _, y in up}, reverse=True)
+lvl = lambda fr, ys, k: sorted((nm, v) for nm, v, y in fr if y == ys[k])
+ys_dn = sorted({y for _, _, y in down})
+check(r["total_weight"] == 9 and lvl(up, ys_up, 0) == [("a", 9)] and lvl(up, ys_up, 1) == [("main", 6), ("x", 3)]
+      and lvl(up, ys_up, 2) == [("main", 3)], "sandwich graph: the callers drawn upwards, by hand", up)
+check(lvl(down, ys_dn, 0) == [("a", 9)] and lvl(down, ys_dn, 1) == [("b", 4), ("d", 2)] and lvl(down, ys_dn, 2) == [("a", 4)]
+      and lvl(down, ys_dn, 3) == [("c", 4)] and min(ys_dn) > max(ys_up), "sandwich graph: the callees below, by hand", down)
+e = None
+try:
+    db.execute("SELECT profile_flamegraph(?, ?, '{\"sandwich\": \"nosuch\"}')", (sw_src, sw_svg)).fetchone()
+except sqlite3.OperationalError as x:
+    e = str(x)
+check(e and "no frame, slice or record is named 'nosuch'" in e, "sandwich graph: an unknown function", e)
+
 e = None
 try:
     db.execute("SELECT profile_flamegraph(?, ?, ?)", ("examples/diff/after.cpuprofile", path, '{"baseline": "nope.json"}')).fetchone()
@@ -530,7 +558,7 @@ check(e and e.startswith("profile_flamegraph: baseline:") and "nope.json" in e, 
 
 for sql, args, msg in [
     ("SELECT profile_flamegraph(?, ?, '{\"foo\": 1}')", (trace, xs_path),
-     "profile_flamegraph: unknown option 'foo' (known: group, async, title, weight, pid, tid, process, thread, plane, ts_from, ts_to, name, exclude, baseline, normalize)"),
+     "profile_flamegraph: unknown option 'foo' (known: group, async, title, weight, pid, tid, process, thread, plane, ts_from, ts_to, name, exclude, baseline, normalize, sandwich)"),
     ("SELECT profile_flamegraph(?, ?, '{\"weight\": \"max\"}')", (trace, xs_path),
      "profile_flamegraph: option \"weight\" must be \"dur\", \"self\" or \"samples\", not max"),
     ("SELECT profile_flamegraph(?, ?, '{\"group\": 1}')", (trace, xs_path),
