@@ -1,7 +1,8 @@
 /*
 ** fuzz_sql.c — libFuzzer target that drives the whole extension through SQL on a fuzzed BLOB:
 ** detection, loading, the cache, the tables (the track model's too), lookups, the name-ordered scan,
-** the kind constraint and the Perfetto schema's functions.
+** the kind constraint, the Perfetto schema's functions, and the comparisons (profile_diff,
+** profile_sandwich).
 */
 #include <sqlite3.h>
 #include <stddef.h>
@@ -22,6 +23,10 @@ static const char *const azSql[] = {
   "SELECT * FROM profile_processes(?1)",
   "SELECT kind, count(*), sum(dur) FROM profile_events(?1) WHERE kind IN ('slice', 'instant', 'sched') GROUP BY kind",
   "SELECT profsql_arg_key(CAST(?1 AS TEXT), 0), profsql_arg_key(CAST(?1 AS TEXT), 1), profsql_number(CAST(?1 AS TEXT))",
+  "SELECT * FROM profile_diff(?1, ?1)",
+  "SELECT * FROM profile_diff(?1, ?1, '{\"by\": \"path\", \"normalize\": true}')",
+  "SELECT * FROM profile_diff(?1, ?1, '{\"by\": \"stack\"}')",
+  "SELECT * FROM profile_sandwich(?1, (SELECT name FROM profile_events(?1) WHERE name IS NOT NULL LIMIT 1))",
 };
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size){
