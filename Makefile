@@ -45,7 +45,8 @@ EXT_SRC   := ext/util/ps_util.c \
 VTAB_SRC  := vtab/loader.c vtab/profile_tracks.c vtab/profile_diff.c vtab/profile_sandwich.c vtab/perfetto.c vtab/profile_events.c vtab/profile_records.c vtab/profile_xplanes.c \
              vtab/profile_metadata.c vtab/profile_jobs.c vtab/report/report.c vtab/report/report_groups.c \
              vtab/profile_open.c vtab/profile_import.c vtab/flamegraph.c vtab/profsql.c
-SQL_SRC   := sql/event_tree.sql sql/record_tree.sql sql/xprof_stats.sql sql/stacks.sql sql/timings.sql sql/perfetto.sql
+SQL_SRC   := sql/event_tree.sql sql/record_tree.sql sql/xprof_stats.sql sql/stacks.sql sql/timings.sql sql/perfetto.sql \
+             sql/training.sql
 # the report's models (profile_report runs them; sql/report_model.sql says how)
 REPORT_SQL := sql/report_model.sql sql/report_jobs.sql sql/report_slices.sql sql/report_timings.sql \
               sql/report_stacks.sql sql/report_xspace.sql sql/report_records.sql sql/report_diff.sql

@@ -44,8 +44,27 @@ static const char *const azViewName[] = {
   "event_tree", "event_ancestors", "event_descendants", "event_folded",
   "record_tree", "record_ancestors", "record_descendants", "record_folded",
   "xprof_op_events", "xprof_op_stats", "xprof_kernel_stats", "xprof_step_time",
-  "stack_functions", "stack_folded", "timings_summary", "timings_records", "timings_list", 0
+  "stack_functions", "stack_folded", "timings_summary", "timings_records", "timings_list",
+  "gpu_kernel_classes", "training_ranks", "gpu_kernels", "gpu_kernel_breakdown", "training_unions",
+  "gpu_temporal_breakdown", "comm_comp_overlap", "kernel_launch_stats", "training_steps", "step_stragglers",
+  "gpu_idle_breakdown", 0
 };
+
+/* Whether cap has device activities as a PyTorch profiler (Kineto) trace writes them: rows of
+** category kernel, gpu_memcpy or gpu_memset (sql/training.sql's gpu_kernels). */
+static int has_device_kernels(const PsCapture *cap){
+  uint32_t last = UINT32_MAX;
+  for(size_t r=0; r<cap->ev.n; r++){
+    uint32_t id = cap->ev.aCat[r];
+    if( id==last || id==0 ) continue;
+    last = id;
+    PsStr c = ps_pool_get(&cap->pool, id);
+    if( (c.n==6 && memcmp(c.z, "kernel", 6)==0) || (c.n==10 && (memcmp(c.z, "gpu_memcpy", 10)==0 || memcmp(c.z, "gpu_memset", 10)==0)) ){
+      return 1;
+    }
+  }
+  return 0;
+}
 
 static int is_ident(char c){
   return (c>='a' && c<='z') || (c>='A' && c<='Z') || (c>='0' && c<='9') || c=='_';
@@ -113,7 +132,7 @@ static void openFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     }
   }
   char *zErr = 0;
-  int bEvents = 1, bRecords = 1, bXSpace = 1, bStacks = 1, bTimings = 1;
+  int bEvents = 1, bRecords = 1, bXSpace = 1, bStacks = 1, bTimings = 1, bKernels = 1;
   char zFormat[32] = "";
   struct stat st;
   const char *zPath = sqlite3_value_type(argv[0])==SQLITE_TEXT ? (const char*)sqlite3_value_text(argv[0]) : 0;
@@ -140,6 +159,7 @@ static void openFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     bXSpace = bEvents && e->cap->pFormat==&ps_format_xspace;
     bStacks = bRecords && e->cap->ev.aStack!=0;
     bTimings = bRecords && e->cap->pFormat==&ps_format_timings;
+    bKernels = bEvents && has_device_kernels(e->cap);
     /* the formats of the capture's rows: its own, and 'ftrace' for the ftrace text a Chrome
     ** trace or a systrace document carries (sql/perfetto.sql keeps the lines of each) */
     snprintf(zFormat, sizeof(zFormat), "%s%s", e->cap->pFormat->zName, e->cap->bFtrace ? " ftrace" : "");
@@ -215,22 +235,24 @@ static void openFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     if( rc==SQLITE_OK ) sqlite3_str_appendf(pOut, ",\"%sargs\"", zPrefix);
   }
   /* bWhen: 0 a capture with events, 1 with records, 2 an XSpace, 3 with call stacks, 4 a timings
-  ** report (a directory
-  ** or glob: always) */
-  static const struct { const char *zSql; const char *azViews[4]; int bWhen; } aTree[] = {
+  ** report, 5 with device kernels (a directory or glob: always) */
+  static const struct { const char *zSql; const char *azViews[10]; int bWhen; } aTree[] = {
     { ps_sql_event_tree, {"event_tree", "event_ancestors", "event_descendants", "event_folded"}, 0 },
     { ps_sql_record_tree, {"record_tree", "record_ancestors", "record_descendants", "record_folded"}, 1 },
     { ps_sql_xprof_stats, {"xprof_op_events", "xprof_op_stats", "xprof_kernel_stats", "xprof_step_time"}, 2 },
     { ps_sql_stacks, {"stack_functions", "stack_folded", 0, 0}, 3 },
     { ps_sql_timings, {"timings_summary", "timings_records", "timings_list", 0}, 4 },
+    { ps_sql_training, {"gpu_kernel_classes", "gpu_kernels", "gpu_kernel_breakdown", "gpu_temporal_breakdown",
+                        "comm_comp_overlap", "kernel_launch_stats", "training_steps", "step_stragglers",
+                        "gpu_idle_breakdown", 0}, 5 },
   };
-  for(int k=0; k<5 && rc==SQLITE_OK && zSrc; k++){
+  for(int k=0; k<6 && rc==SQLITE_OK && zSrc; k++){
     int w = aTree[k].bWhen;
-    if( w==0 ? !bEvents : w==1 ? !bRecords : w==2 ? !bXSpace : w==3 ? !bStacks : !bTimings ) continue;
+    if( w==0 ? !bEvents : w==1 ? !bRecords : w==2 ? !bXSpace : w==3 ? !bStacks : w==4 ? !bTimings : !bKernels ) continue;
     char *z = ps_sql_prefixed(aTree[k].zSql, zPrefix);
     rc = z ? sqlite3_exec(db, z, 0, 0, &zErr) : SQLITE_NOMEM;
     sqlite3_free(z);
-    for(int v=0; v<4 && rc==SQLITE_OK && aTree[k].azViews[v]; v++){
+    for(int v=0; v<10 && rc==SQLITE_OK && aTree[k].azViews[v]; v++){
       sqlite3_str_appendf(pOut, ",\"%s%s\"", zPrefix, aTree[k].azViews[v]);
     }
   }
