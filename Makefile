@@ -49,7 +49,7 @@ SQL_SRC   := sql/event_tree.sql sql/record_tree.sql sql/xprof_stats.sql sql/stac
              sql/training.sql
 # the report's models (profile_report runs them; sql/report_model.sql says how)
 REPORT_SQL := sql/report_model.sql sql/report_jobs.sql sql/report_slices.sql sql/report_timings.sql \
-              sql/report_stacks.sql sql/report_xspace.sql sql/report_records.sql sql/report_diff.sql
+              sql/report_stacks.sql sql/report_xspace.sql sql/report_records.sql sql/report_training.sql sql/report_diff.sql
 EXT_HDR   := $(wildcard ext/*/*.h)
 VTAB_HDR  := $(wildcard vtab/*.h vtab/*/*.h) $(BUILD)/sql_text.h
 

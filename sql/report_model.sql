@@ -6,7 +6,7 @@
 --
 -- Run by profile_report, statement by statement, with ?1 the source and ?11 the capture's format
 -- ('mixed' for several, NULL when it does not load). It makes:
---   profsql_rp_capture(format, has_records, derived, slow_default)  what the capture is
+--   profsql_rp_capture(format, has_records, derived, slow_default, has_kernels)  what the capture is
 --   profsql_rp_models(...)                       every model, one row each (the table below)
 --   profsql_rp_model(...)                        the chosen model: one row of profsql_rp_models
 --                                                with the capture's format
@@ -47,11 +47,14 @@ CREATE TEMP TABLE profsql_rp_capture AS
 SELECT coalesce(nullif(?11, ''), 'mixed') AS format,
        EXISTS (SELECT 1 FROM profile_records(?1)) AS has_records,
        coalesce(nullif(?11, ''), 'mixed') NOT IN ('newengine', 'mixed') AS derived,
-       ?11 IS 'newengine' AS slow_default;
+       ?11 IS 'newengine' AS slow_default,
+       EXISTS (SELECT 1 FROM profile_events(?1) WHERE cat IN ('kernel', 'gpu_memcpy', 'gpu_memset')) AS has_kernels;
 
 -- model        the model file: sql/report_<model>.sql
 -- formats      the formats it is for (space-separated; '*' any format, as the last resort)
 -- needs_records 1: only a capture with records (profile_records) gets it
+-- needs_kernels 1: only a capture with device kernels (a PyTorch profiler trace's kernel,
+--              gpu_memcpy, gpu_memset rows) gets it
 -- group_jobs   1: report.c's scan of the jobs also groups them by thread and by name
 --              (profsql_rp_gth / _gnm / _gma: the slices' self time)
 -- job          what a job (a row of profiler_jobs_latest.csv) is
@@ -59,38 +62,44 @@ SELECT coalesce(nullif(?11, ''), 'mixed') AS format,
 -- measure      what time counts, and the base of every share
 -- idle         what idle time is, where the format has it
 -- what         the jobs' noun in the budget section
-CREATE TEMP TABLE profsql_rp_models(model, formats, needs_records, group_jobs,
+CREATE TEMP TABLE profsql_rp_models(model, formats, needs_records, needs_kernels, group_jobs,
                                     job, consumer, measure, idle, what);
 INSERT INTO temp.profsql_rp_models VALUES
-('jobs', 'newengine', 0, 0,
+('jobs', 'newengine', 0, 0, 0,
  NULL,
  'the owner::method of a job (its offender key)',
  'the jobs'' elapsed time; shares are of the completed jobs'' total elapsed time',
  NULL, 'jobs'),
-('timings', 'timings', 0, 0,
+('timings', 'timings', 0, 0, 0,
  'one timer record (its `Time` over the whole sample, its `Count` runs); the report itself has no budget: the server''s is the 50 ms tick, and a timer''s `Violations` count its runs over it',
  'a timer (its records of one name in one group merged, as the timings viewer lists them), and its group',
  'a timer''s self time (its time less the timers it calls), where the report has a record tree; shares are of all self time. The server''s figures (TPS, load) are of the sample time',
  'not recorded: a timings report sums the time of timers, and the time no timer ran is not in it',
  'timer records'),
-('stacks', 'cpuprofile pprof perf_script folded speedscope', 1, 0,
+('stacks', 'cpuprofile pprof perf_script folded speedscope', 1, 0, 0,
  'one call-tree node (`elapsed_ms` its inclusive sampled time, `self_ms` the time of the samples whose leaf it is); below, functions are ranked by self time (the samples they were running in), and a function''s total counts each sample once however often it recurses on that sample''s stack',
  'a function (with its module or file)',
  'sampled time (each sample''s weight, else the samples counted); a self share is of the sampled time, a stack share of the sample count',
  'the samples of idle frames, where the profiler records them, are samples like any other',
  'nodes'),
-('xspace', 'xspace', 0, 0,
+('xspace', 'xspace', 0, 0, 0,
  'one XEvent (a complete slice of a line); ops are read as xprof reads them (`sql/xprof_stats.sql`), device planes (`/device:...`) and host planes apart, ranked by self time (an op''s time minus the ops nested in it on its line)',
  'an op (its name and type), on device planes and on host planes apart',
  'op self time on XLines; device and host time are separate figures, each share of its own side''s total',
  'a device''s time without ops is not counted as anyone''s',
  'ops'),
-('records', '*', 1, 0,
+('training', 'chrome mixed', 0, 1, 1,
+ 'one complete slice on a thread''s own track, a GPU stream''s kernels included; the sections below analyse the device kernels first (`sql/training.sql`), then the CPU threads'' slices without them',
+ 'per rank: GPU time (idle, computation, communication and memory kernels), kernels by class, steps; then threads and slice names',
+ 'GPU time as HTA counts it: unions of kernel intervals over the first kernel''s start to the last one''s end; kernel shares of summed kernel durations; the CPU slices'' self time on thread tracks apart',
+ 'GPU idle: no kernel on any stream, split per stream into host wait (the next kernel not launched yet) and kernel wait',
+ 'slices'),
+('records', '*', 1, 0, 0,
  'one record of the file (its time as `elapsed_ms`)',
  'a record of the file',
  'each record''s own time; the records are statistics that may overlap, so no share is given',
  NULL, 'records'),
-('slices', '*', 0, 1,
+('slices', '*', 0, 0, 1,
  'one complete slice on a thread''s own track; its self time is its duration minus the durations of the slices nested in it, so self times add up without counting any time twice and the shares below add up to 100 %',
  'a thread (its process and thread names; `pid N` / `tid N` where the capture names none), and a slice name',
  'slice self time on thread tracks; async spans (their own tracks) and CPU time from scheduling are separate figures, never added into it',
@@ -103,7 +112,7 @@ INSERT INTO temp.profsql_rp_models VALUES
 CREATE TEMP TABLE profsql_rp_model AS
 SELECT m.*, c.format, c.derived, c.slow_default FROM temp.profsql_rp_models m, temp.profsql_rp_capture c
  WHERE (instr(' ' || m.formats || ' ', ' ' || c.format || ' ') > 0 OR m.formats = '*')
-   AND (NOT m.needs_records OR c.has_records)
+   AND (NOT m.needs_records OR c.has_records) AND (NOT m.needs_kernels OR c.has_kernels)
  ORDER BY m.formats = '*', m.rowid LIMIT 1;
 
 -- the header's bullets of every model but the StarProfiler's own

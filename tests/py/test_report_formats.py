@@ -550,7 +550,8 @@ MODELS = [("tests/data/basic.json", "ranked: a thread"), ("examples/ftrace_sched
           ("examples/lms_markers.csv", "ranked: a thread"), ("tests/data/multi", "ranked: a thread"),
           ("examples/node_app.cpuprofile", "ranked: a function"), ("examples/busy.perf.txt", "ranked: a function"),
           ("examples/server_timings.txt", "ranked: a timer"), ("examples/gpu_host.xplane.pb", "ranked: an op"),
-          ("tests/data/xprof/kernel_stats.pb", "ranked: a record"), ("examples/newengine_report.json", None)]
+          ("tests/data/xprof/kernel_stats.pb", "ranked: a record"), ("examples/training", "ranked: per rank: GPU time"),
+          ("examples/newengine_report.json", None)]
 for path, want in MODELS:
     if not os.path.exists(path):
         check(False, f"model: {path} exists")

@@ -66,4 +66,38 @@ with open(bad, "w") as f:
 r = subprocess.run(["sh", os.path.join(ROOT, "examples/scaling/shard.sh"), os.path.join(tmp, "bad"), "2", ranks[0], bad],
                    cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
 check(r.returncode != 0 and "rank_bad.json" in r.stderr, "a damaged capture: non-zero exit, the worker's error", (r.returncode, r.stderr[-300:]))
+
+# the Slurm array job's task (examples/scaling/slurm_task.sh), run as Slurm runs it: ranks whose
+# files share a base name (rankK/trace.json) are linked under their line numbers, so none is lost
+lists, sout = os.path.join(tmp, "lists"), os.path.join(tmp, "slurm")
+os.makedirs(lists)
+same = []
+for k in range(4):
+    d = os.path.join(tmp, f"rank{k}")
+    os.makedirs(d)
+    shutil.copy(ranks[k], os.path.join(d, "trace.json"))
+    same.append(os.path.join(d, "trace.json"))
+for k in range(2):
+    with open(os.path.join(lists, f"shard_{k}.txt"), "w") as f:
+        f.write("\n".join(same[k::2]) + "\n")
+for k in range(2):
+    r = subprocess.run(["sh", os.path.join(ROOT, "examples/scaling/slurm_task.sh"), lists, sout], cwd=ROOT,
+                       env=dict(env, SLURM_ARRAY_TASK_ID=str(k)), capture_output=True, text=True, timeout=300)
+    check(r.returncode == 0, f"slurm_task.sh: task {k}", r.stderr[-300:])
+got = []
+for k in range(2):
+    with sqlite3.connect(os.path.join(sout, f"shard_{k}.db")) as sh:
+        got += [r[0] for r in sh.execute("SELECT count(DISTINCT file) FROM events")]
+one = connect()
+want = one.execute("SELECT count(*), sum(dur) FROM profile_events(?)", (os.path.join(tmp, "rank*", "trace.json"),)).fetchone()
+tot = [0, 0]
+for k in range(2):
+    with sqlite3.connect(os.path.join(sout, f"shard_{k}.db")) as sh:
+        c, d = sh.execute("SELECT count(*), sum(dur) FROM events").fetchone()
+        tot[0] += c; tot[1] += d
+check(got == [2, 2] and tuple(tot) == want, "slurm_task.sh: rank0/trace.json .. rank3/trace.json all imported, "
+      "their totals those of one process reading the glob", (got, tot, want))
+r = subprocess.run(["sh", os.path.join(ROOT, "examples/scaling/slurm_task.sh"), lists, sout], cwd=ROOT,
+                   env={k: v for k, v in env.items() if k != "SLURM_ARRAY_TASK_ID"}, capture_output=True, text=True)
+check(r.returncode != 0 and "SLURM_ARRAY_TASK_ID" in r.stderr, "slurm_task.sh outside Slurm: says what is missing", r.stderr)
 done()

@@ -72,6 +72,32 @@ for f, r in (("examples/training/rank0.json", 0), ("examples/training/rank1.json
               f"{v}: rank {r} alone = rank {r} of the directory")
 
 
+# ---------------------------------------------------------------- profile_report of a training capture
+import tempfile
+out = tempfile.mkdtemp(prefix="profsql-training-report-")
+db = connect()
+db.execute("SELECT profile_report('examples/training', ?, '{\"write_archive\": false}')", (out,)).fetchone()
+md = open(os.path.join(out, "profiler_report_latest.md"), encoding="utf-8").read()
+heads = [l[3:] for l in md.splitlines() if l.startswith("## ")]
+check(heads[:2] == ["Quick answer — кто жрёт время", "GPU time per rank"], "report: leads with the GPU answers", heads[:4])
+qa = md.split("## Quick answer — кто жрёт время\n\n", 1)[1].split("\n", 1)[0]
+# by hand: idle 50/430 and 120/400 -> mean 20.8 %; overlap (200 x 35 + 100 x 70) / 300 = 46.7 %; step 2 of rank 1 1.30x
+check("2 ranks; idle 20.8 %" in qa and "rank `1`, 30.0 %" in qa and "46.7 % of the communication overlapped" in qa
+      and "step 2 on rank `1`, 1.300 ms, 1.30× the median over the ranks: a straggler" in qa, "report: the quick answer by hand", qa)
+rows = [l for l in md.split("## GPU time per rank", 1)[1].split("\n\n", 2)[1].splitlines()[2:]]
+check(rows == ["| 0 | 4 | 0.430 | 11.6 | 46.5 | 41.9 | 35.0 | 1.000 | 0 |", "| 1 | 3 | 0.400 | 30.0 | 62.5 | 7.5 | 70.0 | 1.300 | 1 |"],
+      "report: GPU time per rank by hand", rows)
+thr = md.split("## Threads by self time", 1)[1].split("\n\n", 2)[1]
+check("GPU 0" not in thr and "| python | tid 100 |" in thr, "report: the CPU threads apart from the GPU streams", thr)
+b200 = os.path.join(CORPUS, "tracelens-pytorch-b200-eager_trace.json.gz")
+if os.path.exists(b200):
+    out = tempfile.mkdtemp(prefix="profsql-training-report-")
+    db.execute("SELECT profile_report(?, ?, '{\"write_archive\": false}')", (b200, out)).fetchone()
+    md = open(os.path.join(out, "profiler_report_latest.md"), encoding="utf-8").read()
+    check("- ranked: per rank: GPU time" in md and "0.0 % of the communication overlapped" in md
+          and "| communication | ncclDevKernel_AllGather_RING_LL" in md,
+          "report of a real B200 trace: the training model; its renamed NCCL kernel is communication")
+
 # ---------------------------------------------------------------- real Kineto traces vs Python's json
 def ns(x):
     return int(decimal.Decimal(str(x)) * 1000)

@@ -1309,14 +1309,18 @@ static sqlite3_int64 rep_budget_jobs(Rep *r){
 ** sql/report_model.sql chooses (profsql_rp_model.model). */
 static const struct { const char *zName, *zSql; } aModelSql[] = {
   { "jobs", ps_sql_report_jobs },       { "slices", ps_sql_report_slices },
+  { "training", ps_sql_report_training },
   { "timings", ps_sql_report_timings }, { "stacks", ps_sql_report_stacks },
   { "xspace", ps_sql_report_xspace },   { "records", ps_sql_report_records },
 };
 
 /* The sql/ helpers a model file may read (".read sql/<name>.sql"). */
+/* (a model file, report_*, runs as a model file does: its parameters bound, its directives read) */
 static const struct { const char *zName, *zSql; } aHelperSql[] = {
   { "stacks", ps_sql_stacks }, { "xprof_stats", ps_sql_xprof_stats }, { "timings", ps_sql_timings },
+  { "training", ps_sql_training }, { "report_slices", ps_sql_report_slices },
 };
+static void rep_run_sql(Rep *r, const char *zSql);
 
 static void rep_views(Rep *r, const char *zViews);
 
@@ -1361,7 +1365,8 @@ static void rep_run_sql(Rep *r, const char *zSql){
         if( n==10+m+4 && strncmp(p+10, aHelperSql[k].zName, m)==0 && strncmp(p+10+m, ".sql", 4)==0 ) zHelper = aHelperSql[k].zSql;
       }
       if( zHelper==0 ){ r->rc = SQLITE_ERROR; r->zErr = sqlite3_mprintf("report model: no helper '%.*s'", (int)n, p); return; }
-      rep_views(r, zHelper);
+      if( strncmp(p+10, "report_", 7)==0 ) rep_run_sql(r, zHelper);
+      else rep_views(r, zHelper);
       p = sql_skip(p + n);
       continue;
     }
