@@ -36,6 +36,10 @@
 --     (cuda_runtime / cuda_driver events: cudaLaunchKernel, hipLaunchKernel, ...) by the
 --     trace's correlation id (args.correlation, which Kineto's ac2g flows link), in the same file
 --     only (ids of different ranks never meet); launch_delay = kernel start - launch end.
+-- training_options(key, value)   HTA's rules that change numbers, as a TEMP TABLE to UPDATE:
+--     'steps' = 'all' (default: every kernel) or 'profiled' (the kernels that start inside one of
+--     their rank's ProfilerStep#N, as HTA counts them); 'drop_last_step' = 0 (default) or 1 (each
+--     rank's last step left out, HTA's default). Seeded once, as gpu_kernel_classes.
 -- training_steps(rank, step, ts, dur)   the ProfilerStep#N slices.
 -- step_stragglers(rank, step, dur, median_dur, ratio, straggler)   each rank's step against the
 --     median of that step over the ranks (the lower middle of an even count); straggler = 1 when
@@ -56,6 +60,13 @@ SELECT column1, column2, column3 FROM (VALUES
   ('dma%', 'memory', 5))
  WHERE NOT EXISTS (SELECT 1 FROM temp.gpu_kernel_classes);
 
+-- HTA's rules that change numbers, as options (a TEMP TABLE you UPDATE): steps = 'all' (every
+-- kernel of the trace) or 'profiled' (only the kernels that start inside a ProfilerStep#N of their
+-- rank, as HTA counts them); drop_last_step = 1 leaves out each rank's last step (HTA's default:
+-- it is often cut short) from training_steps, step_stragglers and, with 'profiled', the kernels
+CREATE TEMP TABLE IF NOT EXISTS training_options(key TEXT PRIMARY KEY, value);
+INSERT OR IGNORE INTO temp.training_options VALUES ('steps', 'all'), ('drop_last_step', 0);
+
 -- each file's rank: distributedInfo.rank of a Kineto trace, else the file
 DROP VIEW IF EXISTS temp.training_ranks;
 CREATE TEMP VIEW training_ranks AS
@@ -64,6 +75,16 @@ SELECT f.file, coalesce((SELECT json_extract(m.value, '$.rank') FROM metadata m
                             AND json_valid(m.value) LIMIT 1), f.file) AS rank
   FROM (SELECT DISTINCT file FROM metadata) f;
 
+-- the steps (before gpu_kernels, which the 'profiled' option restricts to them)
+DROP VIEW IF EXISTS temp.training_steps;
+CREATE TEMP VIEW training_steps AS
+WITH s AS (SELECT r.rank, CAST(substr(e.name, 14) AS INTEGER) AS step, e.ts, e.dur
+             FROM events e LEFT JOIN training_ranks r ON r.file IS e.file
+            WHERE e.name LIKE 'ProfilerStep#%' AND e.dur IS NOT NULL)
+SELECT rank, step, ts, dur FROM s
+ WHERE NOT (SELECT value FROM temp.training_options WHERE key = 'drop_last_step')
+    OR step < (SELECT max(step) FROM s s2 WHERE s2.rank IS s.rank);
+
 DROP VIEW IF EXISTS temp.gpu_kernels;
 CREATE TEMP VIEW gpu_kernels AS
 SELECT r.rank, e.file, json_extract(e.args, '$.stream') AS stream, e.ts, e.dur, e.name, e.cat,
@@ -71,7 +92,9 @@ SELECT r.rank, e.file, json_extract(e.args, '$.stream') AS stream, e.ts, e.dur, 
                   ORDER BY c.priority DESC, c.rowid LIMIT 1), 'computation') AS class,
        json_extract(e.args, '$.correlation') AS correlation, json_extract(e.args, '$."External id"') AS external_id
   FROM events e LEFT JOIN training_ranks r ON r.file IS e.file
- WHERE e.cat IN ('kernel', 'gpu_memcpy', 'gpu_memset') AND e.dur IS NOT NULL;
+ WHERE e.cat IN ('kernel', 'gpu_memcpy', 'gpu_memset') AND e.dur IS NOT NULL
+   AND ((SELECT value FROM temp.training_options WHERE key = 'steps') IS NOT 'profiled'
+        OR EXISTS (SELECT 1 FROM training_steps s WHERE s.rank IS r.rank AND e.ts >= s.ts AND e.ts < s.ts + s.dur));
 
 DROP VIEW IF EXISTS temp.gpu_kernel_breakdown;
 CREATE TEMP VIEW gpu_kernel_breakdown AS
@@ -133,12 +156,6 @@ WITH l AS MATERIALIZED (
 SELECT k.rank, k.correlation, l.name AS launch_name, l.ts AS launch_ts, l.dur AS launch_dur,
        k.name AS kernel_name, k.ts AS kernel_ts, k.dur AS kernel_dur, k.ts - (l.ts + l.dur) AS launch_delay
   FROM gpu_kernels k JOIN l ON l.file IS k.file AND l.correlation = k.correlation;
-
-DROP VIEW IF EXISTS temp.training_steps;
-CREATE TEMP VIEW training_steps AS
-SELECT r.rank, CAST(substr(e.name, 14) AS INTEGER) AS step, e.ts, e.dur
-  FROM events e LEFT JOIN training_ranks r ON r.file IS e.file
- WHERE e.name LIKE 'ProfilerStep#%' AND e.dur IS NOT NULL;
 
 DROP VIEW IF EXISTS temp.step_stragglers;
 CREATE TEMP VIEW step_stragglers AS

@@ -47,7 +47,7 @@ static const char *const azViewName[] = {
   "stack_functions", "stack_folded", "timings_summary", "timings_records", "timings_list",
   "gpu_kernel_classes", "training_ranks", "gpu_kernels", "gpu_kernel_breakdown", "training_unions",
   "gpu_temporal_breakdown", "comm_comp_overlap", "kernel_launch_stats", "training_steps", "step_stragglers",
-  "gpu_idle_breakdown", 0
+  "gpu_idle_breakdown", "training_options", 0
 };
 
 /* Whether cap has device activities as a PyTorch profiler (Kineto) trace writes them: rows of
@@ -244,7 +244,7 @@ static void openFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     { ps_sql_timings, {"timings_summary", "timings_records", "timings_list", 0}, 4 },
     { ps_sql_training, {"gpu_kernel_classes", "gpu_kernels", "gpu_kernel_breakdown", "gpu_temporal_breakdown",
                         "comm_comp_overlap", "kernel_launch_stats", "training_steps", "step_stragglers",
-                        "gpu_idle_breakdown", 0}, 5 },
+                        "gpu_idle_breakdown", "training_options"}, 5 },
   };
   for(int k=0; k<6 && rc==SQLITE_OK && zSrc; k++){
     int w = aTree[k].bWhen;

@@ -63,6 +63,23 @@ check(q(db, "SELECT class FROM gpu_kernels WHERE name = 'sgemm_128' GROUP BY cla
 db.execute("SELECT profile_open('examples/training')").fetchone()
 check(q(db, "SELECT count(*) FROM gpu_kernel_classes WHERE pattern = 'sgemm%'") == [(1,)],
       "gpu_kernel_classes: a second profile_open keeps the user's rows")
+# HTA's rules as options: steps #1 [0,100) and #2 [100,200) us, kernels starting at 50, 150 and 250
+import tempfile as _tf
+_d = _tf.mkdtemp(prefix="profsql-training-opt-")
+_p = os.path.join(_d, "steps.json")
+json.dump({"traceEvents": [{"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{i + 1}", "ts": 100 * i, "dur": 100,
+                            "pid": 1, "tid": 1} for i in range(2)] +
+                          [{"ph": "X", "cat": "kernel", "name": "k", "ts": t, "dur": 10, "pid": 0, "tid": 7, "args": {"stream": 7}}
+                           for t in (50, 150, 250)]}, open(_p, "w"))
+dbo = opened(_p)
+check(q(dbo, "SELECT count(*) FROM gpu_kernels") == [(3,)], "options: by default every kernel")
+dbo.execute("UPDATE training_options SET value = 'profiled' WHERE key = 'steps'")
+check(q(dbo, "SELECT count(*) FROM gpu_kernels") == [(2,)], "options: steps 'profiled': the kernels inside a step (HTA)")
+dbo.execute("UPDATE training_options SET value = 1 WHERE key = 'drop_last_step'")
+check(q(dbo, "SELECT count(*) FROM gpu_kernels") == [(1,)] and q(dbo, "SELECT step FROM training_steps") == [(1,)],
+      "options: drop_last_step leaves the last step and its kernels out (HTA's default)")
+dbo.execute("SELECT profile_open(?)", (_p,)).fetchone()
+check(q(dbo, "SELECT value FROM training_options WHERE key = 'steps'") == [("profiled",)], "options: kept by a second profile_open")
 # the directory form equals each file read alone (the rank from distributedInfo)
 for f, r in (("examples/training/rank0.json", 0), ("examples/training/rank1.json", 1)):
     one = opened(f)
