@@ -18,8 +18,9 @@
 --     communication: NCCL in all its spellings (ncclKernel_*, ncclDevKernel_*), RCCL, HCCL;
 --     memory: Memcpy*, Memset*, hipMemcpy*, dma*. Edit it with INSERT / DELETE: no kernel-name
 --     rule is in C.
--- gpu_kernels(rank, file, stream, ts, dur, name, cat, class, correlation, external_id)
---     every device activity (cat kernel, gpu_memcpy, gpu_memset: Kineto's) with a duration.
+-- gpu_kernels(rank, file, stream, ts, dur, name, cat, class, correlation, external_id, launch_name,
+--     launch_ts, launch_dur)   every device activity (cat kernel, gpu_memcpy, gpu_memset: Kineto's)
+--     with a duration, and the call that launched it (below).
 -- gpu_kernel_breakdown(rank, class, name, count, sum_ns, mean_ns, max_ns, class_share_pct,
 --     total_share_pct)   per kernel name; the shares are of the class's and of all kernel time
 --     of the rank (summed durations: concurrent kernels each count).
@@ -48,8 +49,9 @@
 --     consecutive kernels of a stream split by cause, as HTA splits GPU idle time: host wait =
 --     the part of a gap before the next kernel's launch call ended (the host had not queued it);
 --     kernel wait = the rest (it was queued: it waited on another stream or kernel).
--- Cost: a few scans of `events` and sorts of the kernels; the unions are window functions over the
--- kernels sorted by start (linear after the sort).
+-- Cost: a query of one view reads `events` once (training_rows, materialized) and `metadata` once
+-- (the ranks); the unions are window functions over the kernels sorted by start (linear after the
+-- sort). Over a directory or glob each read parses every file again (docs/performance.md).
 
 -- the classes, seeded once
 CREATE TEMP TABLE IF NOT EXISTS gpu_kernel_classes(pattern TEXT NOT NULL, class TEXT NOT NULL, priority INTEGER NOT NULL DEFAULT 0);
@@ -73,28 +75,52 @@ CREATE TEMP VIEW training_ranks AS
 SELECT f.file, coalesce((SELECT json_extract(m.value, '$.rank') FROM metadata m
                           WHERE m.file IS f.file AND m.scope = 'trace' AND m.key = 'distributedInfo'
                             AND json_valid(m.value) LIMIT 1), f.file) AS rank
-  FROM (SELECT DISTINCT file FROM metadata) f;
+  FROM (SELECT DISTINCT file FROM metadata WHERE scope = 'capture') f;
 
--- the steps (before gpu_kernels, which the 'profiled' option restricts to them)
+-- the rows every view reads, from one scan of `events`: device activities ('kernel'), launch
+-- calls ('launch') and steps ('step'), with the args they are joined by
+DROP VIEW IF EXISTS temp.training_rows;
+CREATE TEMP VIEW training_rows AS
+SELECT e.file, e.cat, e.name, e.ts, e.dur,
+       CASE WHEN e.cat IN ('kernel', 'gpu_memcpy', 'gpu_memset') THEN 'kernel'
+            WHEN e.cat IN ('cuda_runtime', 'cuda_driver') THEN 'launch' ELSE 'step' END AS kind,
+       json_extract(e.args, '$.stream') AS stream, json_extract(e.args, '$.correlation') AS correlation,
+       json_extract(e.args, '$."External id"') AS external_id
+  FROM events e
+ WHERE e.dur IS NOT NULL AND (e.cat IN ('kernel', 'gpu_memcpy', 'gpu_memset', 'cuda_runtime', 'cuda_driver')
+                              OR e.name LIKE 'ProfilerStep#%');
+
+-- the steps (the 'profiled' option restricts the kernels to them)
 DROP VIEW IF EXISTS temp.training_steps;
 CREATE TEMP VIEW training_steps AS
-WITH s AS (SELECT r.rank, CAST(substr(e.name, 14) AS INTEGER) AS step, e.ts, e.dur
-             FROM events e LEFT JOIN training_ranks r ON r.file IS e.file
-            WHERE e.name LIKE 'ProfilerStep#%' AND e.dur IS NOT NULL)
-SELECT rank, step, ts, dur FROM s
+WITH r AS MATERIALIZED (SELECT * FROM training_ranks),
+s AS (SELECT r.rank, CAST(substr(t.name, 14) AS INTEGER) AS step, t.ts, t.dur
+        FROM training_rows t LEFT JOIN r ON r.file IS t.file WHERE t.kind = 'step'),
+s2 AS MATERIALIZED (SELECT * FROM s)
+SELECT rank, step, ts, dur FROM s2
  WHERE NOT (SELECT value FROM temp.training_options WHERE key = 'drop_last_step')
-    OR step < (SELECT max(step) FROM s s2 WHERE s2.rank IS s.rank);
+    OR step < (SELECT max(step) FROM s2 s3 WHERE s3.rank IS s2.rank);
 
+-- the kernels, each with its launch call's start and end (one scan of the rows)
 DROP VIEW IF EXISTS temp.gpu_kernels;
 CREATE TEMP VIEW gpu_kernels AS
-SELECT r.rank, e.file, json_extract(e.args, '$.stream') AS stream, e.ts, e.dur, e.name, e.cat,
-       coalesce((SELECT c.class FROM temp.gpu_kernel_classes c WHERE e.name LIKE c.pattern
-                  ORDER BY c.priority DESC, c.rowid LIMIT 1), 'computation') AS class,
-       json_extract(e.args, '$.correlation') AS correlation, json_extract(e.args, '$."External id"') AS external_id
-  FROM events e LEFT JOIN training_ranks r ON r.file IS e.file
- WHERE e.cat IN ('kernel', 'gpu_memcpy', 'gpu_memset') AND e.dur IS NOT NULL
+WITH r AS MATERIALIZED (SELECT * FROM training_ranks),
+t AS MATERIALIZED (SELECT * FROM training_rows),
+st AS MATERIALIZED (SELECT r.rank, CAST(substr(t.name, 14) AS INTEGER) AS step, t.ts, t.dur
+                      FROM t LEFT JOIN r ON r.file IS t.file WHERE t.kind = 'step'),
+keep AS MATERIALIZED (SELECT * FROM st WHERE NOT (SELECT value FROM temp.training_options WHERE key = 'drop_last_step')
+                        OR step < (SELECT max(step) FROM st s3 WHERE s3.rank IS st.rank)),
+l AS MATERIALIZED (SELECT file, correlation, name, ts, dur FROM t WHERE kind = 'launch' AND correlation IS NOT NULL),
+cls AS MATERIALIZED (SELECT rowid AS rid, * FROM temp.gpu_kernel_classes)
+SELECT r.rank, k.file, k.stream, k.ts, k.dur, k.name, k.cat,
+       coalesce((SELECT c.class FROM cls c WHERE k.name LIKE c.pattern ORDER BY c.priority DESC, c.rid LIMIT 1),
+                'computation') AS class,
+       k.correlation, k.external_id, l.name AS launch_name, l.ts AS launch_ts, l.dur AS launch_dur
+  FROM t k LEFT JOIN r ON r.file IS k.file
+       LEFT JOIN l ON l.file IS k.file AND l.correlation = k.correlation
+ WHERE k.kind = 'kernel'
    AND ((SELECT value FROM temp.training_options WHERE key = 'steps') IS NOT 'profiled'
-        OR EXISTS (SELECT 1 FROM training_steps s WHERE s.rank IS r.rank AND e.ts >= s.ts AND e.ts < s.ts + s.dur));
+        OR EXISTS (SELECT 1 FROM keep s WHERE s.rank IS r.rank AND k.ts >= s.ts AND k.ts < s.ts + s.dur));
 
 DROP VIEW IF EXISTS temp.gpu_kernel_breakdown;
 CREATE TEMP VIEW gpu_kernel_breakdown AS
@@ -121,13 +147,15 @@ SELECT rank, grp, min(ts) AS first_ts, max(te) AS last_te,
 
 DROP VIEW IF EXISTS temp.gpu_temporal_breakdown;
 CREATE TEMP VIEW gpu_temporal_breakdown AS
-SELECT a.rank, a.last_te - a.first_ts AS kernel_ns, (a.last_te - a.first_ts) - a.union_ns AS idle_ns,
-       ifnull(c.union_ns, 0) AS compute_ns, a.union_ns - ifnull(c.union_ns, 0) AS non_compute_ns,
-       ((a.last_te - a.first_ts) - a.union_ns) * 100.0 / nullif(a.last_te - a.first_ts, 0) AS idle_pct,
-       ifnull(c.union_ns, 0) * 100.0 / nullif(a.last_te - a.first_ts, 0) AS compute_pct,
-       (a.union_ns - ifnull(c.union_ns, 0)) * 100.0 / nullif(a.last_te - a.first_ts, 0) AS non_compute_pct
-  FROM training_unions a LEFT JOIN training_unions c ON c.rank IS a.rank AND c.grp = 'computation'
- WHERE a.grp = 'all';
+WITH u AS (SELECT rank, max(CASE WHEN grp = 'all' THEN last_te - first_ts END) AS kernel_ns,
+                  max(CASE WHEN grp = 'all' THEN union_ns END) AS all_ns,
+                  ifnull(max(CASE WHEN grp = 'computation' THEN union_ns END), 0) AS compute_ns
+             FROM training_unions GROUP BY rank)
+SELECT rank, kernel_ns, kernel_ns - all_ns AS idle_ns, compute_ns, all_ns - compute_ns AS non_compute_ns,
+       (kernel_ns - all_ns) * 100.0 / nullif(kernel_ns, 0) AS idle_pct,
+       compute_ns * 100.0 / nullif(kernel_ns, 0) AS compute_pct,
+       (all_ns - compute_ns) * 100.0 / nullif(kernel_ns, 0) AS non_compute_pct
+  FROM u;
 
 -- overlap: a sweep over the boundaries of the communication and computation kernels; a stretch
 -- between two boundaries counts when both kinds are running (the running counts > 0)
@@ -149,13 +177,9 @@ SELECT rank, comm_ns, overlapped_ns, overlapped_ns * 100.0 / nullif(comm_ns, 0) 
 
 DROP VIEW IF EXISTS temp.kernel_launch_stats;
 CREATE TEMP VIEW kernel_launch_stats AS
-WITH l AS MATERIALIZED (
-  SELECT e.file, json_extract(e.args, '$.correlation') AS correlation, e.name, e.ts, e.dur
-    FROM events e WHERE e.cat IN ('cuda_runtime', 'cuda_driver') AND e.dur IS NOT NULL
-     AND json_extract(e.args, '$.correlation') IS NOT NULL)
-SELECT k.rank, k.correlation, l.name AS launch_name, l.ts AS launch_ts, l.dur AS launch_dur,
-       k.name AS kernel_name, k.ts AS kernel_ts, k.dur AS kernel_dur, k.ts - (l.ts + l.dur) AS launch_delay
-  FROM gpu_kernels k JOIN l ON l.file IS k.file AND l.correlation = k.correlation;
+SELECT rank, correlation, launch_name, launch_ts, launch_dur, name AS kernel_name, ts AS kernel_ts, dur AS kernel_dur,
+       ts - (launch_ts + launch_dur) AS launch_delay
+  FROM gpu_kernels WHERE launch_ts IS NOT NULL;
 
 DROP VIEW IF EXISTS temp.step_stragglers;
 CREATE TEMP VIEW step_stragglers AS
@@ -168,14 +192,10 @@ SELECT s.rank, s.step, s.dur, m.median_dur, s.dur * 1.0 / nullif(m.median_dur, 0
 
 DROP VIEW IF EXISTS temp.gpu_idle_breakdown;
 CREATE TEMP VIEW gpu_idle_breakdown AS
-WITH l AS MATERIALIZED (
-  SELECT e.file, json_extract(e.args, '$.correlation') AS correlation, e.ts + e.dur AS launch_end
-    FROM events e WHERE e.cat IN ('cuda_runtime', 'cuda_driver') AND e.dur IS NOT NULL
-     AND json_extract(e.args, '$.correlation') IS NOT NULL),
-k AS (SELECT g.rank, g.file, g.stream, g.ts, g.ts + g.dur AS te, l.launch_end,
-             max(g.ts + g.dur) OVER (PARTITION BY g.rank, g.stream ORDER BY g.ts, g.ts + g.dur
-                                     ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end
-        FROM gpu_kernels g LEFT JOIN l ON l.file IS g.file AND l.correlation = g.correlation),
+WITH k AS (SELECT rank, stream, ts, ts + dur AS te, launch_ts + launch_dur AS launch_end,
+                  max(ts + dur) OVER (PARTITION BY rank, stream ORDER BY ts, ts + dur
+                                      ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end
+             FROM gpu_kernels),
 gap AS (SELECT rank, stream, ts - prev_end AS idle,
                max(0, min(ts, coalesce(launch_end, prev_end)) - prev_end) AS host
           FROM k WHERE prev_end IS NOT NULL AND ts > prev_end)

@@ -47,7 +47,7 @@ static const char *const azViewName[] = {
   "stack_functions", "stack_folded", "timings_summary", "timings_records", "timings_list",
   "gpu_kernel_classes", "training_ranks", "gpu_kernels", "gpu_kernel_breakdown", "training_unions",
   "gpu_temporal_breakdown", "comm_comp_overlap", "kernel_launch_stats", "training_steps", "step_stragglers",
-  "gpu_idle_breakdown", "training_options", 0
+  "gpu_idle_breakdown", "training_options", "training_rows", 0
 };
 
 /* Whether cap has device activities as a PyTorch profiler (Kineto) trace writes them: rows of

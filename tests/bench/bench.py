@@ -366,6 +366,7 @@ def bench_text():
                   "%.0f MB" % (rss2 / 1e6), rss2 / size, dt2 / dt if dt else 0))
     bench_perfetto(load)
     bench_diff(load)
+    bench_training(load)
     bench_tf_stats(load)
     bench_stacks(load)
     bench_ftrace(load)
@@ -426,6 +427,75 @@ def bench_diff(load):
             print("%-40s failed: %s" % (label, (r[2] or "").strip()[-80:]))
             continue
         print("%-40s %9.3f %9.2f   (target < 2.0)" % (label, r[0], r[0] / base[0]))
+
+
+def ensure_training(nRanks=16, nSteps=20, nPerStep=1000):
+    """nRanks Kineto-like rank traces (tests/bench/data/training/rank_K.json): per step a
+    ProfilerStep#N, nPerStep CPU ops each launching one kernel (cudaLaunchKernel with a
+    correlation id, an ac2g flow pair) on one of two compute streams, and an NCCL all-reduce on a
+    third stream; rank K's steps 1 % slower per rank. About 6 rows per op: 120k events, 20 MB a
+    rank."""
+    d = os.path.join(DATA, "training")
+    if os.path.exists(os.path.join(d, "rank_%d.json" % (nRanks - 1))):
+        return d
+    os.makedirs(d, exist_ok=True)
+    for r in range(nRanks):
+        ev = []
+        t, corr = 0.0, 0
+        for st in range(nSteps):
+            t0 = t
+            for i in range(nPerStep):
+                corr += 1
+                ev.append('{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":%.3f,"dur":8,"args":{"External id":%d}}' % (t, corr))
+                ev.append('{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":%.3f,"dur":4,"args":{"correlation":%d,"cbid":211}}' % (t + 2, corr))
+                ev.append('{"ph":"s","cat":"ac2g","name":"ac2g","id":%d,"pid":1,"tid":1,"ts":%.3f,"bp":"e"}' % (corr, t + 2))
+                k = "ncclDevKernel_AllReduce_Sum_f32_RING_LL" if i % 50 == 49 else ("sm90_xmma_gemm_f16f16_%d" % (i % 37))
+                stream = 9 if i % 50 == 49 else 7 + (i % 2)
+                kt = t + 9 + (i % 5)
+                ev.append('{"ph":"X","cat":"kernel","name":"%s","pid":0,"tid":%d,"ts":%.3f,"dur":%d,"args":{"stream":%d,"correlation":%d,"device":0}}'
+                          % (k, stream, kt, 6 + (i % 7) + r % 3, stream, corr))
+                ev.append('{"ph":"f","cat":"ac2g","name":"ac2g","id":%d,"pid":0,"tid":%d,"ts":%.3f,"bp":"e"}' % (corr, stream, kt))
+                t += 10 * (1 + r / 100.0)
+            ev.append('{"ph":"X","cat":"user_annotation","name":"ProfilerStep#%d","pid":1,"tid":1,"ts":%.3f,"dur":%.3f}' % (st, t0, t - t0))
+        with open(os.path.join(d, "rank_%d.json.tmp" % r), "w") as f:
+            f.write('{"schemaVersion":1,"distributedInfo":{"backend":"nccl","rank":%d,"world_size":%d},"traceEvents":[\n' % (r, nRanks))
+            f.write(",\n".join(ev))
+            f.write("\n]}\n")
+        os.rename(os.path.join(d, "rank_%d.json.tmp" % r), os.path.join(d, "rank_%d.json" % r))
+    return d
+
+
+def bench_training(load):
+    """sql/training.sql's views over 16 generated rank traces (ensure_training) against one scan of
+    the same files, each in a fresh process with its peak RSS. Target (issue 37): at most 1.5x the
+    scan's time, at one file's memory."""
+    d = ensure_training()
+    files = sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith(".json"))
+    size = sum(os.path.getsize(f) for f in files)
+    for f in files:
+        subprocess.run(["cat", f], stdout=subprocess.DEVNULL)
+    print("\n== training views over %d rank traces (%.0f MB; fresh process each, best of %d)" % (len(files), size / 1e6, REPEAT))
+    print("%-40s %9s %9s %10s" % ("", "seconds", "ratio", "peak RSS"))
+    sh = [SQLITE3, "-batch", "-init", "/dev/null"] + load + [":memory:"]
+    glob = os.path.join(d, "rank_*.json")
+    base = best(sh, "SELECT count(*), sum(dur) FROM profile_events('%s');\n" % glob)
+    one = best(sh, "SELECT count(*), sum(dur) FROM profile_events('%s');\n" % files[0])
+    if base[0] is None or base[3] != 0:
+        print("scan failed: %s" % (base[2] or "").strip()[-80:])
+        return
+    print("%-40s %9.3f %9s %10s" % ("one scan of every rank", base[0], "1.00", "%.0f MB" % (base[1] / 1e6)))
+    print("%-40s %9s %9s %10s" % ("  (one rank's scan: its memory)", "%.3f" % one[0], "", "%.0f MB" % (one[1] / 1e6)))
+    opened = "SELECT profile_open('%s') IS NULL;\n" % glob
+    for label, q in [("gpu_temporal_breakdown", "SELECT count(*), sum(idle_ns) FROM gpu_temporal_breakdown;\n"),
+                     ("comm_comp_overlap", "SELECT count(*), sum(overlapped_ns) FROM comm_comp_overlap;\n"),
+                     ("gpu_kernel_breakdown", "SELECT count(*), sum(sum_ns) FROM gpu_kernel_breakdown;\n"),
+                     ("kernel_launch_stats", "SELECT count(*), avg(launch_delay) FROM kernel_launch_stats;\n"),
+                     ("step_stragglers", "SELECT count(*), sum(straggler) FROM step_stragglers;\n")]:
+        r = best(sh, opened + q)
+        if r[0] is None or r[3] != 0:
+            print("%-40s failed: %s" % (label, (r[2] or "").strip()[-80:]))
+            continue
+        print("%-40s %9.3f %9.2f %10s   (target <= 1.5)" % (label, r[0], r[0] / base[0], "%.0f MB" % (r[1] / 1e6)))
 
 
 def bench_tf_stats(load):
