@@ -36,9 +36,11 @@ BUILD="build-essential pkg-config libsqlite3-dev sqlite3 zlib1g-dev libminizip-d
 # setuptools or wheel: its build backend is its own (bindings/python/profsql_build.py).
 TEST_CORE="$BUILD python3 python3-venv python3-pip python3-pandas python3-apsw clang libclang-rt-dev gzip \
 protobuf-compiler libprotobuf-dev python3-protobuf unzip parallel dpkg-dev python3-markdown"
-# optional: the ODBC stack (tests/py/test_odbc.py) and the browser (tests/py/test_flame_browser.py,
-# test_flamegraph.py's rendering check): about 300 MB; their tests skip with a line without them
-TEST_OPTIONAL="unixodbc libsqliteodbc chromium chromium-driver"
+# optional: the ODBC stack (tests/py/test_odbc.py), the browser (tests/py/test_flame_browser.py,
+# test_flamegraph.py's rendering check), and Slurm with munge (tests/py/test_slurm.py runs the Slurm
+# array job of docs/scaling.md on a one-node cluster it starts): about 400 MB; their tests skip with
+# a line without them
+TEST_OPTIONAL="unixodbc libsqliteodbc chromium chromium-driver slurm-wlm munge"
 TEST="$TEST_CORE $TEST_OPTIONAL"
 
 # bench (make bench, not CI): the tests' python3, protoc and python3-protobuf (baselines of the XSpace

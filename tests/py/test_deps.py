@@ -1,7 +1,7 @@
 """.ci/deps.sh, the one list of Debian packages and the step that installs the missing ones:
 
   1. `list test` is complete (CI installs it): `list test-core` plus the optional ODBC and browser
-     stack (unixodbc, libsqliteodbc, chromium, chromium-driver), which test-core leaves out;
+     stack (unixodbc, libsqliteodbc, chromium, chromium-driver, slurm-wlm, munge), which test-core leaves out;
      PROFSQL_TEST_MINIMAL=1 makes `ensure test` ask for test-core only.
   2. `ensure` waits while another apt-get or dpkg holds the lock, instead of failing at once: run
      against stand-ins for dpkg-query (one package missing), id (root), sleep (no waiting) and
@@ -15,7 +15,7 @@ import tempfile
 
 from testlib import check, done
 
-OPTIONAL = {"unixodbc", "libsqliteodbc", "chromium", "chromium-driver"}
+OPTIONAL = {"unixodbc", "libsqliteodbc", "chromium", "chromium-driver", "slurm-wlm", "munge"}
 
 
 def deps(*args, env=None):
@@ -30,7 +30,7 @@ check(full.returncode == 0 and core.returncode == 0, "list test and list test-co
 full_set, core_set = set(full.stdout.split()), set(core.stdout.split())
 check(OPTIONAL <= full_set, "list test (what CI installs) holds the ODBC and browser stack", sorted(OPTIONAL - full_set))
 check(not (OPTIONAL & core_set) and core_set == full_set - OPTIONAL,
-      "list test-core is list test without exactly those four", sorted(full_set ^ core_set))
+      "list test-core is list test without exactly the optional six", sorted(full_set ^ core_set))
 check({"clang", "python3", "libsqlite3-dev"} <= core_set, "test-core keeps what every run needs")
 check(set(deps("list", "build").stdout.split()) <= core_set, "test-core includes the build's packages")
 
