@@ -15,12 +15,15 @@
 -- gpu_kernel_classes(pattern, class, priority)   a TEMP TABLE the views read: a kernel's class is
 --     that of the highest-priority row whose pattern its name matches (LIKE, case-insensitive),
 --     else 'computation'. Seeded once (profile_open leaves a table that has rows as it is) with
---     communication: NCCL in all its spellings (ncclKernel_*, ncclDevKernel_*), RCCL, HCCL;
+--     communication: NCCL in all its spellings (ncclKernel_*, ncclDevKernel_*), RCCL, HCCL, and XLA's
+--     collectives (all-reduce, all-gather, reduce-scatter, collective-permute, all-to-all);
 --     memory: Memcpy*, Memset*, hipMemcpy*, dma*. Edit it with INSERT / DELETE: no kernel-name
 --     rule is in C.
 -- gpu_kernels(rank, file, stream, ts, dur, name, cat, class, correlation, external_id, launch_name,
---     launch_ts, launch_dur)   every device activity (cat kernel, gpu_memcpy, gpu_memset: Kineto's)
---     with a duration, and the call that launched it (below).
+--     launch_ts, launch_dur)   every device activity with a duration — Kineto's (cat kernel,
+--     gpu_memcpy, gpu_memset), or an XSpace's device plane's stream lines ('/device:GPU:0',
+--     'Stream #N(...)': the stream is the line's id, the correlation the correlation_id stat) — and
+--     the call that launched it (below; an XSpace's host-plane events with a correlation_id).
 -- gpu_kernel_breakdown(rank, class, name, count, sum_ns, mean_ns, max_ns, class_share_pct,
 --     total_share_pct)   per kernel name; the shares are of the class's and of all kernel time
 --     of the rank (summed durations: concurrent kernels each count).
@@ -58,6 +61,8 @@ CREATE TEMP TABLE IF NOT EXISTS gpu_kernel_classes(pattern TEXT NOT NULL, class 
 INSERT INTO temp.gpu_kernel_classes(pattern, class, priority)
 SELECT column1, column2, column3 FROM (VALUES
   ('%nccl%', 'communication', 10), ('%rccl%', 'communication', 10), ('%hccl%', 'communication', 10),
+  ('all-reduce%', 'communication', 10), ('all-gather%', 'communication', 10), ('reduce-scatter%', 'communication', 10),
+  ('collective-permute%', 'communication', 10), ('all-to-all%', 'communication', 10),
   ('Memcpy%', 'memory', 5), ('Memset%', 'memory', 5), ('hipMemcpy%', 'memory', 5), ('hipMemset%', 'memory', 5),
   ('dma%', 'memory', 5))
  WHERE NOT EXISTS (SELECT 1 FROM temp.gpu_kernel_classes);
@@ -82,13 +87,17 @@ SELECT f.file, coalesce((SELECT json_extract(m.value, '$.rank') FROM metadata m
 DROP VIEW IF EXISTS temp.training_rows;
 CREATE TEMP VIEW training_rows AS
 SELECT e.file, e.cat, e.name, e.ts, e.dur,
-       CASE WHEN e.cat IN ('kernel', 'gpu_memcpy', 'gpu_memset') THEN 'kernel'
-            WHEN e.cat IN ('cuda_runtime', 'cuda_driver') THEN 'launch' ELSE 'step' END AS kind,
-       json_extract(e.args, '$.stream') AS stream, json_extract(e.args, '$.correlation') AS correlation,
+       CASE WHEN e.cat IN ('kernel', 'gpu_memcpy', 'gpu_memset') OR e.process_name LIKE '/device:%' THEN 'kernel'
+            WHEN e.cat IN ('cuda_runtime', 'cuda_driver') OR e.process_name LIKE '/host:%' THEN 'launch' ELSE 'step' END AS kind,
+       coalesce(json_extract(e.args, '$.stream'), CASE WHEN e.process_name LIKE '/device:%' THEN e.tid END) AS stream,
+       coalesce(json_extract(e.args, '$.correlation'), json_extract(e.args, '$.correlation_id')) AS correlation,
        json_extract(e.args, '$."External id"') AS external_id
   FROM events e
  WHERE e.dur IS NOT NULL AND (e.cat IN ('kernel', 'gpu_memcpy', 'gpu_memset', 'cuda_runtime', 'cuda_driver')
-                              OR e.name LIKE 'ProfilerStep#%');
+                              OR e.name LIKE 'ProfilerStep#%'
+                              -- an XSpace: a device plane's stream lines; a host plane's events with a correlation
+                              OR (e.process_name LIKE '/device:%' AND e.thread_name LIKE 'Stream #%')
+                              OR (e.process_name LIKE '/host:%' AND json_extract(e.args, '$.correlation_id') IS NOT NULL));
 
 -- the steps (the 'profiled' option restricts the kernels to them)
 DROP VIEW IF EXISTS temp.training_steps;

@@ -159,7 +159,7 @@ static void openFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     bXSpace = bEvents && e->cap->pFormat==&ps_format_xspace;
     bStacks = bRecords && e->cap->ev.aStack!=0;
     bTimings = bRecords && e->cap->pFormat==&ps_format_timings;
-    bKernels = bEvents && has_device_kernels(e->cap);
+    bKernels = bEvents && (bXSpace || has_device_kernels(e->cap));
     /* the formats of the capture's rows: its own, and 'ftrace' for the ftrace text a Chrome
     ** trace or a systrace document carries (sql/perfetto.sql keeps the lines of each) */
     snprintf(zFormat, sizeof(zFormat), "%s%s", e->cap->pFormat->zName, e->cap->bFtrace ? " ftrace" : "");

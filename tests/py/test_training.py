@@ -89,6 +89,59 @@ for f, r in (("examples/training/rank0.json", 0), ("examples/training/rank1.json
               f"{v}: rank {r} alone = rank {r} of the directory")
 
 
+# ---------------------------------------------------------------- an XSpace's device planes
+# the kernels are the events of the device planes' stream lines (XSpace.planes=1; XPlane.name=2,
+# lines=3, event_metadata=4 (key=1, value: name=2); XLine.name=2, display_name=11, events=4;
+# XEvent.metadata_id=1, duration_ps=3), read here with a protobuf wire reader: count and ns per name
+from testlib import read_varint
+
+
+def pb(buf):
+    i, out = 0, []
+    while i < len(buf):
+        key, i = read_varint(buf, i)
+        f, wt = key >> 3, key & 7
+        if wt == 0:
+            v, i = read_varint(buf, i)
+        elif wt == 2:
+            n, i = read_varint(buf, i)
+            v, i = buf[i:i + n], i + n
+        elif wt == 1:
+            v, i = buf[i:i + 8], i + 8
+        else:
+            v, i = buf[i:i + 4], i + 4
+        out.append((f, v))
+    return out
+
+
+xs = collections.Counter()
+xn = collections.Counter()
+for f, plane in pb(open("examples/gpu_host.xplane.pb", "rb").read()):
+    pf = pb(plane) if f == 1 else []
+    if not next((v.decode() for g, v in pf if g == 2), "").startswith("/device:"):
+        continue
+    names = {}
+    for g, entry in pf:
+        if g == 4:
+            ef = pb(entry)
+            names[next(v for w, v in ef if w == 1)] = next((v.decode() for w, v in pb(next(v for w, v in ef if w == 2)) if w == 2), "")
+    for g, line in pf:
+        lf = pb(line) if g == 3 else []
+        if not any(w in (2, 11) and v.decode().startswith("Stream #") for w, v in lf):
+            continue
+        for w, e in lf:
+            if w == 4:
+                ef = pb(e)
+                nm = names.get(next((v for r, v in ef if r == 1), 0), "")
+                xn[nm] += 1
+                xs[nm] += round(next((v for r, v in ef if r == 3), 0) / 1000)
+dbx = opened("examples/gpu_host.xplane.pb")
+got = {n: (c, t) for n, c, t in dbx.execute("SELECT name, count, sum_ns FROM gpu_kernel_breakdown")}
+check(got == {n: (xn[n], xs[n]) for n in xn} and sum(xn.values()) == 384,
+      "XSpace: the device planes' stream-line kernels per name = the wire's", (len(got), sum(xn.values())))
+check(q(dbx, "SELECT class FROM gpu_kernels WHERE name LIKE 'all-reduce%' GROUP BY class") == [("communication",)],
+      "XSpace: XLA's all-reduce is communication")
+
 # ---------------------------------------------------------------- profile_report of a training capture
 import tempfile
 out = tempfile.mkdtemp(prefix="profsql-training-report-")
@@ -134,7 +187,7 @@ def union(iv):
 
 
 def klass(name):
-    if re.search("nccl|rccl|hccl", name, re.I):
+    if re.search("nccl|rccl|hccl", name, re.I) or re.match("(all-reduce|all-gather|reduce-scatter|collective-permute|all-to-all)", name, re.I):
         return "communication"
     if re.match("(memcpy|memset|hipmemcpy|hipmemset|dma)", name, re.I):
         return "memory"
