@@ -20,7 +20,7 @@ import os
 import re
 import tempfile
 
-from testlib import check, connect, done, read_varint, skip_part
+from testlib import check, connect, done, pb_fields, skip_part
 
 db = connect()
 CORPUS = os.path.join("..", "shared", "corpus")
@@ -371,27 +371,6 @@ check(all("…" in l and l.endswith(l2.split("Tick ")[1]) for l, l2 in zip(label
       "long shared names: shortened in the middle, the differing end kept", labels[:2])
 
 # ---------------------------------------------------------------- XSpace
-def pb_fields(buf):
-    """(field, wire type, value) of one protobuf message: varints as ints, length-delimited as bytes."""
-    i, out = 0, []
-    while i < len(buf):
-        key, i = read_varint(buf, i)
-        f, wt = key >> 3, key & 7
-        if wt == 0:
-            v, i = read_varint(buf, i)
-        elif wt == 2:
-            n, i = read_varint(buf, i)
-            v, i = buf[i:i + n], i + n
-        elif wt == 1:
-            v, i = buf[i:i + 8], i + 8
-        elif wt == 5:
-            v, i = buf[i:i + 4], i + 4
-        else:
-            raise ValueError("wire type %d" % wt)
-        out.append((f, wt, v))
-    return out
-
-
 def xspace_device_ops(path):
     """Per op of the device planes: self time (ps) = dur minus the events nested in it on its line.
     XSpace.planes=1; XPlane.name=2, lines=3, event_metadata=4 (entry: key=1, value=2 with name=2),

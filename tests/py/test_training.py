@@ -93,25 +93,11 @@ for f, r in (("examples/training/rank0.json", 0), ("examples/training/rank1.json
 # the kernels are the events of the device planes' stream lines (XSpace.planes=1; XPlane.name=2,
 # lines=3, event_metadata=4 (key=1, value: name=2); XLine.name=2, display_name=11, events=4;
 # XEvent.metadata_id=1, duration_ps=3), read here with a protobuf wire reader: count and ns per name
-from testlib import read_varint
+from testlib import pb_fields
 
 
 def pb(buf):
-    i, out = 0, []
-    while i < len(buf):
-        key, i = read_varint(buf, i)
-        f, wt = key >> 3, key & 7
-        if wt == 0:
-            v, i = read_varint(buf, i)
-        elif wt == 2:
-            n, i = read_varint(buf, i)
-            v, i = buf[i:i + n], i + n
-        elif wt == 1:
-            v, i = buf[i:i + 8], i + 8
-        else:
-            v, i = buf[i:i + 4], i + 4
-        out.append((f, v))
-    return out
+    return [(f, v) for f, _, v in pb_fields(buf)]
 
 
 xs = collections.Counter()

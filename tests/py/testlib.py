@@ -85,6 +85,28 @@ def read_varint(buf, i):
             return v, i
 
 
+def pb_fields(buf):
+    """(field, wire type, value) of one protobuf message, as a reader independent of libprofsql:
+    varints as ints, length-delimited fields as bytes, fixed 64 / 32 bit as their bytes."""
+    i, out = 0, []
+    while i < len(buf):
+        key, i = read_varint(buf, i)
+        f, wt = key >> 3, key & 7
+        if wt == 0:
+            v, i = read_varint(buf, i)
+        elif wt == 2:
+            n, i = read_varint(buf, i)
+            v, i = buf[i:i + n], i + n
+        elif wt == 1:
+            v, i = buf[i:i + 8], i + 8
+        elif wt == 5:
+            v, i = buf[i:i + 4], i + 4
+        else:
+            raise ValueError("wire type %d" % wt)
+        out.append((f, wt, v))
+    return out
+
+
 def write_rank_traces(directory, n, root="."):
     """Writes n rank traces rank0.json .. rank<n-1>.json into directory, each the events of
     examples/browser_trace.json with its integer pids moved by 1000 * (k + 1) and its times 10 s
