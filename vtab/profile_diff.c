@@ -314,21 +314,12 @@ typedef struct DfCursor {
 #define DF_COL_TEST     13
 #define DF_COL_OPTIONS  14
 
-/* The table: PsVtab and its connection (profile_diff reads "where" through profile_events). */
-typedef struct DfVtab { PsVtab base; sqlite3 *db; } DfVtab;
-
 static int dfConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab, char **pzErr){
   (void)argc; (void)argv; (void)pzErr;
-  int rc = ps_vt_connect(db, pAux,
+  return ps_vt_connect(db, pAux,
     "CREATE TABLE x(key TEXT, base_count INTEGER, test_count INTEGER, base_ns INTEGER, test_ns INTEGER, "
     "base_self_ns INTEGER, test_self_ns INTEGER, delta_ns, ratio REAL, base_share REAL, test_share REAL, "
     "change TEXT, baseline HIDDEN, test HIDDEN, options HIDDEN)", ppVtab);
-  if( rc!=SQLITE_OK ) return rc;
-  DfVtab *p = sqlite3_realloc(*ppVtab, sizeof(DfVtab));
-  if( p==0 ){ ps_vt_disconnect(*ppVtab); *ppVtab = 0; return SQLITE_NOMEM; }
-  p->db = db;
-  *ppVtab = &p->base.base;
-  return SQLITE_OK;
 }
 
 static int dfOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur){
@@ -490,16 +481,12 @@ static int df_side(DfCursor *c, sqlite3 *db, int iSide, sqlite3_value *pSource){
   return rc;
 }
 
-static int64_t df_abs_delta(const DfCursor *c, const DfKey *k);
-
-static const DfCursor *dfSortCursor;
+/* A row to sort: abs(delta_ns), then the key's text. */
+typedef struct DfSort { int64_t absDelta; const char *z; uint32_t n, k; } DfSort;
 static int df_cmp(const void *a, const void *b){
-  const DfCursor *c = dfSortCursor;
-  const DfKey *x = &c->m.a[*(const uint32_t*)a], *y = &c->m.a[*(const uint32_t*)b];
-  int64_t dx = df_abs_delta(c, x), dy = df_abs_delta(c, y);
-  if( dx!=dy ) return dx > dy ? -1 : 1;
-  size_t n = x->n < y->n ? x->n : y->n;
-  int r = memcmp(c->m.text.z + x->off, c->m.text.z + y->off, n);
+  const DfSort *x = a, *y = b;
+  if( x->absDelta!=y->absDelta ) return x->absDelta > y->absDelta ? -1 : 1;
+  int r = memcmp(x->z, y->z, x->n < y->n ? x->n : y->n);
   if( r ) return r;
   return x->n < y->n ? -1 : x->n > y->n;
 }
@@ -521,7 +508,7 @@ static int64_t df_abs_delta(const DfCursor *c, const DfKey *k){
 static int dfFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc, sqlite3_value **argv){
   DfCursor *c = (DfCursor*)cur;
   (void)idxStr; (void)argc;
-  sqlite3 *db = ((DfVtab*)cur->pVtab)->db;
+  sqlite3 *db = ((PsVtab*)cur->pVtab)->db;
   df_reset(c);
   if( (idxNum & 3)!=3 ){
     return ps_vt_error(cur->pVtab, sqlite3_mprintf("profile_diff: expected (baseline, test [, options_json])"), SQLITE_ERROR);
@@ -549,9 +536,15 @@ static int dfFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, in
     c->aTotal[1] = ps_add_sat(c->aTotal[1], e->self[1]);
     if( e->count[0] || e->count[1] || e->ns[0] || e->ns[1] || e->self[0] || e->self[1] ) c->aOrder[c->n++] = (uint32_t)k;
   }
-  dfSortCursor = c;                   /* (qsort has no context argument; SQLite serialises xFilter per connection) */
-  qsort(c->aOrder, c->n, sizeof(uint32_t), df_cmp);
-  dfSortCursor = 0;
+  DfSort *aSort = ps_malloc(sizeof(DfSort) * (c->n ? c->n : 1));
+  if( aSort==0 ) return SQLITE_NOMEM;
+  for(size_t i=0; i<c->n; i++){
+    const DfKey *e = &c->m.a[c->aOrder[i]];
+    aSort[i].absDelta = df_abs_delta(c, e); aSort[i].z = c->m.text.z + e->off; aSort[i].n = e->n; aSort[i].k = c->aOrder[i];
+  }
+  qsort(aSort, c->n, sizeof(DfSort), df_cmp);
+  for(size_t i=0; i<c->n; i++) c->aOrder[i] = aSort[i].k;
+  ps_free(aSort);
   c->i = 0;
   return SQLITE_OK;
 }

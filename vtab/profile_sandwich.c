@@ -123,8 +123,6 @@ typedef struct SwCursor {
   int bFound;
 } SwCursor;
 
-typedef struct SwVtab { PsVtab base; sqlite3 *db; } SwVtab;
-
 static int sw_poll(void *p){ return ps_poll_interrupt((PsPoll*)p); }
 
 /* One file: the function's outermost occurrences, their callers and callees into the rows. */
@@ -229,15 +227,9 @@ done:
 
 static int swConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab, char **pzErr){
   (void)argc; (void)argv; (void)pzErr;
-  int rc = ps_vt_connect(db, pAux,
+  return ps_vt_connect(db, pAux,
     "CREATE TABLE x(direction TEXT, depth INTEGER, path TEXT, self_ns INTEGER, total_ns INTEGER, count INTEGER, "
     "source HIDDEN, function HIDDEN, options HIDDEN)", ppVtab);
-  if( rc!=SQLITE_OK ) return rc;
-  SwVtab *p = sqlite3_realloc(*ppVtab, sizeof(SwVtab));
-  if( p==0 ){ ps_vt_disconnect(*ppVtab); *ppVtab = 0; return SQLITE_NOMEM; }
-  p->db = db;
-  *ppVtab = &p->base.base;
-  return SQLITE_OK;
 }
 
 static int swOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur){
@@ -270,26 +262,23 @@ static int swBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
 }
 
 
-static const SwCursor *swSortCursor;
+/* A row to sort: callers first, then by depth, total_ns descending, the row it hangs under and its
+** label. */
+typedef struct SwSort { int bCaller; int32_t depth, parent; int64_t total; const char *z; uint32_t n, k; } SwSort;
 static int sw_cmp(const void *a, const void *b){
-  const SwTab *t = &swSortCursor->t;
-  const SwRow *x = &t->a[*(const uint32_t*)a], *y = &t->a[*(const uint32_t*)b];
+  const SwSort *x = a, *y = b;
   if( x->bCaller!=y->bCaller ) return x->bCaller ? -1 : 1;
   if( x->depth!=y->depth ) return x->depth < y->depth ? -1 : 1;
   if( x->total!=y->total ) return x->total > y->total ? -1 : 1;
-  /* then by the path: labels from the function outwards (the rows' chains compared in C on demand
-  ** would be deep; the index in the tree is stable: parent, then label text) */
   if( x->parent!=y->parent ) return x->parent < y->parent ? -1 : 1;
-  const char *zx = t->text.z + t->aLab[x->label].off, *zy = t->text.z + t->aLab[y->label].off;
-  size_t nx = t->aLab[x->label].n, ny = t->aLab[y->label].n;
-  int r = memcmp(zx, zy, nx < ny ? nx : ny);
-  return r ? r : (nx < ny ? -1 : nx > ny);
+  int r = memcmp(x->z, y->z, x->n < y->n ? x->n : y->n);
+  return r ? r : (x->n < y->n ? -1 : x->n > y->n);
 }
 
 static int swFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc, sqlite3_value **argv){
   SwCursor *c = (SwCursor*)cur;
   (void)idxStr; (void)argc;
-  sqlite3 *db = ((SwVtab*)cur->pVtab)->db;
+  sqlite3 *db = ((PsVtab*)cur->pVtab)->db;
   sw_reset(c);
   if( (idxNum & 3)!=3 ){
     return ps_vt_error(cur->pVtab, sqlite3_mprintf("profile_sandwich: expected (source, function [, options_json])"), SQLITE_ERROR);
@@ -346,11 +335,18 @@ static int swFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, in
   }
   c->aOrder = ps_malloc(sizeof(uint32_t) * (c->t.n ? c->t.n : 1));
   if( c->aOrder==0 ) return SQLITE_NOMEM;
-  for(size_t k=0; k<c->t.n; k++) c->aOrder[k] = (uint32_t)k;
+  SwSort *aSort = ps_malloc(sizeof(SwSort) * (c->t.n ? c->t.n : 1));
+  if( aSort==0 ) return SQLITE_NOMEM;
+  for(size_t k=0; k<c->t.n; k++){
+    const SwRow *x = &c->t.a[k];
+    SwSort *o = &aSort[k];
+    o->bCaller = x->bCaller; o->depth = x->depth; o->parent = x->parent; o->total = x->total;
+    o->z = c->t.text.z + c->t.aLab[x->label].off; o->n = c->t.aLab[x->label].n; o->k = (uint32_t)k;
+  }
+  qsort(aSort, c->t.n, sizeof(SwSort), sw_cmp);
+  for(size_t k=0; k<c->t.n; k++) c->aOrder[k] = aSort[k].k;
+  ps_free(aSort);
   c->n = c->t.n;
-  swSortCursor = c;                 /* (qsort has no context; SQLite runs one xFilter at a time per connection) */
-  qsort(c->aOrder, c->n, sizeof(uint32_t), sw_cmp);
-  swSortCursor = 0;
   c->i = 0;
   return SQLITE_OK;
 }
@@ -358,10 +354,17 @@ static int swFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, in
 static int swNext(sqlite3_vtab_cursor *cur){ ((SwCursor*)cur)->i++; return SQLITE_OK; }
 static int swEof(sqlite3_vtab_cursor *cur){ SwCursor *c = (SwCursor*)cur; return c->i >= c->n; }
 
-/* Row k's path: its chain of labels from the function, joined by ';' (sqlite3_malloc'ed). */
-static char *sw_path(const SwTab *t, uint32_t k){
+/* The bytes of row k's path, its terminator included. */
+static size_t sw_path_len(const SwTab *t, uint32_t k){
   size_t n = 0;
   for(int64_t r=k; r>=0; r=t->a[r].parent) n += t->aLab[t->a[r].label].n + 1;
+  return n;
+}
+
+/* Row k's path: its chain of labels from the function, joined by ';' (sqlite3_malloc'ed); NULL out
+** of memory or longer than SW_TEXT_BUDGET. */
+static char *sw_path(const SwTab *t, uint32_t k){
+  size_t n = sw_path_len(t, k);
   if( n > SW_TEXT_BUDGET ) return 0;
   char *z = sqlite3_malloc64(n ? n : 1);
   if( z==0 ) return 0;
@@ -385,6 +388,10 @@ static int swColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
     case 1: sqlite3_result_int(ctx, x->depth); break;
     case 2: {
       char *z = sw_path(&c->t, k);
+      if( z==0 && sw_path_len(&c->t, k) > SW_TEXT_BUDGET ){
+        sqlite3_result_error(ctx, "profile_sandwich: a path longer than 256 MiB (a tree too deep): pass a lower \"max_depth\"", -1);
+        break;
+      }
       if( z==0 ){ sqlite3_result_error_nomem(ctx); break; }
       sqlite3_result_text(ctx, z, -1, sqlite3_free);
       break;
