@@ -36,13 +36,13 @@ SUBMAKE   := $(MAKE) --no-print-directory -j$(NPROC)
 EXT_SRC   := ext/util/ps_util.c \
              ext/wire/json.c ext/wire/pb.c \
              ext/source/mapguard.c ext/source/spill.c ext/source/htmlsrc.c ext/source/zipsrc.c ext/source/source.c \
-             ext/model/capture.c ext/model/stacks.c ext/model/tracks.c ext/model/forest.c \
+             ext/model/capture.c ext/model/stacks.c ext/model/tracks.c ext/model/forest.c ext/model/training.c \
              ext/formats/chrome.c ext/formats/timings.c ext/formats/lms.c ext/formats/xspace.c \
              ext/formats/schemas.c ext/formats/xprof.c ext/formats/datatable.c ext/formats/jobs.c \
              ext/formats/cpuprofile.c ext/formats/speedscope.c ext/formats/pprof.c ext/formats/perfscript.c \
              ext/formats/folded.c ext/formats/ftrace.c ext/formats/json_model.c ext/formats/formats.c \
              ext/writers/writer.c ext/writers/flame.c
-VTAB_SRC  := vtab/loader.c vtab/profile_tracks.c vtab/profile_diff.c vtab/profile_sandwich.c vtab/perfetto.c vtab/profile_events.c vtab/profile_records.c vtab/profile_xplanes.c \
+VTAB_SRC  := vtab/loader.c vtab/profile_tracks.c vtab/profile_diff.c vtab/profile_sandwich.c vtab/profile_training_rows.c vtab/span_union.c vtab/perfetto.c vtab/profile_events.c vtab/profile_records.c vtab/profile_xplanes.c \
              vtab/profile_metadata.c vtab/profile_jobs.c vtab/report/report.c vtab/report/report_groups.c \
              vtab/profile_open.c vtab/profile_import.c vtab/flamegraph.c vtab/profsql.c
 SQL_SRC   := sql/event_tree.sql sql/record_tree.sql sql/xprof_stats.sql sql/stacks.sql sql/timings.sql sql/perfetto.sql \

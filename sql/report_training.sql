@@ -26,12 +26,13 @@ SELECT row_number() OVER (ORDER BY e_ DESC, ifnull(name,''), k) AS Rank, ifnull(
          ORDER BY e_ DESC, ifnull(name,''), k LIMIT 16) JOIN profsql_rj ON k = top_k
  ORDER BY e_ DESC, ifnull(name,''), k;
 
--- the rows sql/training.sql reads: device activities, launch calls, steps; and the metadata
-CREATE TEMP TABLE profsql_rp_events AS
-SELECT * FROM profile_events(?1)
- WHERE cat IN ('kernel', 'gpu_memcpy', 'gpu_memset', 'cuda_runtime', 'cuda_driver') OR name LIKE 'ProfilerStep#%';
-CREATE TEMP TABLE profsql_rp_metadata AS SELECT * FROM profile_metadata(?1) WHERE scope IN ('trace', 'capture');
+-- the capture sql/training.sql reads; its rows read once (one pass over the files), the views
+-- then read the table
+CREATE TEMP TABLE profsql_rp_training_source AS SELECT ?1 AS source;
 .read sql/training.sql
+CREATE TEMP TABLE profsql_rp_tr_rows AS SELECT * FROM temp.profsql_rp_training_rows;
+DROP VIEW temp.profsql_rp_training_rows;
+CREATE TEMP VIEW profsql_rp_training_rows AS SELECT * FROM temp.profsql_rp_tr_rows;
 
 -- the per-rank figures, computed once
 CREATE TEMP TABLE profsql_rp_tr_rank AS

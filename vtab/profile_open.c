@@ -45,7 +45,7 @@ static const char *const azViewName[] = {
   "record_tree", "record_ancestors", "record_descendants", "record_folded",
   "xprof_op_events", "xprof_op_stats", "xprof_kernel_stats", "xprof_step_time",
   "stack_functions", "stack_folded", "timings_summary", "timings_records", "timings_list",
-  "gpu_kernel_classes", "training_ranks", "gpu_kernels", "gpu_kernel_breakdown", "training_unions",
+  "gpu_kernel_classes", "gpu_kernels", "gpu_kernel_breakdown", "training_source",
   "gpu_temporal_breakdown", "comm_comp_overlap", "kernel_launch_stats", "training_steps", "step_stragglers",
   "gpu_idle_breakdown", "training_options", "training_rows", 0
 };
@@ -236,7 +236,7 @@ static void openFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   }
   /* bWhen: 0 a capture with events, 1 with records, 2 an XSpace, 3 with call stacks, 4 a timings
   ** report, 5 with device kernels (a directory or glob: always) */
-  static const struct { const char *zSql; const char *azViews[10]; int bWhen; } aTree[] = {
+  static const struct { const char *zSql; const char *azViews[12]; int bWhen; } aTree[] = {
     { ps_sql_event_tree, {"event_tree", "event_ancestors", "event_descendants", "event_folded"}, 0 },
     { ps_sql_record_tree, {"record_tree", "record_ancestors", "record_descendants", "record_folded"}, 1 },
     { ps_sql_xprof_stats, {"xprof_op_events", "xprof_op_stats", "xprof_kernel_stats", "xprof_step_time"}, 2 },
@@ -244,15 +244,23 @@ static void openFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     { ps_sql_timings, {"timings_summary", "timings_records", "timings_list", 0}, 4 },
     { ps_sql_training, {"gpu_kernel_classes", "gpu_kernels", "gpu_kernel_breakdown", "gpu_temporal_breakdown",
                         "comm_comp_overlap", "kernel_launch_stats", "training_steps", "step_stragglers",
-                        "gpu_idle_breakdown", "training_options"}, 5 },
+                        "gpu_idle_breakdown", "training_options", "training_rows", "training_source"}, 5 },
   };
   for(int k=0; k<6 && rc==SQLITE_OK && zSrc; k++){
     int w = aTree[k].bWhen;
     if( w==0 ? !bEvents : w==1 ? !bRecords : w==2 ? !bXSpace : w==3 ? !bStacks : w==4 ? !bTimings : !bKernels ) continue;
+    if( w==5 ){
+      /* the source sql/training.sql reads (its training_rows: profile_training_rows of it) */
+      char *zT = sqlite3_mprintf("DROP VIEW IF EXISTS temp.\"%wtraining_source\"; CREATE TEMP VIEW \"%wtraining_source\" AS "
+                                 "SELECT %s AS source;", zPrefix, zPrefix, zSrc);
+      rc = zT ? sqlite3_exec(db, zT, 0, 0, &zErr) : SQLITE_NOMEM;
+      sqlite3_free(zT);
+      if( rc ) break;
+    }
     char *z = ps_sql_prefixed(aTree[k].zSql, zPrefix);
     rc = z ? sqlite3_exec(db, z, 0, 0, &zErr) : SQLITE_NOMEM;
     sqlite3_free(z);
-    for(int v=0; v<10 && rc==SQLITE_OK && aTree[k].azViews[v]; v++){
+    for(int v=0; v<12 && rc==SQLITE_OK && aTree[k].azViews[v]; v++){
       sqlite3_str_appendf(pOut, ",\"%s%s\"", zPrefix, aTree[k].azViews[v]);
     }
   }

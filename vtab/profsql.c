@@ -22,6 +22,9 @@
 **   profile_jobs, profile_report, profile_write_csv/_markdown, profile_zip, profile_fixed,
 **   profile_import(source [, schema [, prefix]])  vtab/profile_import.c
 **   profile_flamegraph(source, path [, options])  vtab/flamegraph.c
+**   profile_diff, profile_sandwich       vtab/profile_diff.c, vtab/profile_sandwich.c
+**   profile_training_rows(source [, format [, classes]])  vtab/profile_training_rows.c
+**   profile_span_union(ts, dur)          vtab/span_union.c: the time a group's intervals cover
 ** sqlite3_profsql_noio_init registers the same without the file writers, for BLOB sources only.
 ** A static build (-DSQLITE_CORE) calls sqlite3_profsql_init(db, 0, 0) directly.
 */
@@ -193,6 +196,8 @@ static int profsql_init(sqlite3 *db, const sqlite3_api_routines *pApi, int bNoIo
   if( rc==SQLITE_OK ) rc = ps_tracks_register(db, pConn);
   if( rc==SQLITE_OK ) rc = ps_diff_register(db, pConn);
   if( rc==SQLITE_OK ) rc = ps_sandwich_register(db, pConn);
+  if( rc==SQLITE_OK ) rc = ps_training_rows_register(db, pConn);
+  if( rc==SQLITE_OK ) rc = ps_span_union_register(db);
   if( rc==SQLITE_OK ) rc = ps_perfetto_register(db, pConn);
   if( rc==SQLITE_OK ) rc = ps_open_register(db, pConn);
   if( rc==SQLITE_OK ) rc = ps_import_register(db, pConn);

@@ -285,6 +285,8 @@ int ps_flamegraph_register(sqlite3 *db, PsConn *pConn);
 int ps_tracks_register(sqlite3 *db, PsConn *pConn);
 int ps_diff_register(sqlite3 *db, PsConn *pConn);        /* profile_diff.c */
 int ps_sandwich_register(sqlite3 *db, PsConn *pConn);    /* profile_sandwich.c */
+int ps_training_rows_register(sqlite3 *db, PsConn *pConn);   /* profile_training_rows.c */
+int ps_span_union_register(sqlite3 *db);                     /* span_union.c: profile_span_union */
 int ps_perfetto_register(sqlite3 *db, PsConn *pConn);
 /* perfetto.c: runs zSql (sql/perfetto.sql) with zPrefix for each "$P" (each view replaced) and
 ** the lines marked "--@<format> " kept when zFormat (the formats the capture has rows of,

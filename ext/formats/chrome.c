@@ -90,6 +90,13 @@ typedef struct ChEvent {
   uint8_t hasStack;           /* sf, stack, esf or estack present (read after the parse) */
 } ChEvent;
 
+/* A row's PsEvents.aLen: where the parse saw its args value, so that the lazy columns do not look
+** for it again: CH_ARGS_SEARCH not noted (look in the event object), CH_ARGS_NONE the event has
+** none, else CH_ARGS_AT + the offset of the value from the event's '{'. */
+#define CH_ARGS_SEARCH 0
+#define CH_ARGS_NONE   1
+#define CH_ARGS_AT     2
+
 typedef struct ProcName { PsValue pid; uint32_t name; } ProcName;
 
 /* An entry of ch_string_id's cache: a string's first and last 8 bytes (zero-padded; the same
@@ -817,6 +824,11 @@ static int ch_event(Chrome *p, size_t *pi){
   if( e->hasDur && (!is_async(ph) || ph=='T' || ph=='p') ) ev->aDur[r] = e->dur;
   if( ph=='i' || ph=='I' || ph=='R' || ph=='n' ){ if( !e->hasDur ) ev->aDur[r] = 0; }
   ev->aOff[r] = e->off;
+  if( ev->aLen ){
+    /* where its args are, for the lazy columns (CH_ARGS_*) */
+    uint64_t d = e->argsOff ? (uint64_t)e->argsOff - e->off : 0;
+    ev->aLen[r] = e->argsOff==0 ? CH_ARGS_NONE : d < UINT32_MAX - CH_ARGS_AT ? (uint32_t)d + CH_ARGS_AT : CH_ARGS_SEARCH;
+  }
   ev->aName[r] = e->name;
   ev->aCat[r] = e->cat;
   ev->aThread[r] = (uint32_t)thread;
@@ -1086,7 +1098,7 @@ static int ch_events(Chrome *p, size_t *pi, int bTop){
     ChHalf *h = calloc(1, sizeof(*h));
     PsCapture *cb = h ? ps_capture_new() : 0;
     size_t end = k+1<nPart ? aSplit[k+1] : n;
-    if( cb==0 || ps_events_reserve(cb, (end - aSplit[k])/400 + 16) ){ ps_capture_free(cb); free(h); break; }
+    if( cb==0 || ps_events_reserve(cb, (end - aSplit[k])/400 + 16) || ps_events_want_len(cb) ){ ps_capture_free(cb); free(h); break; }
     cb->src = p->cap->src;            /* borrowed bytes: released before ps_capture_free */
     cb->src.xInterrupt = 0;           /* only the loading thread asks the host; all see pAbort */
     cb->src.bMapped = p->cap->src.bMapped; cb->src.bHeap = 0;
@@ -1189,6 +1201,7 @@ static int ch_merge(Chrome *pa, Chrome *pb){
     memcpy(ea->aDepth + d, eb->aDepth + r0, m*sizeof(int32_t));
     memcpy(ea->aPh + d, eb->aPh + r0, m);
     memcpy(ea->aFlags + d, eb->aFlags + r0, m);
+    if( ea->aLen && eb->aLen ) memcpy(ea->aLen + d, eb->aLen + r0, m*sizeof(uint32_t));
     for(size_t r=r0; r<r0+m; r++){
       ea->aName[n0+r] = aMapS[eb->aName[r]];
       ea->aCat[n0+r] = aMapS[eb->aCat[r]];
@@ -2010,7 +2023,7 @@ static int ch_parse(PsCapture *cap, PsErr *err){
   if( n>=3 && (unsigned char)z[0]==0xEF && (unsigned char)z[1]==0xBB && (unsigned char)z[2]==0xBF ) i = 3;
   i = ws(&p, i);
   /* a first row estimate; ch_events refines it from the bytes per event seen so far */
-  if( ps_events_reserve(cap, n/400 + 16) ){ rc = ps_nomem(err); goto out; }
+  if( ps_events_reserve(cap, n/400 + 16) || ps_events_want_len(cap) ){ rc = ps_nomem(err); goto out; }
   if( i>=n ){ rc = ps_err(err, "empty input: expected a Trace Event Format JSON array or object"); goto out; }
   if( z[i]=='[' ){
     p.bTopArray = 1;
@@ -2128,9 +2141,9 @@ static int ch_probe(const char *z, size_t n){
 static int ev_field(const PsCapture *cap, uint64_t off, const char *zKey, size_t *pv, size_t *pEnd){
   const char *z = cap->src.z; size_t n = cap->src.n;
   size_t v;
-  if( ps_json_find_key(z, n, (size_t)off, zKey, &v)!=1 ) return 0;
+  if( ps_json_find_key_valid(z, n, (size_t)off, zKey, &v)!=1 ) return 0;
   size_t e = v;
-  if( ps_json_skip(z, n, &e, 0) ) return 0;
+  if( ps_json_skip_valid(z, n, &e) ) return 0;
   *pv = v; *pEnd = e;
   return 1;
 }
@@ -2218,7 +2231,11 @@ static int ch_column_lenient(const PsCapture *cap, size_t row, int iCol, PsOut *
   memset(o, 0, sizeof(*o));
   switch( iCol ){
     case PS_COL_ARGS: {
-      int has = ev_field(cap, off, "args", &v, &ve);
+      uint32_t at = e->aLen ? e->aLen[row] : CH_ARGS_SEARCH;
+      int has;
+      if( at==CH_ARGS_SEARCH ) has = ev_field(cap, off, "args", &v, &ve);
+      else if( at==CH_ARGS_NONE ) has = 0;
+      else{ v = ve = (size_t)off + (at - CH_ARGS_AT); has = ps_json_skip_valid(cap->src.z, cap->src.n, &ve)==0; }
       size_t w = 0, we = 0;
       int hasEnd = endOff && ev_field(cap, endOff, "args", &w, &we);
       const char *z = cap->src.z;

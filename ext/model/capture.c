@@ -308,6 +308,8 @@ int64_t ps_events_add(PsCapture *cap){
   if( e->aStack ) e->aStack[i] = -1;
   if( e->aWeight ) e->aWeight[i] = 1;
   if( e->aCpu ) e->aCpu[i] = -1;
+  if( e->aLen ) e->aLen[i] = 0;
+  if( e->aEndOff ) e->aEndOff[i] = 0;
   return (int64_t)i;
 }
 

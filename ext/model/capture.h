@@ -130,7 +130,8 @@ typedef struct PsEvents {
   int64_t  *aDur;         /* duration, ns, PS_NULL64 when unknown */
   uint64_t *aOff;         /* byte offset of the event in the source bytes */
   uint64_t *aEndOff;      /* chrome: offset of the event that ended this row (0 = none); NULL if unused */
-  uint32_t *aLen;         /* xspace: length of the XEvent message at aOff; NULL if unused */
+  uint32_t *aLen;         /* format-specific, NULL if unused: xspace, xprof, pprof: length of the
+                          ** message at aOff; chrome: where its args value is (chrome.c CH_ARGS_*) */
   uint32_t *aName;        /* pool id */
   uint32_t *aCat;         /* pool id */
   uint32_t *aThread;      /* index into threads */

@@ -478,6 +478,65 @@ int ps_json_find_key(const char *z, size_t n, size_t i, const char *zKey, size_t
   }
 }
 
+/* past the string whose opening quote is at i (escapes stepped over), or n */
+static size_t valid_string_end(const char *z, size_t n, size_t i){
+  for(i++; i<n; ){
+    const char *q = memchr(z+i, '"', n-i);
+    if( q==0 ) return n;
+    size_t j = (size_t)(q - z), k = j;
+    while( k>i && z[k-1]=='\\' ) k--;
+    if( ((j-k) & 1)==0 ) return j+1;      /* an even run of backslashes: the quote ends it */
+    i = j+1;
+  }
+  return n;
+}
+
+int ps_json_skip_valid(const char *z, size_t n, size_t *pi){
+  size_t i = *pi;
+  if( i>=n ) return -1;
+  char c = z[i];
+  if( c=='"' ){
+    i = valid_string_end(z, n, i);
+  }else if( c=='{' || c=='[' ){
+    size_t depth = 0;
+    while( i<n ){
+      c = z[i];
+      if( c=='"' ){ i = valid_string_end(z, n, i); continue; }
+      i++;
+      if( c=='{' || c=='[' ) depth++;
+      else if( (c=='}' || c==']') && --depth==0 ) break;
+    }
+    if( depth ) return -1;
+  }else{
+    while( i<n && z[i]!=',' && z[i]!='}' && z[i]!=']' && z[i]!=' ' && z[i]!='\n' && z[i]!='\r' && z[i]!='\t' ) i++;
+  }
+  if( i>n ) return -1;
+  *pi = i;
+  return 0;
+}
+
+int ps_json_find_key_valid(const char *z, size_t n, size_t i, const char *zKey, size_t *pv){
+  size_t nKey = strlen(zKey);
+  int bFound = 0;
+  if( i>=n || z[i]!='{' ) return -1;
+  i++;
+  for(;;){
+    i = ps_json_ws(z, n, i);
+    if( i<n && z[i]==',' ){ i++; continue; }        /* (between members, and a trailing one) */
+    if( i>=n || z[i]=='}' ) return i<n ? bFound : -1;
+    if( z[i]!='"' ) return -1;
+    size_t k0 = i+1;
+    i = valid_string_end(z, n, i);
+    if( i>=n ) return -1;
+    size_t kn = i-1-k0;
+    i = ps_json_ws(z, n, i);
+    if( i>=n || z[i]!=':' ) return -1;
+    i = ps_json_ws(z, n, i+1);
+    if( kn==nKey && memcmp(z+k0, zKey, nKey)==0 ){ *pv = i; bFound = 1; }
+    if( ps_json_skip_valid(z, n, &i) ) return -1;
+  }
+}
+
 /* ---------------------------------------------------------------- leniency undone */
 
 int ps_json_normalize(const char *z, size_t n, PsBuf *b){

@@ -140,6 +140,15 @@ int ps_dec_int64(const PsDec *d, int64_t *pOut);
 ** already-validated objects. */
 int ps_json_find_key(const char *z, size_t n, size_t i, const char *zKey, size_t *pv);
 
+/* The same for text a parse has validated already (the lazy columns re-reading a capture's
+** events): values are stepped over without being checked — strings to their closing quote,
+** objects and arrays by their brackets — so what a lenient parse accepted (a trailing comma, a
+** raw control character) reads as it did then. Never reads past n; on bytes that are not JSON
+** it returns -1 or a value's offset that may be wrong, never more. */
+int ps_json_find_key_valid(const char *z, size_t n, size_t i, const char *zKey, size_t *pv);
+/* Steps over the validated value at *pi (as ps_json_find_key_valid); 0, or -1 at the end of z. */
+int ps_json_skip_valid(const char *z, size_t n, size_t *pi);
+
 /* ---- walking an object or an array member by member */
 /* A member of an object: its key's opening quote at q, the key's kn bytes as written (escapes
 ** undecoded), its value [v, e) (e 0 when the value was not skipped). */

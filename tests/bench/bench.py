@@ -468,7 +468,8 @@ def ensure_training(nRanks=16, nSteps=20, nPerStep=1000):
 def bench_training(load):
     """sql/training.sql's views over 16 generated rank traces (ensure_training) against one scan of
     the same files, each in a fresh process with its peak RSS. Target (issue 37): at most 1.5x the
-    scan's time, at one file's memory."""
+    scan's time, at one file's memory (one rank's scan and one rank's profile_training_rows are
+    shown for that)."""
     d = ensure_training()
     files = sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith(".json"))
     size = sum(os.path.getsize(f) for f in files)
@@ -485,6 +486,9 @@ def bench_training(load):
         return
     print("%-40s %9.3f %9s %10s" % ("one scan of every rank", base[0], "1.00", "%.0f MB" % (base[1] / 1e6)))
     print("%-40s %9s %9s %10s" % ("  (one rank's scan: its memory)", "%.3f" % one[0], "", "%.0f MB" % (one[1] / 1e6)))
+    one_tr = best(sh, "SELECT count(*) FROM profile_training_rows('%s');\n" % files[0])
+    if one_tr[0] is not None and one_tr[3] == 0:
+        print("%-40s %9s %9s %10s" % ("  (one rank's training rows: their memory)", "%.3f" % one_tr[0], "", "%.0f MB" % (one_tr[1] / 1e6)))
     opened = "SELECT profile_open('%s') IS NULL;\n" % glob
     for label, q in [("gpu_temporal_breakdown", "SELECT count(*), sum(idle_ns) FROM gpu_temporal_breakdown;\n"),
                      ("comm_comp_overlap", "SELECT count(*), sum(overlapped_ns) FROM comm_comp_overlap;\n"),

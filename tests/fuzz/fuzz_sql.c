@@ -1,8 +1,9 @@
 /*
 ** fuzz_sql.c — libFuzzer target that drives the whole extension through SQL on a fuzzed BLOB:
 ** detection, loading, the cache, the tables (the track model's too), lookups, the name-ordered scan,
-** the kind constraint, the Perfetto schema's functions, and the comparisons (profile_diff,
-** profile_sandwich).
+** the kind constraint, the Perfetto schema's functions, the comparisons (profile_diff,
+** profile_sandwich), and the training rows (profile_training_rows: its launch join, steps, classes
+** argument read from the fuzzed bytes too, by-name grouping) with profile_span_union.
 */
 #include <sqlite3.h>
 #include <stddef.h>
@@ -27,6 +28,11 @@ static const char *const azSql[] = {
   "SELECT * FROM profile_diff(?1, ?1, '{\"by\": \"path\", \"normalize\": true}')",
   "SELECT * FROM profile_diff(?1, ?1, '{\"by\": \"stack\"}')",
   "SELECT * FROM profile_sandwich(?1, (SELECT name FROM profile_events(?1) WHERE name IS NOT NULL LIMIT 1))",
+  "SELECT * FROM profile_training_rows(?1, NULL, '[[\"%a%\", \"x\"], [\"_\", \"y\"]]')",
+  "SELECT * FROM profile_training_rows(?1, NULL, CAST(?1 AS TEXT))",
+  "SELECT file, rank, count(*), profile_span_union(ts, dur) FROM profile_training_rows(?1) WHERE kind = 'kernel' GROUP BY file, rank",
+  "SELECT file, name, count(*), sum(dur) FROM profile_training_rows(?1) GROUP BY file, name",
+  "SELECT count(*), max(step) FROM profile_training_rows(?1) WHERE kind = 'step'",
 };
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size){

@@ -7,11 +7,11 @@ import sqlite3
 from testlib import check, done
 
 
-EXPECTED_FUNCTIONS = [("profile_fixed", 2), ("profile_flamegraph", 2), ("profile_flamegraph", 3), ("profile_flamegraph_folded", 2), ("profile_flamegraph_folded", 3), ("profile_float", 1), ("profile_import", 1), ("profile_import", 2), ("profile_import", 3), ("profile_open", 1), ("profile_open", 2), ("profile_open", 3), ("profile_report", 2), ("profile_report", 3), ("profile_write_csv", 2), ("profile_write_csv", 3), ("profile_write_markdown", 2), ("profile_zip", -1), ("profsql_arg_key", 2), ("profsql_config", 1), ("profsql_config", 2), ("profsql_debug", 0), ("profsql_debug", 1), ("profsql_number", 1), ("profsql_rp_row", -1), ("profsql_version", 0)]
+EXPECTED_FUNCTIONS = [("profile_fixed", 2), ("profile_flamegraph", 2), ("profile_flamegraph", 3), ("profile_flamegraph_folded", 2), ("profile_flamegraph_folded", 3), ("profile_float", 1), ("profile_import", 1), ("profile_import", 2), ("profile_import", 3), ("profile_open", 1), ("profile_open", 2), ("profile_open", 3), ("profile_report", 2), ("profile_report", 3), ("profile_span_union", 2), ("profile_write_csv", 2), ("profile_write_csv", 3), ("profile_write_markdown", 2), ("profile_zip", -1), ("profsql_arg_key", 2), ("profsql_config", 1), ("profsql_config", 2), ("profsql_debug", 0), ("profsql_debug", 1), ("profsql_number", 1), ("profsql_rp_row", -1), ("profsql_version", 0)]
 # (profsql_rp_row is internal: profile_report's scan calls it with a pointer SQL cannot make, and
 # any other call fails; tests/py/test_report_groups.py checks that)
 EXPECTED_MODULES = ["profile_diff", "profile_events", "profile_jobs", "profile_metadata", "profile_processes", "profile_records",
-                    "profile_sandwich", "profile_threads", "profile_tracks", "profile_xplanes"]
+                    "profile_sandwich", "profile_threads", "profile_tracks", "profile_training_rows", "profile_xplanes"]
 
 FUNCS_SQL = "SELECT name, narg FROM pragma_function_list ORDER BY name, narg"
 MODS_SQL = "SELECT name FROM pragma_module_list ORDER BY name"

@@ -281,4 +281,29 @@ check(got_fns == want_fns and any(f.startswith("(anonymous) node_app.js:") for f
       "stack_functions: a .cpuprofile's functions, unnamed ones as '(anonymous) file:line'",
       sorted(got_fns ^ want_fns)[:5])
 
+
+# A row added after the parse (a V8 profile's samples) has no noted args offset: B/E pairs first
+# (their E rows merged away, so rows move down) then a profile whose sample rows come last. Every
+# args value read back is one JSON value (Python's json), as the fuzzers check it.
+_d = tempfile.mkdtemp(prefix="profsql-args-")
+_ev = []
+for k in range(40):
+    _ev.append({"ph": "B", "name": "b%d" % k, "pid": 1, "tid": 1, "ts": k * 10, "args": {"k": k, "s": "x" * (k % 7)}})
+    _ev.append({"ph": "E", "pid": 1, "tid": 1, "ts": k * 10 + 5, "args": {"e": k}})
+_ev.append({"ph": "P", "name": "Profile", "id": "0x1", "pid": 1, "tid": 1, "ts": 1000, "args": {"data": {"startTime": 1000}}})
+_ev.append({"ph": "P", "name": "ProfileChunk", "id": "0x1", "pid": 1, "tid": 1, "ts": 1100,
+            "args": {"data": {"cpuProfile": {"nodes": [{"id": 1, "callFrame": {"functionName": "(root)", "url": "", "lineNumber": -1, "columnNumber": -1, "scriptId": 0}},
+                                                        {"id": 2, "parent": 1, "callFrame": {"functionName": "f", "url": "a.js", "lineNumber": 1, "columnNumber": 1, "scriptId": 1}}],
+                                              "samples": [2] * 30}, "timeDeltas": [10] * 30}}})
+_p = os.path.join(_d, "be_then_samples.json")
+_json.dump({"traceEvents": _ev}, open(_p, "w"))
+_args = [a for (a,) in connect().execute("SELECT args FROM profile_events(?) WHERE args IS NOT NULL", (_p,))]
+_bad = []
+for a in _args:
+    try:
+        _json.loads(a)
+    except ValueError:
+        _bad.append(a)
+check(len(_args) >= 40 and not _bad, "args of rows added after the parse: every one JSON", (len(_args), _bad[:3]))
+
 done()

@@ -233,4 +233,134 @@ for f in files:
             end = b if end is None else max(end, b)
     got = {s: (i, h) for s, i, h in db.execute("SELECT stream, idle_ns, host_wait_ns FROM gpu_idle_breakdown")}
     check(got == {s: (idle[s], host[s]) for s in idle}, f"{name}: idle per stream and host wait = Python's", (got, dict(idle)))
+
+
+# ---------------------------------------------------------------- profile_training_rows and profile_span_union by hand
+import random
+import struct
+tmp = tempfile.mkdtemp(prefix="profsql-training-rows-")
+
+
+def write_json(path, events, extra=None):
+    doc = dict(extra or {})
+    doc["traceEvents"] = events
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    return path
+
+
+def X(name, cat, ts, dur, pid=1, tid=1, **args):
+    e = {"ph": "X", "name": name, "cat": cat, "ts": ts, "dur": dur, "pid": pid, "tid": tid}
+    if args:
+        e["args"] = {k.replace("_", " ") if k == "External_id" else k: v for k, v in args.items()}
+    return e
+
+
+# launches: correlation 7 launched twice (at 5 and 20 us); a kernel joins the latest launch starting at
+# or before it, else the first of the id; correlation 9 has no launch. Steps #1 [0,100), #2 [100,200),
+# #3 [150,160) inside #2: a kernel at 155 is in #3 (the latest-starting step that holds it), at 170 in #2
+# (#3 ended), at 250 in none; last_step 3
+trace = write_json(os.path.join(tmp, "rows.json"), [
+    X("ProfilerStep#1", "user_annotation", 0, 100), X("ProfilerStep#2", "user_annotation", 100, 100),
+    X("ProfilerStep#3", "user_annotation", 150, 10),
+    X("cudaLaunchKernel", "cuda_runtime", 5, 2, correlation=7), X("cudaLaunchKernel", "cuda_runtime", 20, 3, correlation=7),
+    X("k_a", "kernel", 10, 4, pid=0, tid=7, stream=7, correlation=7, External_id=70),
+    X("k_b", "kernel", 30, 4, pid=0, tid=7, stream=7, correlation=7),
+    X("k_c", "kernel", 2, 1, pid=0, tid=8, stream=8, correlation=7),
+    X("ncclDevKernel_x", "kernel", 155, 4, pid=0, tid=9, stream=9, correlation=9),
+    X("Memcpy HtoD", "gpu_memcpy", 170, 4, pid=0, tid=9, stream=9),
+    X("k_a", "kernel", 250, 4, pid=0, tid=7, stream=7),
+    X("aten::mm", "cpu_op", 0, 50)], {"distributedInfo": {"rank": 3, "world_size": 4}})
+db = connect()
+got = q(db, "SELECT rank, kind, name, ts, stream, correlation, external_id, launch_ts, launch_dur, step, last_step "
+            "FROM profile_training_rows(?) ORDER BY kind, ts".replace("?", "'%s'" % trace))
+check(got == [(3, "kernel", "k_c", 2000, 8, 7, None, 5000, 2000, 1, 3),
+              (3, "kernel", "k_a", 10000, 7, 7, 70, 5000, 2000, 1, 3),
+              (3, "kernel", "k_b", 30000, 7, 7, None, 20000, 3000, 1, 3),
+              (3, "kernel", "ncclDevKernel_x", 155000, 9, 9, None, None, None, 3, 3),
+              (3, "kernel", "Memcpy HtoD", 170000, 9, None, None, None, None, 2, 3),
+              (3, "kernel", "k_a", 250000, 7, None, None, None, None, None, 3),
+              (3, "step", "ProfilerStep#1", 0, None, None, None, None, None, 1, 3),
+              (3, "step", "ProfilerStep#2", 100000, None, None, None, None, None, 2, 3),
+              (3, "step", "ProfilerStep#3", 150000, None, None, None, None, None, 3, 3)],
+      "profile_training_rows: launches joined (latest at or before, else the first), steps, rank, by hand", got)
+src = "'%s'" % trace
+check(q(db, "SELECT count(*) FROM profile_training_rows(%s) WHERE kind = 'step'" % src) == [(3,)]
+      and q(db, "SELECT count(*) FROM profile_training_rows(%s) WHERE kind = 'kernel'" % src) == [(6,)]
+      and q(db, "SELECT count(*) FROM profile_training_rows(%s) WHERE kind = 'launch'" % src) == [(0,)],
+      "profile_training_rows: the kind constraint")
+classes = '[["%%nccl%%", "communication"], ["memcpy%%", "memory"], ["k_%%", "mine"]]'
+check(q(db, "SELECT name, class FROM profile_training_rows(%s, NULL, '%s') WHERE kind = 'kernel' GROUP BY name ORDER BY name" % (src, classes))
+      == [("Memcpy HtoD", "memory"), ("k_a", "mine"), ("k_b", "mine"), ("k_c", "mine"), ("ncclDevKernel_x", "communication")],
+      "profile_training_rows: classes by LIKE (case-insensitive), first match")
+check(q(db, "SELECT count(*) FROM profile_training_rows(%s) WHERE class IS NOT NULL" % src) == [(0,)],
+      "profile_training_rows: no classes argument, no class")
+for bad in ("'{}'", "'[[\"a\"]]'", "'[[\"a\", 1]]'", "'[[\"a\", \"b\", \"c\"]]'", "'[\"a\"]'"):
+    try:
+        db.execute("SELECT * FROM profile_training_rows(%s, NULL, %s)" % (src, bad)).fetchall()
+        check(False, "classes %s refused" % bad)
+    except Exception as e:
+        check(str(e).startswith("profile_training_rows: classes must be a JSON array of [pattern, class] pairs of strings"),
+              "classes %s refused with the shape" % bad, str(e))
+
+# profile_span_union against the Python union, on random intervals; FILTER with no row gives 0
+rnd = random.Random(37)
+iv = [(rnd.randrange(0, 10000), rnd.randrange(-5, 300)) for _ in range(3000)]
+db.execute("CREATE TEMP TABLE iv(g, ts, dur)")
+db.executemany("INSERT INTO iv VALUES (?, ?, ?)", [(i % 3, a, d) for i, (a, d) in enumerate(iv)])
+want = [(g, union([(a, a + d) for i, (a, d) in enumerate(iv) if i % 3 == g and d > 0])) for g in range(3)]
+check(q(db, "SELECT g, profile_span_union(ts, dur) FROM iv GROUP BY g ORDER BY g") == want, "profile_span_union = Python's union", want)
+check(q(db, "SELECT profile_span_union(ts, dur) FILTER (WHERE g = 9), profile_span_union(ts, NULL) FROM iv") == [(0, 0)],
+      "profile_span_union: no interval gives 0")
+check(q(db, "SELECT profile_span_union(0, 10) FROM (VALUES (1), (2))") == [(10,)]
+      and q(db, "SELECT profile_span_union(column1, column2) FROM (VALUES (0, 10), (5, 10), (20, 5))") == [(20,)],
+      "profile_span_union by hand: [0,10) [5,15) [20,25) cover 20")
+try:
+    db.execute("SELECT profile_span_union(1.5, 2)").fetchall()
+    check(False, "profile_span_union of a REAL refused")
+except Exception as e:
+    check(str(e) == "profile_span_union: ts and dur must be integers", "profile_span_union: a REAL refused", str(e))
+
+# GROUP BY file is served a file at a time: no sort in the plan, the same figures as a sorted copy
+g = "examples/training/*.json"
+plan = " ".join(r[3] for r in db.execute("EXPLAIN QUERY PLAN SELECT file, rank, profile_span_union(ts, dur) FROM profile_training_rows('%s') GROUP BY file, rank" % g))
+check("TEMP B-TREE" not in plan, "GROUP BY file: no sort", plan)
+plan = " ".join(r[3] for r in db.execute("EXPLAIN QUERY PLAN SELECT file, name, count(*) FROM profile_training_rows('%s') GROUP BY file, name" % g))
+check("TEMP B-TREE" not in plan, "GROUP BY file, name: no sort", plan)
+# rows grouped by name are not grouped by class: GROUP BY file, class is sorted (one row per class)
+got = q(db, "SELECT class, count(*) FROM profile_training_rows('examples/gpu_host.xplane.pb', NULL, "
+            "'[[\"all-reduce%\", \"communication\"]]') WHERE kind = 'kernel' GROUP BY file, class ORDER BY 1")
+check(got == [(None, 336), ("communication", 48)], "GROUP BY file, class: one row per class", got)
+db.execute("CREATE TEMP TABLE tr AS SELECT * FROM profile_training_rows('%s')" % g)
+for sel in ("file, rank, count(*), sum(dur), profile_span_union(ts, dur)", "file, name, count(*), sum(dur), max(dur)"):
+    grp = sel.split(", ")[0] + ", " + sel.split(", ")[1]
+    a = sorted(q(db, "SELECT %s FROM profile_training_rows('%s') GROUP BY %s" % (sel, g, grp)))
+    b = sorted(q(db, "SELECT %s FROM tr GROUP BY %s" % (sel, grp)))
+    check(a == b and len(a) > 1, "GROUP BY %s served unsorted = over a sorted copy" % grp, (a, b))
+
+
+# ---------------------------------------------------------------- an XSpace "Steps" line (xprof's step events)
+from testlib import pb_field as fld
+
+
+def xplane(pid, name, lines, names):
+    meta = b"".join(fld(4, fld(1, k) + fld(2, fld(1, k) + fld(2, n))) for k, n in names.items())
+    body = fld(1, pid) + fld(2, name)
+    for lid, lname, ts_ns, events in lines:
+        body += fld(3, fld(1, lid) + fld(2, lname) + fld(3, ts_ns)
+                    + b"".join(fld(4, fld(1, m) + fld(2, off_ps) + fld(3, dur_ps)) for m, off_ps, dur_ps in events))
+    return fld(1, body + meta)
+
+
+# device plane: a Steps line with steps 5 [0,100) and 6 [100,250) us, a stream line with kernels at 10 and 120 us
+xsp = xplane(1, "/device:GPU:0", [(1, "Steps", 1000, [(1, 0, 100 * 10**6), (2, 100 * 10**6, 150 * 10**6)]),
+                                  (7, "Stream #7(Kernel)", 1000, [(3, 10 * 10**6, 5 * 10**6), (3, 120 * 10**6, 5 * 10**6)])],
+             {1: "5", 2: "6", 3: "fusion.1"})
+xpath = os.path.join(tmp, "host.xplane.pb")
+open(xpath, "wb").write(xsp)
+got = q(db, "SELECT kind, name, step, last_step, stream FROM profile_training_rows('%s') ORDER BY kind, ts" % xpath)
+check(got == [("kernel", "fusion.1", 5, 6, 7), ("kernel", "fusion.1", 6, 6, 7), ("step", "5", 5, 6, None), ("step", "6", 6, 6, None)],
+      "XSpace: the Steps line's events are steps, numbered by their names; kernels get their step", got)
+dbs = opened(xpath)
+check(q(dbs, "SELECT step, dur FROM training_steps ORDER BY step") == [(5, 100 * us), (6, 150 * us)], "XSpace: training_steps from the Steps line")
 done()

@@ -107,6 +107,28 @@ def pb_fields(buf):
     return out
 
 
+def pb_varint(v):
+    """A protobuf varint (v >= 0)."""
+    out = bytearray()
+    while True:
+        b = v & 0x7F
+        v >>= 7
+        if v:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def pb_field(no, v):
+    """Field no of a protobuf message: an int as a varint, str / bytes length-delimited."""
+    if isinstance(v, int):
+        return pb_varint(no << 3) + pb_varint(v)
+    if isinstance(v, str):
+        v = v.encode()
+    return pb_varint(no << 3 | 2) + pb_varint(len(v)) + v
+
+
 def write_rank_traces(directory, n, root="."):
     """Writes n rank traces rank0.json .. rank<n-1>.json into directory, each the events of
     examples/browser_trace.json with its integer pids moved by 1000 * (k + 1) and its times 10 s
