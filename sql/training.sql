@@ -28,7 +28,7 @@
 --     file's last step left out, HTA's default). Seeded once, as gpu_kernel_classes.
 -- training_rows   profile_training_rows of training_source, with the classes.
 -- gpu_kernels(rank, file, stream, ts, dur, name, cat, class, correlation, external_id, launch_name,
---     launch_ts, launch_dur, step)   every device activity with a duration — Kineto's (cat kernel,
+--     launch_ts, launch_dur, step, launch_id)   every device activity with a duration — Kineto's (cat kernel,
 --     gpu_memcpy, gpu_memset, mtia_ccp_events), or an XSpace's device plane's stream lines
 --     ('/device:GPU:0', 'Stream #N(...)': the stream is the line's id, the correlation the
 --     correlation_id stat) — and the call that launched it (an XSpace's host-plane events with a
@@ -96,7 +96,7 @@ SELECT rank, step, ts, dur FROM training_rows
 DROP VIEW IF EXISTS temp.gpu_kernels;
 CREATE TEMP VIEW gpu_kernels AS
 SELECT rank, file, stream, ts, dur, name, cat, ifnull(class, 'computation') AS class, correlation, external_id,
-       launch_name, launch_ts, launch_dur, step
+       launch_name, launch_ts, launch_dur, step, launch_id
   FROM training_rows
  WHERE kind = 'kernel'
    AND ((SELECT value FROM temp.training_options WHERE key = 'steps') IS NOT 'profiled'

@@ -56,6 +56,9 @@ check(q(db, "SELECT rank, class, name, count, sum_ns, round(total_share_pct, 4) 
       == [(0, "communication", "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 1, 200 * us, round(200 / 4.5, 4)),
           (0, "computation", "sgemm_128", 2, 200 * us, round(200 / 4.5, 4)),
           (0, "memory", "Memcpy HtoD (Pageable -> Device)", 1, 50 * us, round(50 / 4.5, 4))], "kernel breakdown by hand")
+check(q(db, "SELECT count(*), sum(e.name = k.launch_name AND e.ts = k.launch_ts) FROM gpu_kernels k "
+            "JOIN events e ON e.file = k.file AND e.id = k.launch_id") == [(7, 7)],
+      "gpu_kernels.launch_id is the launch call's id in profile_events")
 # the classes are data: sgemm made communication by a row of higher priority
 db.execute("INSERT INTO gpu_kernel_classes VALUES ('sgemm%', 'communication', 20)")
 check(q(db, "SELECT class FROM gpu_kernels WHERE name = 'sgemm_128' GROUP BY class") == [("communication",)]
