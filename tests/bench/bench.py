@@ -15,6 +15,8 @@ with
                  lower bound of any reader)
 and prints wall time, ratio to libprofsql, MB/s and peak RSS (wait4 ru_maxrss) of each.
 Nothing is asserted: the numbers go to docs/performance.md by hand.
+For 1M, every trace shape (SHAPES: build/gen_trace N 42 SHAPE) against simdjson and json_each,
+and the load alone per byte (bench_shapes).
 Then the text formats (build/gen_text): a 1M-record timings report and a 10M-marker lms CSV
 (load rate), and profile_open + a full record_tree query on the 1M-record report.
 Then the sampled formats (build/gen_stacks): a 1M-sample perf script text and a 1M-sample pprof;
@@ -96,6 +98,69 @@ def ensure_trace(n):
 
 QUERY = "SELECT name, count(*), sum(dur) FROM {src} GROUP BY name;\n"
 
+# the trace shapes of bench_shapes (build/gen_trace N 42 SHAPE; its header documents each one's
+# distributions): today's bench trace and three that real traces resemble more
+SHAPES = [("bench", "16 names; nested X, B/E, async, counters"),
+          ("names", "10,000 kernel-like names of 20-300 bytes, Zipf s = 1"),
+          ("args", "6-12 args a slice, B/E pairs, flows"),
+          ("kineto", "cpu ops, cuda runtime, kernels on streams, ac2g flows")]
+
+
+def ensure_shape(shape, n=1000000):
+    if shape == "bench":
+        return ensure_trace(n)
+    path = os.path.join(DATA, "shape_%s_%dk.json" % (shape, n // 1000))
+    if not os.path.exists(path):
+        os.makedirs(DATA, exist_ok=True)
+        with open(path + ".tmp", "wb") as f:
+            subprocess.check_call([os.path.join(ROOT, "build", "gen_trace"), str(n), "42", shape], stdout=f)
+        os.rename(path + ".tmp", path)
+    return path
+
+
+def bench_shapes(n=1000000):
+    """Issue 38: the GROUP BY name query on every trace shape (SHAPES, n events each, fresh process
+    each) against simdjson's On-Demand aggregate and json_each over the same file, and the load
+    alone (build/load_time: parse into the capture model, no SQL) per byte. Targets: libprofsql
+    no slower than simdjson and at least 10x faster than json_each on every shape; the load's
+    time per byte within 1.3x across the shapes."""
+    print("\n== trace shapes, %dk events each: GROUP BY name (fresh process; best of %d; json_each once)" % (n // 1000, REPEAT))
+    print("%-8s %8s %7s %9s %9s %8s %10s %8s %9s %9s" % ("shape", "MB", "B/event", "libprofsql", "simdjson", "x sj",
+                                                     "json_each", "x lib", "load s", "load ns/B"))
+    sj = os.path.join(ROOT, "build", "simdjson_agg")
+    per_byte = {}
+    for shape, what in SHAPES:
+        path = ensure_shape(shape, n)
+        size = os.path.getsize(path)
+        subprocess.run(["cat", path], stdout=subprocess.DEVNULL)
+        lib = best([SQLITE3, "-batch", "-init", "/dev/null", "-cmd", ".load ./libprofsql", ":memory:"],
+                   QUERY.format(src="profile_events('%s')" % path))
+        if lib[0] is None or lib[3] != 0:
+            print("%-8s failed: %s" % (shape, (lib[2] or "").strip()[-80:]))
+            continue
+        sjr = best([sj, path]) if os.path.exists(sj) else (None, None, "not built", 1)
+        jq = QUERY.format(src="(SELECT value->>'name' AS name, value->>'dur' AS dur FROM "
+                              "json_each(readfile('%s'), '$.traceEvents'))" % path)
+        je = best([SQLITE3, "-batch", "-init", "/dev/null", ":memory:"], jq, repeat=1)
+        lt = subprocess.run([os.path.join(ROOT, "build", "load_time"), path], capture_output=True, text=True)
+        load = float(lt.stdout.split()[0]) if lt.returncode == 0 else None
+        rows = int(lt.stdout.split()[2]) if lt.returncode == 0 else 0
+        if load:
+            per_byte[shape] = load / size
+        ok_sj = sjr[0] is not None and sjr[3] == 0
+        ok_je = je[0] is not None and je[3] == 0
+        print("%-8s %8.1f %7.1f %9.3f %9s %8s %10s %8s %9s %9s   %s" % (
+            shape, size / 1e6, size / max(rows, 1), lib[0],
+            "%.3f" % sjr[0] if ok_sj else "-", "%.2f" % (lib[0] / sjr[0]) if ok_sj else "-",
+            "%.3f" % je[0] if ok_je else "-", "%.1f" % (je[0] / lib[0]) if ok_je else "-",
+            "%.3f" % load if load else "-", "%.2f" % (load / size * 1e9) if load else "-", what))
+    if len(per_byte) > 1:
+        hi, lo = max(per_byte, key=per_byte.get), min(per_byte, key=per_byte.get)
+        print("load time per byte: %s / %s = %.2f   (target < 1.3; targets above: x sj <= 1.00, x lib >= 10)"
+              % (hi, lo, per_byte[hi] / per_byte[lo]))
+    print("(B/event: bytes over the capture's rows; the generator's header comment gives each shape's "
+          "distributions: tests/bench/gen_trace.c)")
+
 
 def main():
     print("machine: %d cores; sqlite3 %s" % (os.cpu_count(),
@@ -165,6 +230,7 @@ def main():
                 want, got, "the same" if got == want else "DIFFERENT"))
         bench_cores(path, size)
         if n == 1000000:
+            bench_shapes(n)
             bench_gzip(path, size)
             bench_ranks(path, size)
             bench_report(path)
