@@ -71,11 +71,5 @@ void ps_forest_subtree(PsForest *f, const int32_t *aOrder, size_t nOrder, int64_
 const char *ps_forest_label(const PsCapture *cap, const PsForest *f, size_t i, int eWhat, char *buf,
                             size_t nBuf, size_t *pn);
 
-/* a + b, saturating at INT64_MIN / INT64_MAX */
-static inline int64_t ps_add_sat(int64_t a, int64_t b){
-  int64_t r;
-  if( __builtin_add_overflow(a, b, &r) ) return b > 0 ? INT64_MAX : INT64_MIN;
-  return r;
-}
 
 #endif

@@ -214,8 +214,7 @@ int ps_training_build(const PsCapture *cap, PsTraining *t, int bStepsOnly, int (
         if( p==0 ) goto done;
         aS = p; nSAlloc = m;
       }
-      int64_t te = e->aTs[r] + e->aDur[r];
-      aS[nS].ts = e->aTs[r]; aS[nS].te = te<e->aTs[r] ? INT64_MAX : te; aS[nS].step = step; aS[nS].row = (int32_t)r;
+      aS[nS].ts = e->aTs[r]; aS[nS].te = ps_add_sat(e->aTs[r], e->aDur[r]); aS[nS].step = step; aS[nS].row = (int32_t)r;
       nS++;
       continue;
     }

@@ -199,4 +199,11 @@ extern size_t ps_parse_threads;
 ** most PS_MAX_PARTS, fewer when a part would hold less than nMinPart units; at least nMin. */
 int ps_parse_parts(size_t nWork, size_t nMinPart, int nMin);
 
+/* a + b, saturating at INT64_MIN / INT64_MAX */
+static inline int64_t ps_add_sat(int64_t a, int64_t b){
+  int64_t r;
+  if( __builtin_add_overflow(a, b, &r) ) return b > 0 ? INT64_MAX : INT64_MIN;
+  return r;
+}
+
 #endif
