@@ -57,53 +57,35 @@ static const char *const azBy[] = { "name", "category", "thread", "path", "stack
 
 #define DF_KEY_BUDGET ((size_t)256 << 20)   /* bytes of path / stack key text a side may build */
 
-/* A key and its figures on both sides ([0] baseline, [1] test). */
+/* A key's figures on both sides ([0] baseline, [1] test). */
 typedef struct DfKey {
-  uint64_t h;
-  size_t off; uint32_t n;     /* the key text in DfMap.text */
   int64_t count[2], ns[2], self[2];
 } DfKey;
 
+/* The keys, interned in a string pool (capture.h: its id is the key's index; id 0 unused), and
+** their figures, a[id]. */
 typedef struct DfMap {
-  DfKey *a; size_t n, nAlloc;
-  uint32_t *aSlot; size_t nSlot; /* key index + 1; 0 empty */
-  PsBuf text;
+  PsPool pool;                /* zeroed until the first key */
+  DfKey *a; size_t nAlloc;
 } DfMap;
-
 
 /* The index of key z[0..n) (added when new), or -1 when out of memory. */
 static int64_t df_key(DfMap *m, const char *z, size_t n){
-  uint64_t h = ps_hash(z, n);
-  if( m->nSlot==0 || (m->n + 1) * 2 > m->nSlot ){
-    size_t nNew = m->nSlot ? m->nSlot * 2 : 1024;
-    uint32_t *aNew = ps_calloc(nNew, sizeof(uint32_t));
-    if( aNew==0 ) return -1;
-    for(size_t k=0; k<m->n; k++){
-      size_t i = (size_t)m->a[k].h & (nNew-1);
-      while( aNew[i] ) i = (i+1) & (nNew-1);
-      aNew[i] = (uint32_t)(k+1);
-    }
-    ps_free(m->aSlot); m->aSlot = aNew; m->nSlot = nNew;
+  if( m->pool.a==0 && ps_pool_init(&m->pool) ) return -1;
+  int bNew = 0;
+  uint32_t id = ps_pool_intern(&m->pool, z, n, &bNew);
+  if( id==0 ) return -1;
+  if( (size_t)id >= m->nAlloc ){
+    size_t nOld = m->nAlloc;
+    if( ps_grow((void**)&m->a, sizeof(DfKey), &m->nAlloc, (size_t)id+1) ) return -1;
+    memset(m->a + nOld, 0, (m->nAlloc - nOld)*sizeof(DfKey));
   }
-  size_t i = (size_t)h & (m->nSlot-1);
-  while( m->aSlot[i] ){
-    DfKey *k = &m->a[m->aSlot[i]-1];
-    if( k->h==h && k->n==n && memcmp(m->text.z + k->off, z, n)==0 ) return m->aSlot[i]-1;
-    i = (i+1) & (m->nSlot-1);
-  }
-  if( m->n >= UINT32_MAX-1 ) return -1;
-  if( ps_grow((void**)&m->a, sizeof(DfKey), &m->nAlloc, m->n+1) ) return -1;
-  size_t off = m->text.n;
-  if( ps_buf_append(&m->text, z, n) ) return -1;
-  DfKey *k = &m->a[m->n];
-  memset(k, 0, sizeof(*k));
-  k->h = h; k->off = off; k->n = (uint32_t)n;
-  m->aSlot[i] = (uint32_t)(m->n + 1);
-  return (int64_t)m->n++;
+  return id;
 }
 
 static void df_map_free(DfMap *m){
-  ps_free(m->a); ps_free(m->aSlot); ps_buf_free(&m->text);
+  if( m->pool.a ) ps_pool_free(&m->pool);
+  ps_free(m->a);
   memset(m, 0, sizeof(*m));
 }
 
@@ -243,7 +225,7 @@ static int df_part(DfSide *s, PsCapture *cap, int iPart, const char *zFile){
     if( k<0 ) rc = SQLITE_NOMEM; else aKey[i] = (int32_t)k;
   }
   if( rc==SQLITE_OK ){
-    int rcW = ps_forest_walk(&f, bPath ? 0 : aKey, s->m->n, aOrder, aTop, &nOrder, df_poll, s);
+    int rcW = ps_forest_walk(&f, bPath ? 0 : aKey, s->m->pool.n, aOrder, aTop, &nOrder, df_poll, s);
     if( rcW ) rc = rcW==PS_INTERRUPT ? SQLITE_INTERRUPT : SQLITE_NOMEM;
   }
   for(size_t k=0; bPath && k<nOrder && rc==SQLITE_OK; k++){
@@ -528,9 +510,10 @@ static int dfFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, in
   if( rc ) return rc;
   /* the rows: keys with something on either side, by abs(delta_ns) descending, then key */
   c->aTotal[0] = c->aTotal[1] = 0;
-  c->aOrder = ps_malloc(sizeof(uint32_t) * (c->m.n ? c->m.n : 1));
+  size_t nKey = c->m.pool.n < c->m.nAlloc ? c->m.pool.n : c->m.nAlloc;
+  c->aOrder = ps_malloc(sizeof(uint32_t) * (nKey ? nKey : 1));
   if( c->aOrder==0 ) return SQLITE_NOMEM;
-  for(size_t k=0; k<c->m.n; k++){
+  for(size_t k=1; k<nKey; k++){
     const DfKey *e = &c->m.a[k];
     c->aTotal[0] = ps_add_sat(c->aTotal[0], e->self[0]);
     c->aTotal[1] = ps_add_sat(c->aTotal[1], e->self[1]);
@@ -540,7 +523,8 @@ static int dfFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, in
   if( aSort==0 ) return SQLITE_NOMEM;
   for(size_t i=0; i<c->n; i++){
     const DfKey *e = &c->m.a[c->aOrder[i]];
-    aSort[i].absDelta = df_abs_delta(c, e); aSort[i].z = c->m.text.z + e->off; aSort[i].n = e->n; aSort[i].k = c->aOrder[i];
+    PsStr t = ps_pool_get(&c->m.pool, c->aOrder[i]);
+    aSort[i].absDelta = df_abs_delta(c, e); aSort[i].z = t.z; aSort[i].n = t.n; aSort[i].k = c->aOrder[i];
   }
   qsort(aSort, c->n, sizeof(DfSort), df_cmp);
   for(size_t i=0; i<c->n; i++) c->aOrder[i] = aSort[i].k;
@@ -556,7 +540,7 @@ static int dfColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
   DfCursor *c = (DfCursor*)cur;
   const DfKey *k = &c->m.a[c->aOrder[c->i]];
   switch( iCol ){
-    case 0: sqlite3_result_text(ctx, c->m.text.z + k->off, (int)k->n, SQLITE_TRANSIENT); break;
+    case 0: { PsStr t = ps_pool_get(&c->m.pool, c->aOrder[c->i]); sqlite3_result_text(ctx, t.z, (int)t.n, SQLITE_TRANSIENT); break; }
     case 1: sqlite3_result_int64(ctx, k->count[0]); break;
     case 2: sqlite3_result_int64(ctx, k->count[1]); break;
     case 3: sqlite3_result_int64(ctx, k->ns[0]); break;

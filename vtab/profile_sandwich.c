@@ -39,7 +39,7 @@ SQLITE_EXTENSION_INIT3
 /* A row: a node of the callers' or the callees' tree, merged by its label under its parent. */
 typedef struct SwRow {
   int32_t parent;             /* -1: the function itself */
-  uint32_t label;             /* index into SwTab.aLab */
+  uint32_t label;             /* the label's id in SwTab.lab */
   uint8_t bCaller;
   int32_t depth;
   int64_t self, total, count;
@@ -49,10 +49,7 @@ typedef struct SwRow {
 typedef struct SwTab {
   SwRow *a; size_t n, nAlloc;
   uint32_t *aSlot; size_t nSlot;
-  /* labels, interned */
-  struct { size_t off; uint32_t n; uint64_t h; } *aLab; size_t nLab, nLabAlloc;
-  uint32_t *aLabSlot; size_t nLabSlot;
-  PsBuf text;
+  PsPool lab;                 /* the labels, interned (capture.h); zeroed until the first */
 } SwTab;
 
 static int sw_grow_slots(uint32_t **paSlot, size_t *pnSlot, size_t nUsed, uint64_t (*xHash)(void*, size_t), void *pArg){
@@ -68,25 +65,14 @@ static int sw_grow_slots(uint32_t **paSlot, size_t *pnSlot, size_t nUsed, uint64
   ps_free(*paSlot); *paSlot = aNew; *pnSlot = nNew;
   return 0;
 }
-static uint64_t sw_lab_hash(void *p, size_t k){ return ((SwTab*)p)->aLab[k].h; }
 static uint64_t sw_row_hash(void *p, size_t k){ return ((SwTab*)p)->a[k].h; }
 
-/* The index of label z[0..n), interned; -1 when out of memory. */
+/* The id of label z[0..n), interned; -1 when out of memory. */
 static int64_t sw_label(SwTab *t, const char *z, size_t n){
-  uint64_t h = ps_hash(z, n);
-  if( sw_grow_slots(&t->aLabSlot, &t->nLabSlot, t->nLab, sw_lab_hash, t) ) return -1;
-  size_t i = (size_t)h & (t->nLabSlot-1);
-  while( t->aLabSlot[i] ){
-    size_t k = t->aLabSlot[i]-1;
-    if( t->aLab[k].h==h && t->aLab[k].n==n && memcmp(t->text.z + t->aLab[k].off, z, n)==0 ) return (int64_t)k;
-    i = (i+1) & (t->nLabSlot-1);
-  }
-  if( n > UINT32_MAX-1 || ps_grow((void**)&t->aLab, sizeof(t->aLab[0]), &t->nLabAlloc, t->nLab+1) ) return -1;
-  size_t off = t->text.n;
-  if( ps_buf_append(&t->text, z, n) ) return -1;
-  t->aLab[t->nLab].off = off; t->aLab[t->nLab].n = (uint32_t)n; t->aLab[t->nLab].h = h;
-  t->aLabSlot[i] = (uint32_t)(t->nLab + 1);
-  return (int64_t)t->nLab++;
+  if( t->lab.a==0 && ps_pool_init(&t->lab) ) return -1;
+  int bNew = 0;
+  uint32_t id = ps_pool_intern(&t->lab, z, n, &bNew);
+  return id ? (int64_t)id : -1;
 }
 
 /* The row under parent (-1: a root) with label, in the callers' tree (bCaller) or the callees';
@@ -110,7 +96,8 @@ static int64_t sw_row(SwTab *t, int32_t parent, uint32_t label, int bCaller){
 }
 
 static void sw_tab_free(SwTab *t){
-  ps_free(t->a); ps_free(t->aSlot); ps_free(t->aLab); ps_free(t->aLabSlot); ps_buf_free(&t->text);
+  ps_free(t->a); ps_free(t->aSlot);
+  if( t->lab.a ) ps_pool_free(&t->lab);
   memset(t, 0, sizeof(*t));
 }
 
@@ -341,7 +328,8 @@ static int swFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, in
     const SwRow *x = &c->t.a[k];
     SwSort *o = &aSort[k];
     o->bCaller = x->bCaller; o->depth = x->depth; o->parent = x->parent; o->total = x->total;
-    o->z = c->t.text.z + c->t.aLab[x->label].off; o->n = c->t.aLab[x->label].n; o->k = (uint32_t)k;
+    PsStr l = ps_pool_get(&c->t.lab, x->label);
+    o->z = l.z; o->n = l.n; o->k = (uint32_t)k;
   }
   qsort(aSort, c->t.n, sizeof(SwSort), sw_cmp);
   for(size_t k=0; k<c->t.n; k++) c->aOrder[k] = aSort[k].k;
@@ -357,7 +345,7 @@ static int swEof(sqlite3_vtab_cursor *cur){ SwCursor *c = (SwCursor*)cur; return
 /* The bytes of row k's path, its terminator included. */
 static size_t sw_path_len(const SwTab *t, uint32_t k){
   size_t n = 0;
-  for(int64_t r=k; r>=0; r=t->a[r].parent) n += t->aLab[t->a[r].label].n + 1;
+  for(int64_t r=k; r>=0; r=t->a[r].parent) n += ps_pool_get(&t->lab, t->a[r].label).n + 1;
   return n;
 }
 
@@ -371,9 +359,9 @@ static char *sw_path(const SwTab *t, uint32_t k){
   size_t e = n - 1;
   z[e] = 0;
   for(int64_t r=k; r>=0; r=t->a[r].parent){
-    size_t m = t->aLab[t->a[r].label].n;
-    e -= m;
-    memcpy(z + e, t->text.z + t->aLab[t->a[r].label].off, m);
+    PsStr l = ps_pool_get(&t->lab, t->a[r].label);
+    e -= l.n;
+    memcpy(z + e, l.z, l.n);
     if( t->a[r].parent>=0 ) z[--e] = ';';
   }
   return z;
