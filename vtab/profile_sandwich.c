@@ -114,34 +114,25 @@ static int sw_poll(void *p){ return ps_poll_interrupt((PsPoll*)p); }
 
 /* One file: the function's outermost occurrences, their callers and callees into the rows. */
 static int sw_part(SwCursor *c, PsPoll *pPoll, PsCapture *cap, const char *zFn, size_t nFn, char **pzErr){
-  PsForest f;
+  PsOccur oc;
   int rc = SQLITE_OK;
-  int32_t *aKey = 0, *aOrder = 0, *aRow = 0; uint8_t *aTop = 0; int64_t *aSubCnt = 0, *aFSelf = 0;
-  size_t nOrder = 0;
+  int32_t *aRow = 0; int64_t *aSubCnt = 0, *aFSelf = 0;
   char buf[4096];
-  if( ps_forest_build(cap, c->bAsync, 0, 0, &f) ){ rc = SQLITE_NOMEM; goto done; }
-  if( f.eKind==PS_FOREST_NONE ) goto done;
-  const size_t n = f.n, nA = n ? n : 1;
-  aKey = ps_malloc(sizeof(int32_t) * nA); aOrder = ps_malloc(sizeof(int32_t) * nA); aRow = ps_malloc(sizeof(int32_t) * nA);
-  aTop = ps_calloc(nA, 1); aSubCnt = ps_malloc(sizeof(int64_t) * nA);
-  aFSelf = ps_calloc(nA, sizeof(int64_t));
-  if( !aKey || !aOrder || !aRow || !aTop || !aSubCnt || !aFSelf ){ rc = SQLITE_NOMEM; goto done; }
-  /* a counted node is an occurrence of the function when its label is the function's */
-  int bAny = 0;
-  for(size_t i=0; i<n; i++){
-    aKey[i] = -1;
-    if( !f.a[i].bCounted || (f.eKind==PS_FOREST_SLICES && f.aRow[i]!=2) ) continue;
-    size_t nz; const char *z = ps_forest_label(cap, &f, i, PS_FOREST_NAME, buf, sizeof(buf), &nz);
-    if( nz==nFn && memcmp(z, zFn, nFn)==0 ){ aKey[i] = 0; bAny = 1; }
-  }
-  if( !bAny ) goto done;
+  int rcO = ps_forest_occurrences(cap, c->bAsync, zFn, nFn, &oc, sw_poll, pPoll);
+  if( rcO ){ rc = rcO==PS_INTERRUPT ? SQLITE_INTERRUPT : SQLITE_NOMEM; goto done; }
+  if( !oc.bAny ) goto done;
   c->bFound = 1;
-  int rcW = ps_forest_walk(&f, aKey, 1, aOrder, aTop, &nOrder, sw_poll, pPoll);
-  if( rcW ){ rc = rcW==PS_INTERRUPT ? SQLITE_INTERRUPT : SQLITE_NOMEM; goto done; }
+  PsForest f = oc.f;
+  const int32_t *aKey = oc.aKey, *aOrder = oc.aOrder;
+  const uint8_t *aTop = oc.aTop;
+  const size_t n = f.n, nA = n ? n : 1, nOrder = oc.nOrder;
+  aRow = ps_malloc(sizeof(int32_t) * nA); aSubCnt = ps_malloc(sizeof(int64_t) * nA);
+  aFSelf = ps_calloc(nA, sizeof(int64_t));
+  if( !aRow || !aSubCnt || !aFSelf ){ rc = SQLITE_NOMEM; goto done; }
   /* sampled stacks: inclusive time and count over the subtree; else a node's own (a slice's
   ** duration and 1, a record's time and Count) */
   int bSub = f.eKind==PS_FOREST_SAMPLES;
-  if( bSub ) ps_forest_subtree(&f, aOrder, nOrder, aSubCnt);
+  if( bSub ) ps_forest_subtree(&oc.f, aOrder, nOrder, aSubCnt);
   else for(size_t i=0; i<n; i++) aSubCnt[i] = f.a[i].cnt;
   /* per node, the function's self time in its subtree, nested occurrences included (the
   ** depth-0 rows and the callers' rows) */
@@ -162,7 +153,7 @@ static int sw_part(SwCursor *c, PsPoll *pPoll, PsCapture *cap, const char *zFn, 
     if( aTop[i] ) pr = -1;                           /* an outermost occurrence: the root row */
     else if( p>=0 && aRow[p]>=0 ) pr = aRow[p];
     else continue;                                   /* not under an occurrence */
-    if( f.eKind==PS_FOREST_SLICES && f.aRow[i]!=2 ) continue;
+    if( !ps_forest_in_kind(&f, (size_t)i) ) continue;
     if( pr>=0 && c->t.a[pr].depth >= c->nMaxDepth ) continue;
     int64_t l = lFn;
     if( !aTop[i] ){
@@ -190,7 +181,7 @@ static int sw_part(SwCursor *c, PsPoll *pPoll, PsCapture *cap, const char *zFn, 
       x->self = ps_add_sat(x->self, self); x->total = ps_add_sat(x->total, tot); x->count = ps_add_sat(x->count, cnt);
       if( x->depth >= c->nMaxDepth ) break;
       int32_t p = f.a[i].parent;
-      while( p>=0 && f.eKind==PS_FOREST_SLICES && f.aRow[p]!=2 ) p = f.a[p].parent;   /* (slices only) */
+      while( p>=0 && !ps_forest_in_kind(&f, (size_t)p) ) p = f.a[p].parent;   /* (slices only) */
       if( p<0 ) break;
       i = p;
       size_t nz; const char *z = ps_forest_label(cap, &f, (size_t)i, PS_FOREST_NAME, buf, sizeof(buf), &nz);
@@ -207,8 +198,8 @@ static int sw_part(SwCursor *c, PsPoll *pPoll, PsCapture *cap, const char *zFn, 
     }
   }
 done:
-  ps_forest_free(&f);
-  ps_free(aKey); ps_free(aOrder); ps_free(aRow); ps_free(aTop); ps_free(aSubCnt); ps_free(aFSelf);
+  ps_occur_free(&oc);
+  ps_free(aRow); ps_free(aSubCnt); ps_free(aFSelf);
   return rc;
 }
 

@@ -158,3 +158,29 @@ const char *ps_forest_label(const PsCapture *cap, const PsForest *f, size_t i, i
   *pn = z.n;
   return z.z ? z.z : "";
 }
+
+void ps_occur_free(PsOccur *o){
+  ps_forest_free(&o->f);
+  free(o->aKey); free(o->aOrder); free(o->aTop);
+  memset(o, 0, sizeof(*o));
+}
+
+int ps_forest_occurrences(PsCapture *cap, int bAsync, const char *zFn, size_t nFn, PsOccur *o,
+                          int (*xInterrupt)(void*), void *pI){
+  memset(o, 0, sizeof(*o));
+  if( ps_forest_build(cap, bAsync, 0, 0, &o->f) ) return PS_NOMEM;
+  if( o->f.eKind==PS_FOREST_NONE ) return PS_OK;
+  const size_t n = o->f.n, nA = n ? n : 1;
+  o->aKey = malloc(sizeof(int32_t) * nA); o->aOrder = malloc(sizeof(int32_t) * nA);
+  o->aTop = calloc(nA, 1);
+  if( !o->aKey || !o->aOrder || !o->aTop ) return PS_NOMEM;
+  char buf[4096];
+  for(size_t i=0; i<n; i++){
+    o->aKey[i] = -1;
+    if( !o->f.a[i].bCounted || !ps_forest_in_kind(&o->f, i) ) continue;
+    size_t nz; const char *z = ps_forest_label(cap, &o->f, i, PS_FOREST_NAME, buf, sizeof(buf), &nz);
+    if( nz==nFn && memcmp(z, zFn, nFn)==0 ){ o->aKey[i] = 0; o->bAny = 1; }
+  }
+  if( !o->bAny ) return PS_OK;
+  return ps_forest_walk(&o->f, o->aKey, 1, o->aOrder, o->aTop, &o->nOrder, xInterrupt, pI);
+}

@@ -72,4 +72,28 @@ const char *ps_forest_label(const PsCapture *cap, const PsForest *f, size_t i, i
                             size_t nBuf, size_t *pn);
 
 
+/* Whether node i takes part in a walk of its kind: always, but in a forest of slices, where only
+** the slices of the kind asked for do (f->aRow 2; the other rows are not the thread's work). */
+static inline int ps_forest_in_kind(const PsForest *f, size_t i){
+  return f->eKind!=PS_FOREST_SLICES || f->aRow[i]==2;
+}
+
+/* The occurrences of one name in a capture's forest, what a sandwich view starts from
+** (profile_sandwich, the flame graph's "sandwich"): f built (bAsync as ps_forest_build);
+** aKey[i] = 0 for a counted node in kind whose label (ps_forest_label, PS_FOREST_NAME) is
+** zFn[0..nFn), else -1; when some node is (bAny), the walk from the roots (ps_forest_walk:
+** aOrder[0..nOrder), aTop[i] 1 at an outermost occurrence). The arrays hold f.n entries. */
+typedef struct PsOccur {
+  PsForest f;
+  int32_t *aKey, *aOrder;
+  uint8_t *aTop;
+  size_t nOrder;
+  int bAny;
+} PsOccur;
+/* PS_OK, PS_NOMEM or PS_INTERRUPT (xInterrupt, may be NULL, as ps_forest_walk asks it);
+** ps_occur_free frees o either way. */
+int ps_forest_occurrences(PsCapture *cap, int bAsync, const char *zFn, size_t nFn, PsOccur *o,
+                          int (*xInterrupt)(void*), void *pI);
+void ps_occur_free(PsOccur *o);
+
 #endif

@@ -1278,32 +1278,24 @@ int ps_flame_svg_sandwich(const PsCapture *cap, const char *zFn, const PsFlameOp
   PsFlameOpt oo = *o;
   oo.eWeight = PS_FLAME_W_DUR;          /* (a sandwich's halves are the tries as built) */
   o = &oo;
-  PsForest fo;
+  PsOccur oc;
   FlGraph gu, gd;                       /* the callers (drawn upwards), the callees */
   memset(&gu, 0, sizeof(gu)); memset(&gd, 0, sizeof(gd));
-  int32_t *aKey = 0, *aOrder = 0, *aRow = 0; uint8_t *aTop = 0;
-  size_t nOrder = 0, nFn = strlen(zFn);
-  char buf[4096];
-  int rc = PS_NOMEM;
+  int32_t *aRow = 0;
+  size_t nFn = strlen(zFn);
+  int rc;
   if( pInfo ) memset(pInfo, 0, sizeof(*pInfo));
-  if( ps_forest_build((PsCapture*)cap, o->bAsync, 0, 0, &fo) ) goto out;
-  if( fo.eKind==PS_FOREST_NONE ){ rc = ps_err(err, "the capture has no slices, samples or records to draw"); goto out; }
-  const size_t n = fo.n, nA = n ? n : 1;
-  aKey = malloc(sizeof(int32_t) * nA); aOrder = malloc(sizeof(int32_t) * nA);
-  aRow = malloc(sizeof(int32_t) * nA); aTop = calloc(nA, 1);
-  if( !aKey || !aOrder || !aRow || !aTop ) goto out;
-  int bAny = 0;
-  for(size_t i=0; i<n; i++){
-    size_t nz;
-    aKey[i] = -1;
-    if( !fo.a[i].bCounted || (fo.eKind==PS_FOREST_SLICES && fo.aRow[i]!=2) ) continue;
-    const char *z = ps_forest_label(cap, &fo, i, PS_FOREST_NAME, buf, sizeof(buf), &nz);
-    if( nz==nFn && memcmp(z, zFn, nFn)==0 ){ aKey[i] = 0; bAny = 1; }
-  }
-  if( !bAny ){ rc = ps_err(err, "sandwich: no frame, slice or record is named '%s'", zFn); goto out; }
-  rc = ps_forest_walk(&fo, aKey, 1, aOrder, aTop, &nOrder, o->xInterrupt, o->pInterruptArg);
+  rc = ps_forest_occurrences((PsCapture*)cap, o->bAsync, zFn, nFn, &oc, o->xInterrupt, o->pInterruptArg);
   if( rc ) goto out;
-  if( fo.eKind==PS_FOREST_SAMPLES ) ps_forest_subtree(&fo, aOrder, nOrder, 0);
+  PsForest fo = oc.f;
+  if( fo.eKind==PS_FOREST_NONE ){ rc = ps_err(err, "the capture has no slices, samples or records to draw"); goto out; }
+  if( !oc.bAny ){ rc = ps_err(err, "sandwich: no frame, slice or record is named '%s'", zFn); goto out; }
+  const int32_t *aOrder = oc.aOrder;
+  const uint8_t *aTop = oc.aTop;
+  const size_t n = fo.n, nOrder = oc.nOrder;
+  rc = PS_NOMEM;
+  if( (aRow = malloc(sizeof(int32_t) * (n ? n : 1)))==0 ) goto out;
+  if( fo.eKind==PS_FOREST_SAMPLES ) ps_forest_subtree(&oc.f, aOrder, nOrder, 0);
   rc = PS_NOMEM;
   FlGraph *ag[2] = { &gu, &gd };
   for(int k=0; k<2; k++){
@@ -1331,14 +1323,14 @@ int ps_flame_svg_sandwich(const PsCapture *cap, const char *zFn, const PsFlameOp
       /* its callers */
       int32_t q = iFnU, a = p;
       for(int nUp=0; a>=0 && nUp<PS_FLAME_MAX_REVERSED; a = fo.a[a].parent){
-        if( fo.eKind==PS_FOREST_SLICES && fo.aRow[a]!=2 ) continue;
+        if( !ps_forest_in_kind(&fo, (size_t)a) ) continue;
         uint32_t nm = fl_forest_name(&gu, cap, &fo, (size_t)a);
         if( nm==UINT32_MAX || (q = fl_child(&gu.f, q, nm, 0))<0 ) goto out;
         nUp++;
       }
       fl_add(&gu.f.a[q].value, fo.a[i].tot);
       gu.f.a[q].nRows++;
-    }else if( p>=0 && aRow[p]>=0 && (fo.eKind!=PS_FOREST_SLICES || fo.aRow[i]==2) ){
+    }else if( p>=0 && aRow[p]>=0 && ps_forest_in_kind(&fo, (size_t)i) ){
       uint32_t nm = fl_forest_name(&gd, cap, &fo, (size_t)i);
       if( nm==UINT32_MAX || (t = fl_child(&gd.f, aRow[p], nm, 0))<0 ) goto out;
     }else continue;
@@ -1365,8 +1357,8 @@ int ps_flame_svg_sandwich(const PsCapture *cap, const char *zFn, const PsFlameOp
   if( rc==PS_OK ) rc = fl_svg_frames(&gd, o, out, pInfo, iFnD, total, yMid, 0, dDown);
   if( rc==PS_OK && fl_svg_tail(out) ) rc = PS_NOMEM;
 out:
-  ps_forest_free(&fo);
-  free(aKey); free(aOrder); free(aRow); free(aTop);
+  ps_occur_free(&oc);
+  free(aRow);
   fl_graph_free(&gu); fl_graph_free(&gd);
   if( rc==PS_NOMEM || rc==PS_INTERRUPT ) return fl_rc(rc, err);
   return rc;
