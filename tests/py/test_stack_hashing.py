@@ -49,17 +49,7 @@ def s64(x):
 # ---------------------------------------------------------------------------------------------
 # protobuf by hand (pprof)
 
-def varint(v):
-    v &= M64
-    out = bytearray()
-    while True:
-        b = v & 0x7F
-        v >>= 7
-        if v:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
+from testlib import pb_varint as varint  # noqa: E402  (pure Python: the generator needs no library)
 
 
 def fv(num, v):

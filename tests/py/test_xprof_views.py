@@ -42,24 +42,15 @@ SQLITE3 = os.environ.get("SQLITE3", "sqlite3")
 # ---------------------------------------------------------------- protobuf wire format
 
 
-def varint(v):
-    v &= (1 << 64) - 1
-    out = bytearray()
-    while v >= 0x80:
-        out.append(v & 0x7F | 0x80)
-        v >>= 7
-    out.append(v)
-    return bytes(out)
+varint = testlib.pb_varint
 
 
 def f_varint(num, v):
-    return varint(num << 3) + varint(v)
+    return testlib.pb_field(num, int(v))
 
 
 def f_bytes(num, b):
-    if isinstance(b, str):
-        b = b.encode("utf-8")
-    return varint(num << 3 | 2) + varint(len(b)) + b
+    return testlib.pb_field(num, b if isinstance(b, (bytes, str)) else bytes(b))
 
 
 def f_double(num, d):

@@ -108,7 +108,8 @@ def pb_fields(buf):
 
 
 def pb_varint(v):
-    """A protobuf varint (v >= 0)."""
+    """A protobuf varint; a negative (int64) as ten bytes of two's complement."""
+    v &= (1 << 64) - 1
     out = bytearray()
     while True:
         b = v & 0x7F
