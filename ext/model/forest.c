@@ -182,5 +182,10 @@ int ps_forest_occurrences(PsCapture *cap, int bAsync, const char *zFn, size_t nF
     if( nz==nFn && memcmp(z, zFn, nFn)==0 ){ o->aKey[i] = 0; o->bAny = 1; }
   }
   if( !o->bAny ) return PS_OK;
-  return ps_forest_walk(&o->f, o->aKey, 1, o->aOrder, o->aTop, &o->nOrder, xInterrupt, pI);
+  int rc = ps_forest_walk(&o->f, o->aKey, 1, o->aOrder, o->aTop, &o->nOrder, xInterrupt, pI);
+  /* a named node the walk never reaches (a record in a parent cycle, one out of the tree) is no
+  ** occurrence: bAny says whether the walk met one */
+  o->bAny = 0;
+  for(size_t k=0; rc==PS_OK && k<o->nOrder && !o->bAny; k++) o->bAny = o->aTop[o->aOrder[k]];
+  return rc;
 }

@@ -81,8 +81,9 @@ static inline int ps_forest_in_kind(const PsForest *f, size_t i){
 /* The occurrences of one name in a capture's forest, what a sandwich view starts from
 ** (profile_sandwich, the flame graph's "sandwich"): f built (bAsync as ps_forest_build);
 ** aKey[i] = 0 for a counted node in kind whose label (ps_forest_label, PS_FOREST_NAME) is
-** zFn[0..nFn), else -1; when some node is (bAny), the walk from the roots (ps_forest_walk:
-** aOrder[0..nOrder), aTop[i] 1 at an outermost occurrence). The arrays hold f.n entries. */
+** zFn[0..nFn), else -1; when some node is, the walk from the roots (ps_forest_walk:
+** aOrder[0..nOrder), aTop[i] 1 at an outermost occurrence). bAny: the walk reached an occurrence
+** (a named node out of the tree, never reached, is none). The arrays hold f.n entries. */
 typedef struct PsOccur {
   PsForest f;
   int32_t *aKey, *aOrder;

@@ -1338,6 +1338,7 @@ int ps_flame_svg_sandwich(const PsCapture *cap, const char *zFn, const PsFlameOp
     fl_add(&gd.f.a[t].value, fo.a[i].self);
     gd.f.a[t].nRows++;
   }
+  if( iFnD<0 ){ rc = ps_err(err, "sandwich: no frame, slice or record is named '%s'", zFn); goto out; }
   if( (rc = fl_prepare(&gu, o))!=PS_OK || (rc = fl_prepare(&gd, o))!=PS_OK ) goto out;
   int64_t total = gd.f.a[iFnD].value;
   int32_t *aDepth = malloc(sizeof(int32_t) * (gu.f.n > gd.f.n ? gu.f.n : gd.f.n));

@@ -60,4 +60,15 @@ e = error(db, "SELECT * FROM profile_sandwich(?, ?, ?)", (folded, "a", '{"max_de
 check(e and "max_depth" in e, "error: a negative max_depth", e)
 e = error(db, "SELECT * FROM profile_sandwich(?)", (folded,))
 check(e is not None, "error: no function", e)
+# a frame named only in a parent cycle (never reached from a root) is no occurrence: an error, for
+# the table and for the flame graph's sandwich (which once read before its frames' array)
+cyc = os.path.join(tmp, "cycle.json")
+json.dump({"traceEvents": [{"ph": "X", "name": "a", "ts": 0, "dur": 10, "pid": 1, "tid": 1, "sf": "3"},
+                           {"ph": "P", "name": "s", "ts": 1, "pid": 1, "tid": 1, "sf": "1"}],
+           "stackFrames": {"1": {"name": "evil", "parent": "2"}, "2": {"name": "x", "parent": "1"}, "3": {"name": "ok"}}},
+          open(cyc, "w"))
+e = error(db, "SELECT * FROM profile_sandwich(?, 'evil')", (cyc,))
+check(e and "no frame, slice or record" in e, "a name only in a parent cycle: no occurrence", e)
+e = error(db, "SELECT profile_flamegraph(?, ?, '{\"sandwich\": \"evil\"}')", (cyc, os.path.join(tmp, "cyc.svg")))
+check(e and "no frame, slice or record is named 'evil'" in e, "flame graph sandwich: a name only in a parent cycle", e)
 done()
