@@ -105,7 +105,7 @@ typedef struct DfSide {
   int iSide;
   const char *zSide;
   const DfOpt *o;
-  sqlite3_int64 *aSel; size_t nSel, iSel;   /* where: the selected rowids, the next one to use */
+  sqlite3_int64 *aSel; size_t nSel, iSel, nSelAlloc;   /* where: the current part's selected ids, the next one to use */
   int bAnyStep;               /* a file of the side had the step slice */
   const PsCapture *cap;       /* the part being read, its index, its step window and process */
   int iPart;
@@ -116,10 +116,10 @@ typedef struct DfSide {
 } DfSide;
 
 
-/* Whether row r of part iPart is selected by "where" (rowids come ascending). */
-static int df_where(DfSide *s, int iPart, size_t r){
+/* Whether row r of the current part is selected by "where" (its ids, ascending, in aSel). */
+static int df_where(DfSide *s, size_t r){
   if( s->o->zWhere==0 ) return 1;
-  sqlite3_int64 id = ((sqlite3_int64)iPart << 40) | (sqlite3_int64)r;
+  sqlite3_int64 id = (sqlite3_int64)r;
   while( s->iSel < s->nSel && s->aSel[s->iSel] < id ) s->iSel++;
   return s->iSel < s->nSel && s->aSel[s->iSel]==id;
 }
@@ -140,7 +140,7 @@ static int df_value_eq(const PsCapture *cap, const PsValue *a, const PsValue *b)
 static int df_row_ok(void *pArg, size_t r){
   DfSide *s = (DfSide*)pArg;
   const PsCapture *cap = s->cap;
-  if( !df_where(s, s->iPart, r) ) return 0;
+  if( !df_where(s, r) ) return 0;
   if( s->o->zStep==0 ) return 1;
   if( cap->ev.aTs[r] < s->t0 || cap->ev.aTs[r] >= s->t1 ) return 0;
   return s->pStepPid==0 || (cap->ev.aThread[r] < cap->nThread
@@ -412,9 +412,13 @@ static int df_options(sqlite3 *db, sqlite3_value *pOpt, DfOpt *o, char **pzErr){
   return rc;
 }
 
-/* The rowids profile_events(source) gives under "where", ascending, into s->aSel. */
-static int df_select(sqlite3 *db, DfSide *s, sqlite3_value *pSource){
-  char *zSql = sqlite3_mprintf("SELECT rowid FROM profile_events(?1) WHERE (%s) ORDER BY rowid", s->o->zWhere);
+/* The ids of the rows of file zFile (NULL: a BLOB's one capture) that profile_events(source)
+** gives under "where", ascending, into s->aSel. The file = constraint makes profile_events read
+** that file alone: the part df_side holds, found in the connection's cache, not parsed again. */
+static int df_select(sqlite3 *db, DfSide *s, sqlite3_value *pSource, const char *zFile){
+  s->nSel = s->iSel = 0;
+  char *zSql = sqlite3_mprintf(zFile ? "SELECT id FROM profile_events(?1) WHERE file = ?2 AND (%s) ORDER BY id"
+                                     : "SELECT id FROM profile_events(?1) WHERE (%s) ORDER BY id", s->o->zWhere);
   if( zSql==0 ) return SQLITE_NOMEM;
   sqlite3_stmt *st = 0;
   int rc = sqlite3_prepare_v2(db, zSql, -1, &st, 0);
@@ -424,11 +428,13 @@ static int df_select(sqlite3 *db, DfSide *s, sqlite3_value *pSource){
     return rc;
   }
   sqlite3_bind_value(st, 1, pSource);
-  size_t nAlloc = 0;
+  if( zFile ) sqlite3_bind_text(st, 2, zFile, -1, SQLITE_STATIC);
+  size_t nAlloc = s->nSelAlloc;
   while( (rc = sqlite3_step(st))==SQLITE_ROW ){
     if( ps_grow((void**)&s->aSel, sizeof(sqlite3_int64), &nAlloc, s->nSel+1) ){ rc = SQLITE_NOMEM; break; }
     s->aSel[s->nSel++] = sqlite3_column_int64(st, 0);
   }
+  s->nSelAlloc = nAlloc;
   if( rc==SQLITE_DONE ) rc = SQLITE_OK;
   else if( rc!=SQLITE_NOMEM ) s->zErr = sqlite3_mprintf("profile_diff: %s: %s", s->zSide, sqlite3_errmsg(db));
   sqlite3_finalize(st);
@@ -443,13 +449,14 @@ static int df_side(DfCursor *c, sqlite3 *db, int iSide, sqlite3_value *pSource){
   char zTable[64];
   snprintf(zTable, sizeof(zTable), "profile_diff: %s", s.zSide);
   int rc = SQLITE_OK;
-  if( c->o.zWhere ) rc = df_select(db, &s, pSource);
-  if( rc==SQLITE_OK ) rc = ps_vt_filter_set(c->base.pVtab, zTable, pSource, 0, 0, 1, &c->set);
+  rc = ps_vt_filter_set(c->base.pVtab, zTable, pSource, 0, 0, 1, &c->set);
   for(int iPart=0; rc==SQLITE_OK && iPart < c->set.nPart; iPart++){
     PsCapture *cap = 0;
     rc = ps_set_use(c->base.pVtab, &c->set, &iPart, &cap);
     if( rc || cap==0 ) break;
-    rc = df_part(&s, cap, iPart, c->set.azFile ? c->set.azFile[iPart] : 0);
+    const char *zFile = c->set.azFile ? c->set.azFile[iPart] : 0;
+    if( c->o.zWhere ) rc = df_select(db, &s, pSource, zFile);     /* this file's rows, while it is held */
+    if( rc==SQLITE_OK ) rc = df_part(&s, cap, iPart, zFile);
   }
   if( rc==SQLITE_OK && c->o.zStep && !s.bAnyStep ){
     s.zErr = sqlite3_mprintf("profile_diff: %s: no file has a slice named '%s' (the \"step\" option)", s.zSide, c->o.zStep);

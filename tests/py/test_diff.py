@@ -281,4 +281,15 @@ out2 = tempfile.mkdtemp(prefix="profsql-diff-report-")
 db.execute("SELECT profile_report(?, ?, '{\"write_archive\": false}')", (T_CP, out2)).fetchone()
 check(not os.path.exists(os.path.join(out2, "profiler_diff_latest.csv")) and "What changed" not in
       open(os.path.join(out2, "profiler_report_latest.md"), encoding="utf-8").read(), "report: no comparison without a baseline")
+# "where" on the file column of a directory side: each file's rows selected while it is read (a
+# file = ... there once made profile_events read that one file as part 0, another file's rows)
+both = os.path.join(tmp, "both")
+os.makedirs(both, exist_ok=True)
+for nm, src in (("a.json", B_TR), ("b.json", T_TR)):
+    with open(src, "rb") as f_in, open(os.path.join(both, nm), "wb") as f_out:
+        f_out.write(f_in.read())
+want = sum(r["tc"] for r in diff(T_TR, T_TR))
+for w in ("file = '%s'" % os.path.join(both, "b.json"), "file LIKE '%b.json'"):
+    got = sum(r["tc"] for r in diff(both, both, {"where": w}))
+    check(got == want, "where %s on a directory side = that file alone" % w, (got, want))
 done()
