@@ -148,8 +148,9 @@ const char *ps_forest_label(const PsCapture *cap, const PsForest *f, size_t i, i
       if( x->threadId==PS_NULL64 ) snprintf(buf, nBuf, "main");
       else snprintf(buf, nBuf, "thread %lld", (long long)x->threadId);
       z.z = buf; z.n = strlen(buf);
-    }else if( f->eKind==PS_FOREST_SAMPLES ){ z.z = ps_frame_label(cap, x, buf, nBuf); z.n = strlen(z.z); }
-    else z = ps_pool_get(&cap->pool, x->name);
+    }else if( f->eKind==PS_FOREST_SAMPLES && ps_frame_is_anonymous(cap, x) ){
+      z.z = ps_frame_label(cap, x, buf, nBuf); z.n = strlen(z.z);    /* (short: "(anonymous) file:line") */
+    }else z = ps_pool_get(&cap->pool, x->name);                     /* a name whole, however long */
   }else{
     if( eWhat==PS_FOREST_CATEGORY ) z = ps_pool_get(&cap->pool, cap->ev.aCat[i]);
     else if( eWhat==PS_FOREST_THREAD ){ z.z = ps_thread_label(cap, cap->ev.aThread[i], buf, nBuf); z.n = strlen(z.z); }

@@ -292,4 +292,13 @@ want = sum(r["tc"] for r in diff(T_TR, T_TR))
 for w in ("file = '%s'" % os.path.join(both, "b.json"), "file LIKE '%b.json'"):
     got = sum(r["tc"] for r in diff(both, both, {"where": w}))
     check(got == want, "where %s on a directory side = that file alone" % w, (got, want))
+# frame names longer than any label buffer stay whole and apart (two 5,001-byte names, 3 and 2 samples)
+long_a, long_b = "f" * 5000 + "A", "f" * 5000 + "B"
+cpu = os.path.join(tmp, "long.cpuprofile")
+json.dump({"nodes": [{"id": 1, "callFrame": {"functionName": "(root)", "scriptId": "0", "url": "", "lineNumber": -1, "columnNumber": -1}, "children": [2, 3]},
+                     {"id": 2, "callFrame": {"functionName": long_a, "scriptId": "1", "url": "a.js", "lineNumber": 1, "columnNumber": 1}},
+                     {"id": 3, "callFrame": {"functionName": long_b, "scriptId": "1", "url": "a.js", "lineNumber": 2, "columnNumber": 1}}],
+           "startTime": 0, "endTime": 50, "samples": [2, 2, 2, 3, 3], "timeDeltas": [10] * 5}, open(cpu, "w"))
+got = {r["key"]: r["tc"] for r in diff(cpu, cpu) if r["key"] in (long_a, long_b)}
+check(got == {long_a: 3, long_b: 2}, "names of 5,001 bytes: whole, apart", {k[-1]: v for k, v in got.items()})
 done()
