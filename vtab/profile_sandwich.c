@@ -180,8 +180,7 @@ static int sw_part(SwCursor *c, PsPoll *pPoll, PsCapture *cap, const char *zFn, 
       SwRow *x = &c->t.a[r];
       x->self = ps_add_sat(x->self, self); x->total = ps_add_sat(x->total, tot); x->count = ps_add_sat(x->count, cnt);
       if( x->depth >= c->nMaxDepth ) break;
-      int32_t p = f.a[i].parent;
-      while( p>=0 && !ps_forest_in_kind(&f, (size_t)p) ) p = f.a[p].parent;   /* (slices only) */
+      int32_t p = oc.aUp[i];                         /* (its nearest caller of the kind) */
       if( p<0 ) break;
       i = p;
       size_t nz; const char *z = ps_forest_label(cap, &f, (size_t)i, PS_FOREST_NAME, buf, sizeof(buf), &nz);

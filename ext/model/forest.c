@@ -162,7 +162,7 @@ const char *ps_forest_label(const PsCapture *cap, const PsForest *f, size_t i, i
 
 void ps_occur_free(PsOccur *o){
   ps_forest_free(&o->f);
-  free(o->aKey); free(o->aOrder); free(o->aTop);
+  free(o->aKey); free(o->aOrder); free(o->aTop); free(o->aUp);
   memset(o, 0, sizeof(*o));
 }
 
@@ -173,8 +173,8 @@ int ps_forest_occurrences(PsCapture *cap, int bAsync, const char *zFn, size_t nF
   if( o->f.eKind==PS_FOREST_NONE ) return PS_OK;
   const size_t n = o->f.n, nA = n ? n : 1;
   o->aKey = malloc(sizeof(int32_t) * nA); o->aOrder = malloc(sizeof(int32_t) * nA);
-  o->aTop = calloc(nA, 1);
-  if( !o->aKey || !o->aOrder || !o->aTop ) return PS_NOMEM;
+  o->aTop = calloc(nA, 1); o->aUp = malloc(sizeof(int32_t) * nA);
+  if( !o->aKey || !o->aOrder || !o->aTop || !o->aUp ) return PS_NOMEM;
   char buf[4096];
   for(size_t i=0; i<n; i++){
     o->aKey[i] = -1;
@@ -188,5 +188,11 @@ int ps_forest_occurrences(PsCapture *cap, int bAsync, const char *zFn, size_t nF
   ** occurrence: bAny says whether the walk met one */
   o->bAny = 0;
   for(size_t k=0; rc==PS_OK && k<o->nOrder && !o->bAny; k++) o->bAny = o->aTop[o->aOrder[k]];
+  /* nearest ancestors in kind, in pre-order (a parent before its children): one step a node, so a
+  ** climb past rows of another kind (unclosed B slices, thousands deep) is no longer per caller */
+  for(size_t k=0; rc==PS_OK && k<o->nOrder; k++){
+    int32_t i = o->aOrder[k], p = o->f.a[i].parent;
+    o->aUp[i] = p<0 || (size_t)p>=n ? -1 : ps_forest_in_kind(&o->f, (size_t)p) ? p : o->aUp[p];
+  }
   return rc;
 }

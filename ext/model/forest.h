@@ -87,6 +87,8 @@ static inline int ps_forest_in_kind(const PsForest *f, size_t i){
 typedef struct PsOccur {
   PsForest f;
   int32_t *aKey, *aOrder;
+  int32_t *aUp;               /* per reached node: its nearest ancestor in kind (ps_forest_in_kind),
+                              ** -1 for none: the callers' climb in one step a caller */
   uint8_t *aTop;
   size_t nOrder;
   int bAny;

@@ -1321,9 +1321,8 @@ int ps_flame_svg_sandwich(const PsCapture *cap, const char *zFn, const PsFlameOp
       }
       t = iFnD;
       /* its callers */
-      int32_t q = iFnU, a = p;
-      for(int nUp=0; a>=0 && nUp<PS_FLAME_MAX_REVERSED; a = fo.a[a].parent){
-        if( !ps_forest_in_kind(&fo, (size_t)a) ) continue;
+      int32_t q = iFnU, a = oc.aUp[i];
+      for(int nUp=0; a>=0 && nUp<PS_FLAME_MAX_REVERSED; a = oc.aUp[a]){
         uint32_t nm = fl_forest_name(&gu, cap, &fo, (size_t)a);
         if( nm==UINT32_MAX || (q = fl_child(&gu.f, q, nm, 0))<0 ) goto out;
         nUp++;

@@ -71,4 +71,12 @@ e = error(db, "SELECT * FROM profile_sandwich(?, 'evil')", (cyc,))
 check(e and "no frame, slice or record" in e, "a name only in a parent cycle: no occurrence", e)
 e = error(db, "SELECT profile_flamegraph(?, ?, '{\"sandwich\": \"evil\"}')", (cyc, os.path.join(tmp, "cyc.svg")))
 check(e and "no frame, slice or record is named 'evil'" in e, "flame graph sandwich: a name only in a parent cycle", e)
+# 60,000 unclosed B slices (rows of no kind: no duration), then 60,000 slices f: each f's callers
+# skip the B rows in one step (ps_forest_occurrences' aUp), where a climb per f once took n^2
+deep = os.path.join(tmp, "deep.json")
+json.dump({"traceEvents": [{"ph": "B", "name": "u%d" % i, "ts": i, "pid": 1, "tid": 1} for i in range(60000)]
+           + [{"ph": "X", "name": "f", "ts": 60000 + 2 * i, "dur": 1, "pid": 1, "tid": 1} for i in range(60000)]},
+          open(deep, "w"))
+got = db.execute("SELECT direction, depth, count, total_ns FROM profile_sandwich(?, 'f') ORDER BY direction", (deep,)).fetchall()
+check(got == [("callee", 0, 60000, 60000000), ("caller", 0, 60000, 60000000)], "callers past 60,000 rows of no kind", got)
 done()
