@@ -441,7 +441,6 @@ int ps_vt_connect(sqlite3 *db, void *pAux, const char *zSchema, sqlite3_vtab **p
   if( p==0 ) return SQLITE_NOMEM;
   memset(p, 0, sizeof(*p));
   p->pConn = pAux;
-  p->db = db;
   sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
   *ppVtab = &p->base;
   return SQLITE_OK;

@@ -289,7 +289,6 @@ typedef struct DfCursor {
   DfOpt o;
   uint32_t *aOrder; size_t n, i;
   int64_t aTotal[2];          /* each side's total self time */
-  PsSet set;                  /* (the part loading of each side in turn) */
 } DfCursor;
 
 #define DF_COL_BASELINE 12
@@ -314,7 +313,6 @@ static void df_reset(DfCursor *c){
   ps_free(c->aOrder); c->aOrder = 0; c->n = c->i = 0;
   sqlite3_free(c->o.zWhere); sqlite3_free(c->o.zStep);
   memset(&c->o, 0, sizeof(c->o));
-  ps_set_clear(&c->set);
 }
 
 static int dfClose(sqlite3_vtab_cursor *cur){
@@ -449,12 +447,13 @@ static int df_side(DfCursor *c, sqlite3 *db, int iSide, sqlite3_value *pSource){
   char zTable[64];
   snprintf(zTable, sizeof(zTable), "profile_diff: %s", s.zSide);
   int rc = SQLITE_OK;
-  rc = ps_vt_filter_set(c->base.pVtab, zTable, pSource, 0, 0, 1, &c->set);
-  for(int iPart=0; rc==SQLITE_OK && iPart < c->set.nPart; iPart++){
+  PsSet set; memset(&set, 0, sizeof(set));       /* the side's files, a part at a time */
+  rc = ps_vt_filter_set(c->base.pVtab, zTable, pSource, 0, 0, 1, &set);
+  for(int iPart=0; rc==SQLITE_OK && iPart < set.nPart; iPart++){
     PsCapture *cap = 0;
-    rc = ps_set_use(c->base.pVtab, &c->set, &iPart, &cap);
+    rc = ps_set_use(c->base.pVtab, &set, &iPart, &cap);
     if( rc || cap==0 ) break;
-    const char *zFile = c->set.azFile ? c->set.azFile[iPart] : 0;
+    const char *zFile = set.azFile ? set.azFile[iPart] : 0;
     if( c->o.zWhere ) rc = df_select(db, &s, pSource, zFile);     /* this file's rows, while it is held */
     if( rc==SQLITE_OK ) rc = df_part(&s, cap, iPart, zFile);
   }
@@ -463,7 +462,7 @@ static int df_side(DfCursor *c, sqlite3 *db, int iSide, sqlite3_value *pSource){
     rc = SQLITE_ERROR;
   }
   if( rc==SQLITE_INTERRUPT && s.zErr==0 ) s.zErr = sqlite3_mprintf("profile_diff: interrupted");
-  ps_set_clear(&c->set);
+  ps_set_clear(&set);
   sqlite3_finalize(s.poll.st);
   ps_free(s.aSel);
   if( s.zErr ) return ps_vt_error(c->base.pVtab, s.zErr, rc ? rc : SQLITE_ERROR);
@@ -497,7 +496,7 @@ static int64_t df_abs_delta(const DfCursor *c, const DfKey *k){
 static int dfFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc, sqlite3_value **argv){
   DfCursor *c = (DfCursor*)cur;
   (void)idxStr; (void)argc;
-  sqlite3 *db = ((PsVtab*)cur->pVtab)->db;
+  sqlite3 *db = ((PsVtab*)cur->pVtab)->pConn->db;
   df_reset(c);
   if( (idxNum & 3)!=3 ){
     return ps_vt_error(cur->pVtab, sqlite3_mprintf("profile_diff: expected (baseline, test [, options_json])"), SQLITE_ERROR);
@@ -517,7 +516,7 @@ static int dfFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, in
   if( rc ) return rc;
   /* the rows: keys with something on either side, by abs(delta_ns) descending, then key */
   c->aTotal[0] = c->aTotal[1] = 0;
-  size_t nKey = c->m.pool.n < c->m.nAlloc ? c->m.pool.n : c->m.nAlloc;
+  size_t nKey = c->m.pool.n;                     /* (df_key grew a[] past every id) */
   c->aOrder = ps_malloc(sizeof(uint32_t) * (nKey ? nKey : 1));
   if( c->aOrder==0 ) return SQLITE_NOMEM;
   for(size_t k=1; k<nKey; k++){

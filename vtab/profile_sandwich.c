@@ -52,20 +52,20 @@ typedef struct SwTab {
   PsPool lab;                 /* the labels, interned (capture.h); zeroed until the first */
 } SwTab;
 
-static int sw_grow_slots(uint32_t **paSlot, size_t *pnSlot, size_t nUsed, uint64_t (*xHash)(void*, size_t), void *pArg){
-  if( *pnSlot && (nUsed + 1) * 2 <= *pnSlot ) return 0;
-  size_t nNew = *pnSlot ? *pnSlot * 2 : 1024;
+/* Room for one more row in the rows' slot table (at most half full), rehashed when it grows. */
+static int sw_grow_slots(SwTab *t){
+  if( t->nSlot && (t->n + 1) * 2 <= t->nSlot ) return 0;
+  size_t nNew = t->nSlot ? t->nSlot * 2 : 1024;
   uint32_t *aNew = ps_calloc(nNew, sizeof(uint32_t));
   if( aNew==0 ) return 1;
-  for(size_t k=0; k<nUsed; k++){
-    size_t i = (size_t)xHash(pArg, k) & (nNew-1);
+  for(size_t k=0; k<t->n; k++){
+    size_t i = (size_t)t->a[k].h & (nNew-1);
     while( aNew[i] ) i = (i+1) & (nNew-1);
     aNew[i] = (uint32_t)(k+1);
   }
-  ps_free(*paSlot); *paSlot = aNew; *pnSlot = nNew;
+  ps_free(t->aSlot); t->aSlot = aNew; t->nSlot = nNew;
   return 0;
 }
-static uint64_t sw_row_hash(void *p, size_t k){ return ((SwTab*)p)->a[k].h; }
 
 /* The id of label z[0..n), interned; -1 when out of memory. */
 static int64_t sw_label(SwTab *t, const char *z, size_t n){
@@ -79,7 +79,7 @@ static int64_t sw_label(SwTab *t, const char *z, size_t n){
 ** made when new. -1 when out of memory. */
 static int64_t sw_row(SwTab *t, int32_t parent, uint32_t label, int bCaller){
   uint64_t h = ps_hash_pair(ps_hash_pair((uint64_t)(int64_t)parent, label), (uint64_t)bCaller);
-  if( sw_grow_slots(&t->aSlot, &t->nSlot, t->n, sw_row_hash, t) ) return -1;
+  if( sw_grow_slots(t) ) return -1;
   size_t i = (size_t)h & (t->nSlot-1);
   while( t->aSlot[i] ){
     const SwRow *x = &t->a[t->aSlot[i]-1];
@@ -132,7 +132,7 @@ static int sw_part(SwCursor *c, PsPoll *pPoll, PsCapture *cap, const char *zFn, 
   /* sampled stacks: inclusive time and count over the subtree; else a node's own (a slice's
   ** duration and 1, a record's time and Count) */
   int bSub = f.eKind==PS_FOREST_SAMPLES;
-  if( bSub ) ps_forest_subtree(&oc.f, aOrder, nOrder, aSubCnt);
+  if( bSub ) ps_forest_subtree(&f, aOrder, nOrder, aSubCnt);   /* (f shares oc.f's nodes) */
   else for(size_t i=0; i<n; i++) aSubCnt[i] = f.a[i].cnt;
   /* per node, the function's self time in its subtree, nested occurrences included (the
   ** depth-0 rows and the callers' rows) */
@@ -149,10 +149,11 @@ static int sw_part(SwCursor *c, PsPoll *pPoll, PsCapture *cap, const char *zFn, 
   for(size_t i=0; i<n; i++) aRow[i] = -1;
   for(size_t k=0; k<nOrder && rc==SQLITE_OK; k++){
     int32_t i = aOrder[k], p = f.a[i].parent;
-    int32_t pr = -1;
-    if( aTop[i] ) pr = -1;                           /* an outermost occurrence: the root row */
-    else if( p>=0 && aRow[p]>=0 ) pr = aRow[p];
-    else continue;                                   /* not under an occurrence */
+    int32_t pr = -1;                                 /* an outermost occurrence: the root row */
+    if( !aTop[i] ){
+      if( p<0 || aRow[p]<0 ) continue;               /* not under an occurrence */
+      pr = aRow[p];
+    }
     if( !ps_forest_in_kind(&f, (size_t)i) ) continue;
     if( pr>=0 && c->t.a[pr].depth >= c->nMaxDepth ) continue;
     int64_t l = lFn;
@@ -255,7 +256,7 @@ static int sw_cmp(const void *a, const void *b){
 static int swFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc, sqlite3_value **argv){
   SwCursor *c = (SwCursor*)cur;
   (void)idxStr; (void)argc;
-  sqlite3 *db = ((PsVtab*)cur->pVtab)->db;
+  sqlite3 *db = ((PsVtab*)cur->pVtab)->pConn->db;
   sw_reset(c);
   if( (idxNum & 3)!=3 ){
     return ps_vt_error(cur->pVtab, sqlite3_mprintf("profile_sandwich: expected (source, function [, options_json])"), SQLITE_ERROR);

@@ -174,7 +174,7 @@ static int tr_settle(TrCursor *c){
     if( c->iBuilt!=c->iPart ){
       ps_training_free(&c->tr);
       PsVtab *v = (PsVtab*)c->base.pVtab;
-      PsPoll poll = { v->db, 0 };
+      PsPoll poll = { v->pConn->db, 0 };
       int prc = ps_training_build(c->cap, &c->tr, c->eKind==PS_TR_STEP, ps_poll_interrupt, &poll);
       sqlite3_finalize(poll.st);
       if( prc==PS_INTERRUPT ) return SQLITE_INTERRUPT;

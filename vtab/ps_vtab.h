@@ -88,8 +88,8 @@ char *ps_noio_error(const char *zTable);
 /* The table object of every profile_* module: configuration only (the cache). */
 typedef struct PsVtab {
   sqlite3_vtab base;
-  PsConn *pConn;              /* per-connection cache, owned by the module registration */
-  sqlite3 *db;                /* the connection (tables that run SQL of their own: profile_diff's "where") */
+  PsConn *pConn;              /* per-connection cache, owned by the module registration; its db is
+                              ** the connection (tables that run SQL of their own: profile_diff's "where") */
 } PsVtab;
 
 /* xConnect: declares zSchema, marks the table SQLITE_VTAB_DIRECTONLY (it reads files, so a

@@ -5,6 +5,7 @@
 ** sql/record_tree.sql) read, and the sample sums (count, self, inclusive time) every sampled
 ** format's records carry. See stacks.h for the model.
 */
+#define _GNU_SOURCE            /* memmem */
 #include "stacks.h"
 
 #include <stdio.h>
@@ -443,16 +444,10 @@ int ps_stacks_finish(PsCapture *cap, int bResolve, PsErr *err){
 }
 
 /* ---------------------------------------------------------------- frame labels */
-/* The first n2 bytes of z2 in z[0..n), or NULL (memmem, without _GNU_SOURCE). */
-static const char *st_find(const char *z, size_t n, const char *z2, size_t n2){
-  for(size_t i=0; i+n2<=n; i++) if( z[i]==z2[0] && memcmp(z+i, z2, n2)==0 ) return z+i;
-  return 0;
-}
-
 int ps_frame_is_anonymous(const PsCapture *cap, const PsRecord *x){
   uint32_t nm = x->name;
   if( nm==0 || ps_pool_get(&cap->pool, nm).n!=0 || x->zAttrs==0 ) return 0;
-  return st_find(x->zAttrs, x->nAttrs, "\"functionName\"", 14)!=0;
+  return memmem(x->zAttrs, x->nAttrs, "\"functionName\"", 14)!=0;
 }
 
 const char *ps_frame_label(const PsCapture *cap, const PsRecord *x, char *buf, size_t nBuf){
@@ -474,7 +469,7 @@ const char *ps_frame_label(const PsCapture *cap, const PsRecord *x, char *buf, s
     if( nf > 400 ) nf = 400;
     if( nf>0 ){
       n += snprintf(buf+n, nBuf-(size_t)n, " %.*s", (int)nf, u.z + i);
-      const char *p = st_find(zA, nA, "\"lineNumber\"", 12);
+      const char *p = zA ? memmem(zA, nA, "\"lineNumber\"", 12) : 0;
       if( p && (size_t)n<nBuf ){
         const char *e = zA + nA;
         p += 12;
