@@ -163,6 +163,7 @@ static int fg_options(sqlite3 *db, sqlite3_value *pOpts, int bFolded, FgOpt *p){
     }
   }
   rc = SQLITE_OK;
+  const char *zRowOpt = 0;       /* an option that picks rows or groups them (a sandwich has neither) */
   while( rc==SQLITE_OK && sqlite3_step(st)==SQLITE_ROW ){
     const char *zKey = (const char*)sqlite3_column_text(st, 0);
     const char *zType = (const char*)sqlite3_column_text(st, 1);
@@ -191,6 +192,7 @@ static int fg_options(sqlite3 *db, sqlite3_value *pOpts, int bFolded, FgOpt *p){
       else if( bText && strcmp(zVal, "samples")==0 ) p->o.bNs = 0;
       else rc = fg_err(p, zFunc, "option \"unit\" must be \"samples\" or \"ns\", not %s", bText ? zVal : zType);
     }else if( !bFolded && strcmp(zKey, "group")==0 ){
+      zRowOpt = "group";
       if( bText && strcmp(zVal, "track")==0 ) p->o.eGroup = PS_FLAME_TRACK;
       else if( bText && strcmp(zVal, "thread")==0 ) p->o.eGroup = PS_FLAME_THREAD;
       else if( bText && strcmp(zVal, "none")==0 ) p->o.eGroup = PS_FLAME_MERGED;
@@ -219,10 +221,11 @@ static int fg_options(sqlite3 *db, sqlite3_value *pOpts, int bFolded, FgOpt *p){
       if( !bInt ){ rc = fg_err(p, zFunc, "option \"%s\" must be an integer (ns on the capture's clock)", zKey); break; }
       int64_t t = sqlite3_value_int64(v);
       if( t==PS_NULL64 ) t++;
-      if( zKey[3]=='f' ) p->o.tsFrom = t; else p->o.tsTo = t;
+      if( zKey[3]=='f' ){ p->o.tsFrom = t; zRowOpt = "ts_from"; }else{ p->o.tsTo = t; zRowOpt = "ts_to"; }
     }else{
       int k = -1;
       for(int i=0; i<5 && !bFolded; i++) if( strcmp(zKey, azThreadKey[i])==0 ) k = i;
+      if( k>=0 ) zRowOpt = azThreadKey[k];
       if( k<0 ){
         char *m = sqlite3_mprintf("unknown option '%s' (known: %s)", zKey, zKnown);
         rc = fg_err(p, zFunc, "%s", m ? m : "out of memory");
@@ -242,6 +245,13 @@ static int fg_options(sqlite3 *db, sqlite3_value *pOpts, int bFolded, FgOpt *p){
   if( rc ) return rc;
   if( p->zSandwich && (p->pBaseline || p->o.eWeight!=PS_FLAME_W_DUR) ){
     return fg_err(p, zFunc, "option \"sandwich\" draws inclusive time of one capture: not with \"baseline\" or a \"weight\" other than \"dur\"%s", "");
+  }
+  if( p->zSandwich && zRowOpt ){
+    /* the sandwich merges every occurrence of the function in the capture */
+    return fg_err(p, zFunc, "option \"sandwich\" merges every occurrence in the capture: not with \"%s\"", zRowOpt);
+  }
+  if( p->o.bNormalize && p->pBaseline==0 ){
+    return fg_err(p, zFunc, "option \"normalize\" scales a \"baseline\", and none is given%s", "");
   }
   if( p->o.tsFrom!=PS_NULL64 && p->o.tsTo!=PS_NULL64 && p->o.tsFrom >= p->o.tsTo ){
     return fg_err(p, zFunc, "ts_from must be less than ts_to%s", "");
@@ -412,10 +422,19 @@ static void flameFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   int rcF = eBase ? ps_flame_svg_diff(cap, eBase->cap, &opt.o, &oBase, &b, &info, &err)
           : opt.zSandwich ? ps_flame_svg_sandwich(cap, opt.zSandwich, &opt.o, &b, &info, &err)
           : ps_flame_svg_opt(cap, &opt.o, &b, &info, &err);
+  char *zLost = 0;                       /* the baseline's mapped file cut short while read */
+  if( eBase && rcF==PS_OK && ps_source_lost_error(&eBase->cap->src, &err) ){
+    zLost = sqlite3_mprintf("profile_flamegraph: baseline: %s: %s", eBase->zPath ? eBase->zPath : "BLOB", err.msg);
+    if( zLost==0 ) rcF = PS_NOMEM;
+  }
   if( eBase ) ps_vt_release(eBase);
   sqlite3_free(aKeepBase);
   sqlite3_finalize(poll.st);
   sqlite3_free(aKeep);
+  if( zLost ){
+    ps_buf_free(&b); ps_vt_release(e); fg_opt_free(&opt);
+    sqlite3_result_error(ctx, zLost, -1); sqlite3_free(zLost); return;
+  }
   if( rcF==PS_OK && ps_source_lost_error(&cap->src, &err) ){
     /* the mapped file was cut short while the frames were named: no picture of zeros */
     ps_buf_free(&b);

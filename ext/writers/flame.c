@@ -1215,7 +1215,7 @@ int ps_flame_svg_opt(const PsCapture *cap, const PsFlameOpt *o, PsBuf *out,
   FlGraph g;
   PsPool jobPool;
   int eSrc = PS_FLAME_SRC_NONE;
-  if( pInfo ){ memset(pInfo, 0, sizeof(*pInfo)); pInfo->eSource = ps_flame_source(cap); }
+  if( pInfo ) memset(pInfo, 0, sizeof(*pInfo));     /* (its eSource: fl_build's, below) */
   int rc = fl_build(cap, o, &g, &jobPool, &eSrc, err);
   if( rc ) return rc;
   rc = fl_finish(&g, o, out, pInfo, err);
@@ -1244,12 +1244,15 @@ int ps_flame_svg_diff(const PsCapture *cap, const PsCapture *base, const PsFlame
   FlGraph g, g0;
   PsPool jobPool, jobPool0;
   int eSrc = PS_FLAME_SRC_NONE, eSrc0 = PS_FLAME_SRC_NONE;
-  if( pInfo ){ memset(pInfo, 0, sizeof(*pInfo)); pInfo->eSource = ps_flame_source(cap); }
+  if( pInfo ) memset(pInfo, 0, sizeof(*pInfo));     /* (its eSource: fl_build's, below) */
   int rc = fl_build(cap, o, &g, &jobPool, &eSrc, err);
   if( rc ) return rc;
-  rc = fl_build(base, oBase ? oBase : o, &g0, &jobPool0, &eSrc0, err);
+  /* (without oBase: o's drawing options, without its thread filter, whose flags are cap's threads) */
+  PsFlameOpt oB = oBase ? *oBase : *o;
+  if( oBase==0 ) oB.aThreadKeep = 0;
+  rc = fl_build(base, &oB, &g0, &jobPool0, &eSrc0, err);
   if( rc ){ fl_graph_free(&g); ps_pool_free(&jobPool); return rc; }
-  rc = fl_finish_diff(&g, &g0, o, oBase ? oBase : o, out, pInfo, err);
+  rc = fl_finish_diff(&g, &g0, o, &oB, out, pInfo, err);
   ps_pool_free(&jobPool); ps_pool_free(&jobPool0);
   if( pInfo ) pInfo->eSource = eSrc;
   return rc;

@@ -99,7 +99,7 @@ int ps_flame_svg_opt(const PsCapture *cap, const PsFlameOpt *pOpt, PsBuf *out,
 /* A differential flame graph, as flamegraph.pl draws one from two folded profiles
 ** (difffolded.pl, then --diff): cap's graph (options o), each frame coloured by the change of its
 ** inclusive value against the frame reached by the same labels from the root in base's graph
-** (options oBase, NULL: o; the same drawing options, its own thread filter): red where it grew,
+** (options oBase; NULL: o's without its thread filter, whose flags are cap's threads): red where it grew,
 ** blue where it shrank, white unchanged, the saturation the change over the largest change of any
 ** frame (flamegraph.pl's color_scale: 210 * (max - |delta|) / max for the other two channels);
 ** a frame the baseline does not have full red. With o->bNormalize the baseline's values are

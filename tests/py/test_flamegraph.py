@@ -548,6 +548,17 @@ try:
 except sqlite3.OperationalError as x:
     e = str(x)
 check(e and "no frame, slice or record is named 'nosuch'" in e, "sandwich graph: an unknown function", e)
+# options a sandwich or a single graph would take silently, refused with their names
+for opts, want in [('{"sandwich": "a", "thread": "main"}', 'option "sandwich" merges every occurrence in the capture: not with "thread"'),
+                   ('{"sandwich": "a", "ts_from": 0}', 'not with "ts_from"'),
+                   ('{"sandwich": "a", "group": "none"}', 'not with "group"'),
+                   ('{"normalize": true}', 'option "normalize" scales a "baseline", and none is given')]:
+    e = None
+    try:
+        db.execute("SELECT profile_flamegraph(?, ?, ?)", (sw_src, sw_svg, opts)).fetchone()
+    except sqlite3.OperationalError as x:
+        e = str(x)
+    check(e and want in e, "refused: %s" % opts, e)
 
 e = None
 try:
