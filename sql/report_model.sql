@@ -50,7 +50,7 @@ SELECT coalesce(nullif(?11, ''), 'mixed') AS format,
        ?11 IS 'newengine' AS slow_default,
        -- (only a Chrome trace, or a directory of them, can hold Kineto's device rows: no scan of others)
        CASE WHEN coalesce(nullif(?11, ''), 'mixed') IN ('chrome', 'mixed')
-            THEN EXISTS (SELECT 1 FROM profile_events(?1) WHERE cat IN ('kernel', 'gpu_memcpy', 'gpu_memset')) ELSE 0 END AS has_kernels;
+            THEN EXISTS (SELECT 1 FROM profile_events(?1) WHERE cat IN ('kernel', 'gpu_memcpy', 'gpu_memset', 'mtia_ccp_events')) ELSE 0 END AS has_kernels;
 
 -- model        the model file: sql/report_<model>.sql
 -- formats      the formats it is for (space-separated; '*' any format, as the last resort)

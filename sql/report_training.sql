@@ -13,16 +13,16 @@
 DELETE FROM temp.profsql_rp_threads;
 INSERT INTO temp.profsql_rp_threads
 SELECT ifnull(source,'') || ' / ' || ifnull(lane,''), ifnull(source,''), ifnull(lane,''), count(*), sum(self_ms), max(e_)
-  FROM profsql_rj WHERE done_ AND ifnull(category,'') NOT IN ('kernel', 'gpu_memcpy', 'gpu_memset') GROUP BY source, lane;
+  FROM profsql_rj WHERE done_ AND ifnull(category,'') NOT IN ('kernel', 'gpu_memcpy', 'gpu_memset', 'mtia_ccp_events') GROUP BY source, lane;
 DELETE FROM temp.profsql_rp_names;
 INSERT INTO temp.profsql_rp_names
 SELECT ifnull(name,''), group_concat(DISTINCT category), count(*), sum(self_ms), max(e_)
-  FROM profsql_rj WHERE done_ AND ifnull(category,'') NOT IN ('kernel', 'gpu_memcpy', 'gpu_memset') GROUP BY name;
+  FROM profsql_rj WHERE done_ AND ifnull(category,'') NOT IN ('kernel', 'gpu_memcpy', 'gpu_memset', 'mtia_ccp_events') GROUP BY name;
 CREATE TEMP VIEW profsql_rp_slowest AS
 SELECT row_number() OVER (ORDER BY e_ DESC, ifnull(name,''), k) AS Rank, ifnull(id,'') AS Id,
        ifnull(name,'') AS Name, ifnull(source,'') AS Process, ifnull(lane,'') AS Thread,
        profile_fixed(e_,3) AS "Elapsed ms", profile_fixed(self_ms,3) AS "Self ms"
-  FROM (SELECT k AS top_k FROM profsql_rj WHERE done_ AND ifnull(category,'') NOT IN ('kernel', 'gpu_memcpy', 'gpu_memset')
+  FROM (SELECT k AS top_k FROM profsql_rj WHERE done_ AND ifnull(category,'') NOT IN ('kernel', 'gpu_memcpy', 'gpu_memset', 'mtia_ccp_events')
          ORDER BY e_ DESC, ifnull(name,''), k LIMIT 16) JOIN profsql_rj ON k = top_k
  ORDER BY e_ DESC, ifnull(name,''), k;
 
@@ -34,13 +34,15 @@ CREATE TEMP TABLE profsql_rp_tr_rows AS SELECT * FROM temp.profsql_rp_training_r
 DROP VIEW temp.profsql_rp_training_rows;
 CREATE TEMP VIEW profsql_rp_training_rows AS SELECT * FROM temp.profsql_rp_tr_rows;
 
--- the per-rank figures, computed once
+-- the per-rank figures, computed once: a row per file (two files of one rank stay two rows)
 CREATE TEMP TABLE profsql_rp_tr_rank AS
+WITH k AS (SELECT file, count(*) AS n FROM temp.profsql_rp_gpu_kernels GROUP BY file),
+s AS (SELECT file, max(dur) AS slowest FROM temp.profsql_rp_training_steps GROUP BY file),
+g AS (SELECT file, sum(straggler) AS n FROM temp.profsql_rp_step_stragglers GROUP BY file)
 SELECT t.rank, t.kernel_ns, t.idle_pct, t.compute_pct, t.non_compute_pct, o.comm_ns, o.overlap_pct,
-       (SELECT count(*) FROM temp.profsql_rp_gpu_kernels k WHERE k.rank IS t.rank) AS kernels,
-       (SELECT max(dur) FROM temp.profsql_rp_training_steps s WHERE s.rank IS t.rank) AS slowest_step_ns,
-       (SELECT count(*) FROM temp.profsql_rp_step_stragglers s WHERE s.rank IS t.rank AND s.straggler) AS straggler_steps
-  FROM temp.profsql_rp_gpu_temporal_breakdown t LEFT JOIN temp.profsql_rp_comm_comp_overlap o ON o.rank IS t.rank;
+       ifnull(k.n, 0) AS kernels, s.slowest AS slowest_step_ns, ifnull(g.n, 0) AS straggler_steps, t.file
+  FROM temp.profsql_rp_gpu_temporal_breakdown t LEFT JOIN temp.profsql_rp_comm_comp_overlap o ON o.file IS t.file
+       LEFT JOIN k ON k.file IS t.file LEFT JOIN s ON s.file IS t.file LEFT JOIN g ON g.file IS t.file;
 
 CREATE TEMP VIEW profsql_rp_tr_quick AS
 WITH r AS (SELECT * FROM temp.profsql_rp_tr_rank),
@@ -65,7 +67,7 @@ SELECT rank AS Rank, kernels AS Kernels, profile_fixed(kernel_ns / 1e6, 3) AS "K
        profile_fixed(non_compute_pct, 1) AS "Non-computation %",
        ifnull(profile_fixed(overlap_pct, 1), '') AS "Comm. overlapped %",
        ifnull(profile_fixed(slowest_step_ns / 1e6, 3), '') AS "Slowest step ms", straggler_steps AS "Straggler steps"
-  FROM temp.profsql_rp_tr_rank ORDER BY rank;
+  FROM temp.profsql_rp_tr_rank ORDER BY rank, file;
 
 CREATE TEMP VIEW profsql_rp_tr_kernels AS
 SELECT rank AS "Rank", class AS Class, name AS Kernel,

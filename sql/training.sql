@@ -37,11 +37,11 @@
 --     total_share_pct)   per kernel name; the shares are of the class's and of all kernel time
 --     of the rank (summed durations: concurrent kernels each count).
 -- gpu_temporal_breakdown(rank, kernel_ns, idle_ns, compute_ns, non_compute_ns, idle_pct,
---     compute_pct, non_compute_pct)   HTA's temporal breakdown: kernel_ns = the last kernel's end
+--     compute_pct, non_compute_pct, file)   HTA's temporal breakdown: kernel_ns = the last kernel's end
 --     - the first kernel's start; idle_ns = kernel_ns - the union of every kernel's interval (no
 --     kernel on any stream); compute_ns = the union of the computation kernels; non_compute_ns =
 --     the union of all less compute_ns (communication and memory while no computation runs).
--- comm_comp_overlap(rank, comm_ns, overlapped_ns, overlap_pct)   comm_ns = the union of the
+-- comm_comp_overlap(rank, comm_ns, overlapped_ns, overlap_pct, file)   comm_ns = the union of the
 --     communication kernels; overlapped_ns = the part of it during which a computation kernel
 --     runs on any stream (|comm ∩ comp| = |comm| + |comp| - |comm ∪ comp|); overlap_pct =
 --     overlapped_ns / comm_ns (NULL without communication).
@@ -50,8 +50,8 @@
 --     (cuda_runtime / cuda_driver events: cudaLaunchKernel, hipLaunchKernel, ...) by the
 --     trace's correlation id (args.correlation, which Kineto's ac2g flows link), in the same file
 --     only (ids of different ranks never meet); launch_delay = kernel start - launch end.
--- training_steps(rank, step, ts, dur)   the ProfilerStep#N slices (an XSpace: its "Steps" line).
--- step_stragglers(rank, step, dur, median_dur, ratio, straggler)   each rank's step against the
+-- training_steps(rank, step, ts, dur, file)   the ProfilerStep#N slices (an XSpace: its "Steps" line).
+-- step_stragglers(rank, step, dur, median_dur, ratio, straggler, file)   each rank's step against the
 --     median of that step over the ranks (the lower middle of an even count); straggler = 1 when
 --     its time is 10 % or more above the median.
 -- gpu_idle_breakdown(rank, stream, idle_ns, host_wait_ns, kernel_wait_ns)   the gaps between
@@ -89,7 +89,7 @@ SELECT * FROM profile_training_rows((SELECT source FROM training_source), NULL,
 
 DROP VIEW IF EXISTS temp.training_steps;
 CREATE TEMP VIEW training_steps AS
-SELECT rank, step, ts, dur FROM training_rows
+SELECT rank, step, ts, dur, file FROM training_rows
  WHERE kind = 'step'
    AND (NOT (SELECT value FROM temp.training_options WHERE key = 'drop_last_step') OR step < last_step);
 
@@ -115,23 +115,23 @@ SELECT n.rank, n.class, n.name, n.count, n.sum_ns, n.sum_ns * 1.0 / n.count AS m
 
 DROP VIEW IF EXISTS temp.gpu_temporal_breakdown;
 CREATE TEMP VIEW gpu_temporal_breakdown AS
-WITH u AS (SELECT rank, max(ts + dur) - min(ts) AS kernel_ns, profile_span_union(ts, dur) AS all_ns,
+WITH u AS (SELECT file, rank, max(ts + dur) - min(ts) AS kernel_ns, profile_span_union(ts, dur) AS all_ns,
                   profile_span_union(ts, dur) FILTER (WHERE class = 'computation') AS compute_ns
              FROM gpu_kernels GROUP BY file, rank)
 SELECT rank, kernel_ns, kernel_ns - all_ns AS idle_ns, compute_ns, all_ns - compute_ns AS non_compute_ns,
        (kernel_ns - all_ns) * 100.0 / nullif(kernel_ns, 0) AS idle_pct,
        compute_ns * 100.0 / nullif(kernel_ns, 0) AS compute_pct,
-       (all_ns - compute_ns) * 100.0 / nullif(kernel_ns, 0) AS non_compute_pct
+       (all_ns - compute_ns) * 100.0 / nullif(kernel_ns, 0) AS non_compute_pct, file
   FROM u;
 
 DROP VIEW IF EXISTS temp.comm_comp_overlap;
 CREATE TEMP VIEW comm_comp_overlap AS
-WITH u AS (SELECT rank, profile_span_union(ts, dur) FILTER (WHERE class = 'communication') AS comm_ns,
+WITH u AS (SELECT file, rank, profile_span_union(ts, dur) FILTER (WHERE class = 'communication') AS comm_ns,
                   profile_span_union(ts, dur) FILTER (WHERE class = 'computation') AS comp_ns,
                   profile_span_union(ts, dur) FILTER (WHERE class IN ('communication', 'computation')) AS both_ns
              FROM gpu_kernels GROUP BY file, rank)
 SELECT rank, comm_ns, comm_ns + comp_ns - both_ns AS overlapped_ns,
-       (comm_ns + comp_ns - both_ns) * 100.0 / nullif(comm_ns, 0) AS overlap_pct
+       (comm_ns + comp_ns - both_ns) * 100.0 / nullif(comm_ns, 0) AS overlap_pct, file
   FROM u;
 
 DROP VIEW IF EXISTS temp.kernel_launch_stats;
@@ -142,11 +142,11 @@ SELECT rank, correlation, launch_name, launch_ts, launch_dur, name AS kernel_nam
 
 DROP VIEW IF EXISTS temp.step_stragglers;
 CREATE TEMP VIEW step_stragglers AS
-WITH s AS (SELECT rank, step, dur, row_number() OVER (PARTITION BY step ORDER BY dur) AS k,
+WITH s AS (SELECT rank, step, dur, file, row_number() OVER (PARTITION BY step ORDER BY dur) AS k,
                   count(*) OVER (PARTITION BY step) AS n FROM training_steps),
 m AS (SELECT step, dur AS median_dur FROM s WHERE k = (n + 1) / 2)
 SELECT s.rank, s.step, s.dur, m.median_dur, s.dur * 1.0 / nullif(m.median_dur, 0) AS ratio,
-       s.dur >= 1.1 * m.median_dur AS straggler
+       s.dur >= 1.1 * m.median_dur AS straggler, s.file
   FROM s JOIN m USING (step);
 
 DROP VIEW IF EXISTS temp.gpu_idle_breakdown;

@@ -37,6 +37,7 @@ SQLITE_EXTENSION_INIT3
 #include <string.h>
 #include <sys/stat.h>
 #include "sql_text.h"
+#include "../ext/model/training.h"
 
 /* The view names of the embedded SQL: each whole identifier gets the prefix. */
 static const char *const azViewName[] = {
@@ -50,8 +51,8 @@ static const char *const azViewName[] = {
   "gpu_idle_breakdown", "training_options", "training_rows", 0
 };
 
-/* Whether cap has device activities as a PyTorch profiler (Kineto) trace writes them: rows of
-** category kernel, gpu_memcpy or gpu_memset (sql/training.sql's gpu_kernels). */
+/* Whether cap has device activities as a PyTorch profiler (Kineto) trace writes them: rows of a
+** device category (ext/model/training.h, ps_training_device_cat: sql/training.sql's gpu_kernels). */
 static int has_device_kernels(const PsCapture *cap){
   uint32_t last = UINT32_MAX;
   for(size_t r=0; r<cap->ev.n; r++){
@@ -59,9 +60,7 @@ static int has_device_kernels(const PsCapture *cap){
     if( id==last || id==0 ) continue;
     last = id;
     PsStr c = ps_pool_get(&cap->pool, id);
-    if( (c.n==6 && memcmp(c.z, "kernel", 6)==0) || (c.n==10 && (memcmp(c.z, "gpu_memcpy", 10)==0 || memcmp(c.z, "gpu_memset", 10)==0)) ){
-      return 1;
-    }
+    if( ps_training_device_cat(c.z, c.n) ) return 1;
   }
   return 0;
 }

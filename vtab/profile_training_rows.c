@@ -31,10 +31,11 @@
 **                matches or without the argument. classes (HIDDEN): a JSON array of
 **                [pattern, class] pairs of strings ('[["%nccl%", "communication"]]'), tried in
 **                order; anything else is an error naming the shape
-** A kind = 'kernel' / 'step' constraint is applied as the rows are found ('step' reads no args).
+** A kind = 'kernel' / 'step' constraint narrows the rows as they are found ('step' reads no
+** args; a kernel's step still needs the steps found), and SQLite tests each row as usual.
 ** GROUP BY file (with rank, name, or class beside name) takes the rows a file at a time without
 ** a sort: SQLite asks only that equal rows be adjacent (sqlite3_vtab_distinct), and a file's
-** kernels come grouped by name when name is grouped on (GROUP BY file, class alone sorts).
+** rows come grouped by name when name is grouped on (GROUP BY file, class alone sorts).
 ** Rows: per file, its kernels in event order, then its steps by start. The rules are
 ** ext/model/training.h's. Errors: those of loading (vtab/loader.c). Interruptible.
 ** SQLITE_VTAB_DIRECTONLY: it reads files.
@@ -67,7 +68,7 @@ typedef struct TrCursor {
   PsCapture *cap;             /* the current part's capture */
   PsTraining tr;              /* its rows */
   int bByName;                /* TR_IDX_BY_NAME */
-  int eKind;                  /* a kind = ? constraint: 0 none, PS_TR_KERNEL, PS_TR_STEP, -1 no row */
+  int eKind;                  /* a kind = 'kernel' / 'step' constraint: PS_TR_KERNEL, PS_TR_STEP; else 0 */
   int nClass;                 /* the classes argument: (pattern, class) pairs, first match wins */
   char **azPattern, **azClass;
   int32_t *aNameClass;        /* per name id of the part: -2 not looked at, -1 no class, else k */
@@ -119,6 +120,7 @@ static int tr_classes_parse(TrCursor *c, sqlite3_value *pVal){
     }
     c->azPattern[c->nClass] = az[0]; c->azClass[c->nClass] = az[1]; c->nClass++;
   }
+  if( ps_json_ws(z, n, i)!=n ) goto bad;             /* (only whitespace after the array) */
   ps_buf_free(&scratch);
   return rc;
 bad:
@@ -143,10 +145,9 @@ static int tr_class_of(TrCursor *c, uint32_t id){
   return c->aNameClass[id] = k<c->nClass ? k : -1;
 }
 
-/* The part's kernels grouped by name (a stable counting sort by name id); the steps stay last. */
+/* The part's rows grouped by name (a stable counting sort by name id), steps among them. */
 static int tr_group_by_name(TrCursor *c){
-  size_t nK = 0, nId = c->cap->pool.n + 1;
-  while( nK<c->tr.n && c->tr.a[nK].kind==PS_TR_KERNEL ) nK++;
+  size_t nK = c->tr.n, nId = c->cap->pool.n + 1;
   if( nK<2 ) return 0;
   size_t *aStart = sqlite3_malloc64(nId*sizeof(size_t));
   PsTrainRow *aOut = sqlite3_malloc64(nK*sizeof(PsTrainRow));
@@ -228,6 +229,10 @@ static int trBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   static const int aCol[4] = { TR_SOURCE, TR_FORMAT, TR_CLASSES, TR_KIND };
   int idxNum = ps_vt_eq_constraints(pInfo, aCol, 4), bIn = 0;
   if( idxNum<0 ) return SQLITE_CONSTRAINT;
+  /* kind = ? narrows the rows made, and SQLite still tests each (its collation, its type) */
+  for(int i=0; i<pInfo->nConstraint; i++){
+    if( pInfo->aConstraint[i].iColumn==TR_KIND && pInfo->aConstraintUsage[i].argvIndex>0 ) pInfo->aConstraintUsage[i].omit = 0;
+  }
   if( ps_vt_file_constraint(pInfo, TR_FILE, &bIn) ) idxNum |= bIn ? TR_IDX_FILE_IN : TR_IDX_FILE;
   /* grouping by file, rank (one per file), name, and class beside name (one per name): a part's
   ** kernels grouped by name when name is asked for */
@@ -265,9 +270,10 @@ static int trFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   c->iBuilt = -1;
   c->eKind = 0;
   c->bByName = (idxNum & TR_IDX_BY_NAME)!=0;
-  if( pKind ){
+  if( pKind && sqlite3_value_type(pKind)==SQLITE_TEXT ){
+    /* the rows of that kind only ('step': no args read); any other value: every row, for SQLite's test */
     const char *z = (const char*)sqlite3_value_text(pKind);
-    c->eKind = z && strcmp(z, "kernel")==0 ? PS_TR_KERNEL : z && strcmp(z, "step")==0 ? PS_TR_STEP : -1;
+    c->eKind = z && strcmp(z, "kernel")==0 ? PS_TR_KERNEL : z && strcmp(z, "step")==0 ? PS_TR_STEP : 0;
   }
   int rc0 = tr_classes_parse(c, pClasses);
   if( rc0 ) return rc0;
@@ -285,7 +291,7 @@ static int trNext(sqlite3_vtab_cursor *cur){
 
 static int trEof(sqlite3_vtab_cursor *cur){
   TrCursor *c = (TrCursor*)cur;
-  return c->iPart >= c->set.nPart || c->eKind<0;
+  return c->iPart >= c->set.nPart;
 }
 
 static void result_i64(sqlite3_context *ctx, int64_t v){
@@ -307,7 +313,7 @@ static int trColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
       break;
     case TR_KIND: sqlite3_result_text(ctx, t->kind==PS_TR_STEP ? "step" : "kernel", -1, SQLITE_STATIC); break;
     case TR_STREAM: result_i64(ctx, t->stream); break;
-    case TR_TS: sqlite3_result_int64(ctx, e->aTs[r]); break;
+    case TR_TS: result_i64(ctx, e->aTs[r]); break;
     case TR_DUR: result_i64(ctx, e->aDur[r]); break;
     case TR_NAME: ps_vt_result_pool(ctx, cap, e->aName[r], &c->set); break;
     case TR_CAT: ps_vt_result_pool(ctx, cap, e->aCat[r], &c->set); break;
@@ -325,7 +331,7 @@ static int trColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int iCol){
       if( t->launch<0 ){ sqlite3_result_null(ctx); break; }
       if( iCol==TR_LAUNCH_ID ) sqlite3_result_int64(ctx, (sqlite3_int64)l);
       else if( iCol==TR_LAUNCH_NAME ) ps_vt_result_pool(ctx, cap, e->aName[l], &c->set);
-      else if( iCol==TR_LAUNCH_TS ) sqlite3_result_int64(ctx, e->aTs[l]);
+      else if( iCol==TR_LAUNCH_TS ) result_i64(ctx, e->aTs[l]);
       else result_i64(ctx, e->aDur[l]);
       break;
     default: sqlite3_result_null(ctx); break;

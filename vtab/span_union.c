@@ -48,7 +48,7 @@ static void suStep(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     g->a = p; g->nAlloc = m;
   }
   g->a[g->n].a = ts;
-  g->a[g->n].b = ts > INT64_MAX - dur ? INT64_MAX : ts + dur;
+  g->a[g->n].b = ps_add_sat(ts, dur);
   g->n++;
 }
 

@@ -9,7 +9,7 @@
 #include <string.h>
 
 void ps_training_free(PsTraining *t){
-  free(t->a);
+  ps_free(t->a);
   memset(t, 0, sizeof(*t));
 }
 
@@ -39,28 +39,12 @@ static int tr_args(const PsCapture *cap, size_t row, TrArgs *a){
   memset(&o, 0, sizeof(o));
   if( cap->pFormat->xColumn(cap, row, PS_COL_ARGS, &o)!=PS_OK ) return PS_NOMEM;
   if( o.type==PS_META_JSON && o.z ){
-    /* the args as the format gives them: valid JSON (ps_json_skip_valid steps over values) */
-    const char *z = o.z; size_t n = o.n;
-    size_t i = ps_json_ws(z, n, 0);
-    if( i<n && z[i]=='{' ){
-      for(i++;;){
-        i = ps_json_ws(z, n, i);
-        if( i<n && z[i]==',' ){ i++; continue; }
-        if( i>=n || z[i]!='"' ) break;
-        size_t k0 = i+1;
-        if( ps_json_skip_valid(z, n, &i) ) break;
-        size_t kn = i-1-k0;
-        i = ps_json_ws(z, n, i);
-        if( i>=n || z[i]!=':' ) break;
-        i = ps_json_ws(z, n, i+1);
-        const char *zk = z + k0;
-        int64_t *p = kn==6 && memcmp(zk, "stream", 6)==0 ? &a->stream
-                   : kn==11 && memcmp(zk, "correlation", 11)==0 ? &a->corr
-                   : kn==14 && memcmp(zk, "correlation_id", 14)==0 ? &a->corrId
-                   : kn==11 && memcmp(zk, "External id", 11)==0 ? &a->ext : 0;
-        if( p ) *p = json_int(z, n, i);       /* a key given twice: the last one, as JSON.parse */
-        if( ps_json_skip_valid(z, n, &i) ) break;
-      }
+    /* the args as the format gives them: valid JSON, walked once for the four keys */
+    static const char *const azKey[4] = { "stream", "correlation", "correlation_id", "External id" };
+    int64_t *ap[4] = { &a->stream, &a->corr, &a->corrId, &a->ext };
+    size_t aV[4];
+    if( ps_json_find_keys_valid(o.z, o.n, ps_json_ws(o.z, o.n, 0), azKey, 4, aV)>0 ){
+      for(int k=0; k<4; k++) if( aV[k]!=(size_t)-1 ) *ap[k] = json_int(o.z, o.n, aV[k]);
     }
   }
   free(o.zFree);
@@ -115,15 +99,10 @@ static void heap_pop(size_t *h, size_t *pn){
   if( n ) h[i] = v;
 }
 
-/* a number written in full (digits only, at most 18), or PS_NULL64 */
+/* a whole number written as it is ("12"), or PS_NULL64 */
 static int64_t str_int(const char *z, size_t n){
-  if( n==0 || n>18 ) return PS_NULL64;
-  int64_t v = 0;
-  for(size_t i=0; i<n; i++){
-    if( z[i]<'0' || z[i]>'9' ) return PS_NULL64;
-    v = v*10 + (z[i]-'0');
-  }
-  return v;
+  PsDec d; int64_t v;
+  return ps_dec_parse(z, n, &d)==0 && d.bInt && ps_dec_int64(&d, &v)==0 ? v : PS_NULL64;
 }
 
 /* the capture's distributedInfo.rank (metadata scope 'trace', a JSON object) */
@@ -144,6 +123,7 @@ static void tr_rank(const PsCapture *cap, PsTraining *t){
 #define TR_DEVICE 1     /* a device activity */
 #define TR_LAUNCH 2     /* a launch call (a host plane's event: when it has a correlation_id) */
 #define TR_STEPS  4     /* an XSpace "Steps" line */
+#define TR_GPU_ANNOTATION 8 /* Kineto's copy of a CPU annotation on a GPU stream */
 #define TR_SEEN   0x80  /* the category bits are set */
 #define TR_NAME_STEP 0x10   /* as a name: ProfilerStep#N */
 #define TR_NAME_SEEN 0x40   /* the name bits are set */
@@ -156,34 +136,35 @@ int ps_training_build(const PsCapture *cap, PsTraining *t, int bStepsOnly, int (
   size_t nEv = e->n;
   if( nEv==0 ) return PS_OK;
   int rc = PS_NOMEM;
-  uint8_t *aCatKind = calloc(cap->pool.n ? cap->pool.n : 1, 1);
-  uint8_t *aThrKind = calloc(cap->nThread ? cap->nThread : 1, 1);
+  uint8_t *aCatKind = ps_calloc(cap->pool.n ? cap->pool.n : 1, 1);
+  uint8_t *aThrKind = ps_calloc(cap->nThread ? cap->nThread : 1, 1);
   TrLaunch *aL = 0; size_t nL = 0, nLAlloc = 0;
   TrStep *aS = 0; size_t nS = 0, nSAlloc = 0;
   TrOrder *aOrder = 0;
   size_t *aHeap = 0;
   size_t nAlloc = 0;
   if( aCatKind==0 || aThrKind==0 ) goto done;
+  const int bXSpace = strcmp(cap->pFormat->zName, "xspace")==0;     /* (xprof's "Steps" lines) */
   for(size_t th=0; th<cap->nThread; th++){
     PsStr p = ps_pool_get(&cap->pool, cap->aThread[th].processName);
     PsStr l = ps_pool_get(&cap->pool, cap->aThread[th].threadName);
     if( p.z && str_starts(p, "/device:") && l.z && str_starts(l, "Stream #") ) aThrKind[th] = TR_DEVICE;
     else if( p.z && str_starts(p, "/host:") ) aThrKind[th] = TR_LAUNCH;
-    if( l.z && str_is(l, "Steps") ) aThrKind[th] |= TR_STEPS;
+    if( bXSpace && l.z && str_is(l, "Steps") ) aThrKind[th] |= TR_STEPS;
   }
   for(size_t r=0; r<nEv; r++){
     if( xInterrupt && (r & 0xFFFF)==0xFFFF && xInterrupt(pI) ){ rc = PS_INTERRUPT; goto done; }
-    if( e->aDur[r]==PS_NULL64 ) continue;
+    if( e->aDur[r]==PS_NULL64 || e->aTs[r]==PS_NULL64 ) continue;     /* (no extent: no row) */
     uint32_t c = e->aCat[r];
     uint8_t ck = 0;
     if( c && c<cap->pool.n ){
       if( !(aCatKind[c] & TR_SEEN) ){
         PsStr s = ps_pool_get(&cap->pool, c);
-        aCatKind[c] |= TR_SEEN | (str_is(s, "kernel") || str_is(s, "gpu_memcpy") || str_is(s, "gpu_memset")
-                                 || str_is(s, "mtia_ccp_events") ? TR_DEVICE
-                                 : str_is(s, "cuda_runtime") || str_is(s, "cuda_driver") ? TR_LAUNCH : 0);
+        aCatKind[c] |= TR_SEEN | (ps_training_device_cat(s.z, s.n) ? TR_DEVICE
+                                 : str_is(s, "cuda_runtime") || str_is(s, "cuda_driver") ? TR_LAUNCH
+                                 : str_is(s, "gpu_user_annotation") ? TR_GPU_ANNOTATION : 0);
       }
-      ck = aCatKind[c] & (TR_DEVICE|TR_LAUNCH);
+      ck = aCatKind[c] & (TR_DEVICE|TR_LAUNCH|TR_GPU_ANNOTATION);
     }
     uint8_t tk = e->aThread[r]<cap->nThread ? aThrKind[e->aThread[r]] : 0;
     int bStep = 0;
@@ -197,7 +178,8 @@ int ps_training_build(const PsCapture *cap, PsTraining *t, int bStepsOnly, int (
       }
       if( (aCatKind[nid] & TR_NAME_STEP) || (tk & TR_STEPS) ) nm = ps_pool_get(&cap->pool, nid);
     }
-    if( aCatKind[nid<cap->pool.n ? nid : 0] & TR_NAME_STEP ){
+    if( (aCatKind[nid<cap->pool.n ? nid : 0] & TR_NAME_STEP) && !(ck & TR_GPU_ANNOTATION) && !(tk & TR_DEVICE) ){
+      /* (Kineto repeats each ProfilerStep#N as a gpu_user_annotation on a GPU stream: not a step) */
       bStep = 1;
       size_t k = 13;
       while( k<nm.n && nm.z[k]>='0' && nm.z[k]<='9' ) k++;
@@ -208,12 +190,7 @@ int ps_training_build(const PsCapture *cap, PsTraining *t, int bStepsOnly, int (
     }
     if( bStep ){
       if( step!=PS_NULL64 && (t->lastStep==PS_NULL64 || step>t->lastStep) ) t->lastStep = step;
-      if( nS==nSAlloc ){
-        size_t m = nSAlloc ? 2*nSAlloc : 16;
-        TrStep *p = realloc(aS, m*sizeof(*p));
-        if( p==0 ) goto done;
-        aS = p; nSAlloc = m;
-      }
+      if( ps_grow((void**)&aS, sizeof(*aS), &nSAlloc, nS+1) ) goto done;
       aS[nS].ts = e->aTs[r]; aS[nS].te = ps_add_sat(e->aTs[r], e->aDur[r]); aS[nS].step = step; aS[nS].row = (int32_t)r;
       nS++;
       continue;
@@ -227,22 +204,12 @@ int ps_training_build(const PsCapture *cap, PsTraining *t, int bStepsOnly, int (
     if( bLaunch ){
       /* a host plane's event is a launch only with its correlation_id */
       if( corr==PS_NULL64 || (!(ck & TR_LAUNCH) && a.corrId==PS_NULL64) ) continue;
-      if( nL==nLAlloc ){
-        size_t m = nLAlloc ? 2*nLAlloc : 256;
-        TrLaunch *p = realloc(aL, m*sizeof(*p));
-        if( p==0 ) goto done;
-        aL = p; nLAlloc = m;
-      }
+      if( ps_grow((void**)&aL, sizeof(*aL), &nLAlloc, nL+1) ) goto done;
       aL[nL].corr = corr; aL[nL].ts = e->aTs[r]; aL[nL].row = (int32_t)r;
       nL++;
       continue;
     }
-    if( t->n==nAlloc ){
-      size_t m = nAlloc ? 2*nAlloc : 256;
-      PsTrainRow *p = realloc(t->a, m*sizeof(*p));
-      if( p==0 ) goto done;
-      t->a = p; nAlloc = m;
-    }
+    if( ps_grow((void**)&t->a, sizeof(*t->a), &nAlloc, t->n+1) ) goto done;
     PsTrainRow *k = &t->a[t->n++];
     k->row = (int32_t)r; k->launch = -1; k->kind = PS_TR_KERNEL;
     k->stream = a.stream!=PS_NULL64 ? a.stream
@@ -270,7 +237,7 @@ int ps_training_build(const PsCapture *cap, PsTraining *t, int bStepsOnly, int (
   ** started so far (by start order); a step on top that ended is popped for good (later
   ** activities start later), so the top is the latest-starting step containing the start */
   if( nS && t->n ){
-    if( (aOrder = malloc(t->n*sizeof(*aOrder)))==0 || (aHeap = malloc(nS*sizeof(*aHeap)))==0 ) goto done;
+    if( (aOrder = ps_malloc(t->n*sizeof(*aOrder)))==0 || (aHeap = ps_malloc(nS*sizeof(*aHeap)))==0 ) goto done;
     for(size_t i=0; i<t->n; i++){ aOrder[i].ts = e->aTs[t->a[i].row]; aOrder[i].i = i; }
     sort_if(aOrder, t->n, sizeof(*aOrder), cmp_order);
     size_t nHeap = 0, j = 0;
@@ -282,11 +249,7 @@ int ps_training_build(const PsCapture *cap, PsTraining *t, int bStepsOnly, int (
     }
   }
   if( nS ){
-    if( t->n+nS>nAlloc ){
-      PsTrainRow *p = realloc(t->a, (t->n+nS)*sizeof(*p));
-      if( p==0 ) goto done;
-      t->a = p;
-    }
+    if( ps_grow((void**)&t->a, sizeof(*t->a), &nAlloc, t->n+nS) ) goto done;
     for(size_t i=0; i<nS; i++){
       PsTrainRow *k = &t->a[t->n++];
       k->row = aS[i].row; k->launch = -1; k->kind = PS_TR_STEP;
@@ -296,6 +259,12 @@ int ps_training_build(const PsCapture *cap, PsTraining *t, int bStepsOnly, int (
   }
   rc = PS_OK;
 done:
-  free(aCatKind); free(aThrKind); free(aL); free(aS); free(aOrder); free(aHeap);
+  ps_free(aCatKind); ps_free(aThrKind); ps_free(aL); ps_free(aS); ps_free(aOrder); ps_free(aHeap);
   return rc;
+}
+
+int ps_training_device_cat(const char *z, size_t n){
+  static const char *const az[] = { "kernel", "gpu_memcpy", "gpu_memset", "mtia_ccp_events" };
+  for(size_t k=0; k<sizeof(az)/sizeof(az[0]); k++) if( strlen(az[k])==n && memcmp(az[k], z, n)==0 ) return 1;
+  return 0;
 }

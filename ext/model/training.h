@@ -18,9 +18,10 @@
 **                      with its correlation (ids of two files never meet). Several launches
 **                      with one id: the latest one starting at or before the activity, else
 **                      the first.
-**   a step             a slice named ProfilerStep#N (PyTorch's profiler; step = N), or an event
-**                      of an XSpace line named "Steps" (xprof's step line; step = its name when
-**                      that is a number). An activity's step is the step of its capture that
+**   a step             a slice named ProfilerStep#N (PyTorch's profiler; step = N) but Kineto's
+**                      copy of it on a GPU stream (category gpu_user_annotation), or an event of
+**                      an XSpace line named "Steps" (xprof's step line; step = its name when that
+**                      is a number). Rows without a time (ts unknown) are none of these. An activity's step is the step of its capture that
 **                      contains its start (the latest-starting one), if any.
 ** Integer args only: an id written as a string or a fraction is NULL. Linear in the events but
 ** for the sorts of the launches, the steps and the activities by start (n log n; skipped when
@@ -55,5 +56,9 @@ typedef struct PsTraining {
 ** events. PS_OK, PS_NOMEM or PS_INTERRUPT; ps_training_free frees *t either way. */
 int ps_training_build(const PsCapture *cap, PsTraining *t, int bStepsOnly, int (*xInterrupt)(void*), void *pI);
 void ps_training_free(PsTraining *t);
+
+/* 1 when z[0..n) is a category Kineto gives device activities (kernel, gpu_memcpy, gpu_memset,
+** mtia_ccp_events): the rule above, for profile_open's "has device kernels" too. */
+int ps_training_device_cat(const char *z, size_t n);
 
 #endif

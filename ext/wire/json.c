@@ -510,20 +510,23 @@ int ps_json_skip_valid(const char *z, size_t n, size_t *pi){
   }else{
     while( i<n && z[i]!=',' && z[i]!='}' && z[i]!=']' && z[i]!=' ' && z[i]!='\n' && z[i]!='\r' && z[i]!='\t' ) i++;
   }
-  if( i>n ) return -1;
   *pi = i;
   return 0;
 }
 
-int ps_json_find_key_valid(const char *z, size_t n, size_t i, const char *zKey, size_t *pv){
-  size_t nKey = strlen(zKey);
-  int bFound = 0;
+int ps_json_find_keys_valid(const char *z, size_t n, size_t i, const char *const *azKey, int nKey, size_t *aV){
+  for(int k=0; k<nKey; k++) aV[k] = (size_t)-1;
   if( i>=n || z[i]!='{' ) return -1;
   i++;
   for(;;){
     i = ps_json_ws(z, n, i);
     if( i<n && z[i]==',' ){ i++; continue; }        /* (between members, and a trailing one) */
-    if( i>=n || z[i]=='}' ) return i<n ? bFound : -1;
+    if( i>=n ) return -1;
+    if( z[i]=='}' ){
+      int nFound = 0;
+      for(int k=0; k<nKey; k++) nFound += aV[k]!=(size_t)-1;
+      return nFound;
+    }
     if( z[i]!='"' ) return -1;
     size_t k0 = i+1;
     i = valid_string_end(z, n, i);
@@ -532,9 +535,18 @@ int ps_json_find_key_valid(const char *z, size_t n, size_t i, const char *zKey, 
     i = ps_json_ws(z, n, i);
     if( i>=n || z[i]!=':' ) return -1;
     i = ps_json_ws(z, n, i+1);
-    if( kn==nKey && memcmp(z+k0, zKey, nKey)==0 ){ *pv = i; bFound = 1; }
+    for(int k=0; k<nKey; k++){          /* a key given twice: the last one, as JSON.parse */
+      if( strlen(azKey[k])==kn && memcmp(z+k0, azKey[k], kn)==0 ) aV[k] = i;
+    }
     if( ps_json_skip_valid(z, n, &i) ) return -1;
   }
+}
+
+int ps_json_find_key_valid(const char *z, size_t n, size_t i, const char *zKey, size_t *pv){
+  size_t v;
+  int rc = ps_json_find_keys_valid(z, n, i, &zKey, 1, &v);
+  if( rc==1 ) *pv = v;
+  return rc;
 }
 
 /* ---------------------------------------------------------------- leniency undone */

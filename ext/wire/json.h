@@ -146,7 +146,11 @@ int ps_json_find_key(const char *z, size_t n, size_t i, const char *zKey, size_t
 ** raw control character) reads as it did then. Never reads past n; on bytes that are not JSON
 ** it returns -1 or a value's offset that may be wrong, never more. */
 int ps_json_find_key_valid(const char *z, size_t n, size_t i, const char *zKey, size_t *pv);
-/* Steps over the validated value at *pi (as ps_json_find_key_valid); 0, or -1 at the end of z. */
+/* The same for several keys in one walk: aV[k] = the offset of key azKey[k]'s value (its last
+** occurrence), (size_t)-1 when absent. Returns how many of the keys were found, -1 as above. */
+int ps_json_find_keys_valid(const char *z, size_t n, size_t i, const char *const *azKey, int nKey, size_t *aV);
+/* Steps over the validated value at *pi (as ps_json_find_key_valid): 0; -1 when *pi is at the end
+** of z or an object or array is not closed before it (a string or a scalar cut short ends at n). */
 int ps_json_skip_valid(const char *z, size_t n, size_t *pi);
 
 /* ---- walking an object or an array member by member */

@@ -366,4 +366,35 @@ check(got == [("kernel", "fusion.1", 5, 6, 7), ("kernel", "fusion.1", 6, 6, 7), 
       "XSpace: the Steps line's events are steps, numbered by their names; kernels get their step", got)
 dbs = opened(xpath)
 check(q(dbs, "SELECT step, dur FROM training_steps ORDER BY step") == [(5, 100 * us), (6, 150 * us)], "XSpace: training_steps from the Steps line")
+# review mends: Kineto's gpu_user_annotation copy of a step is no step; kind = ? with a collation or
+# another type as SQLite compares it; classes with text after the array refused; a row without a
+# time is no row (not ts -2^63); two files of one rank stay two rows in the report
+gua = write_json(os.path.join(tmp, "gua.json"), [
+    X("ProfilerStep#4", "user_annotation", 0, 100), X("ProfilerStep#4", "gpu_user_annotation", 5, 90, pid=0, tid=7),
+    X("k", "kernel", 10, 4, pid=0, tid=7, stream=7)])
+check(q(db, "SELECT name, cat, step FROM profile_training_rows('%s') WHERE kind = 'step'" % gua) == [("ProfilerStep#4", "user_annotation", 4)],
+      "a gpu_user_annotation ProfilerStep is no step")
+check(q(db, "SELECT count(*) FROM profile_training_rows(%s) WHERE kind = 'KERNEL' COLLATE NOCASE" % src) == [(6,)]
+      and q(db, "SELECT count(*) FROM profile_training_rows(%s) WHERE kind = CAST('kernel' AS BLOB)" % src) == [(0,)],
+      "kind = ? as SQLite compares it (NOCASE: 6 kernels; a BLOB: none)")
+try:
+    db.execute("SELECT * FROM profile_training_rows(%s, NULL, '[[\"%%\", \"x\"]] junk')" % src).fetchall()
+    check(False, "classes with text after the array refused")
+except Exception as e:
+    check(str(e).startswith("profile_training_rows: classes must be a JSON array"), "classes with text after the array refused", str(e))
+ip = "tests/data/xprof/input_pipeline.pb"
+if os.path.exists(ip):
+    check(q(db, "SELECT count(*) FROM profile_training_rows('%s') WHERE ts IS NULL OR ts < 0" % ip) == [(0,)],
+          "rows without a time are no rows (no ts of -2^63)")
+same = os.path.join(tmp, "same_rank")
+os.makedirs(same, exist_ok=True)
+for k in range(2):
+    write_json(os.path.join(same, "w%d.json" % k), [X("ProfilerStep#1", "user_annotation", 0, 100),
+                                                     X("sgemm", "kernel", 10, 40 + k, pid=0, tid=7, stream=7)],
+               {"distributedInfo": {"rank": 0, "world_size": 1}})
+outr = tempfile.mkdtemp(prefix="profsql-training-report-")
+db.execute("SELECT profile_report(?, ?, '{\"write_archive\": false}')", (same, outr)).fetchone()
+mdr = open(os.path.join(outr, "profiler_report_latest.md"), encoding="utf-8").read()
+rows_r = [l for l in mdr.split("## GPU time per rank", 1)[1].split("\n\n", 2)[1].splitlines()[2:]]
+check(len(rows_r) == 2 and "2 ranks;" in mdr, "two files of rank 0: two rows, not four", rows_r)
 done()
